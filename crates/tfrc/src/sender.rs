@@ -1,0 +1,520 @@
+//! The TFRC sender (RFC 5348 §4; Floyd 2000 §3): RTT estimation, the allowed rate X from the
+//! equation and the receive-rate limits, slow start, the nofeedback timer, oscillation
+//! prevention and packet pacing.
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::time::Duration;
+
+use rand_core::RngCore;
+
+use crate::config::{
+    CongestionAvoidance, ConfigError, NofeedbackResponse, RateBeforeFeedback, TfrcConfig,
+};
+use crate::equation::{throughput_bytes_per_s, RtoPolicy};
+use crate::packet::{DataHeader, FeedbackHeader};
+use crate::time::{duration_from_secs, Time};
+
+/// The sender's state, for experiments and monitors. Rates in bytes/s, times in seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SenderStats {
+    /// The allowed sending rate X.
+    pub x_bytes_per_s: f64,
+    /// The equation's rate X_calc for the last reported p (infinite while p = 0).
+    pub x_calc_bytes_per_s: f64,
+    /// The last X_recv the receiver reported.
+    pub x_recv_bytes_per_s: f64,
+    /// The instantaneous pacing rate X_inst (RFC 5348 §4.5).
+    pub x_inst_bytes_per_s: f64,
+    /// The last loss event rate the receiver reported.
+    pub p: f64,
+    /// The smoothed RTT R (0 before the first sample).
+    pub rtt_s: f64,
+    /// The latest RTT sample.
+    pub rtt_sample_s: f64,
+    /// t_RTO as used in the equation.
+    pub t_rto_s: f64,
+    /// Data packets sent.
+    pub packets_sent: u64,
+    /// Feedback packets processed.
+    pub feedback_received: u64,
+    /// Nofeedback timer expirations.
+    pub nofeedback_expiries: u64,
+    /// Whether the sender is still in slow start (no loss reported yet).
+    pub slow_start: bool,
+}
+
+/// A random source for the gap dither; any `rand_core` generator works.
+pub type DitherRng = Box<dyn RngCore + Send>;
+
+/// The sending end of a TFRC flow.
+///
+/// Call [`Sender::poll_transmit`] at [`Sender::poll_timeout`] to learn whether a packet may go
+/// now, feed every feedback packet to [`Sender::handle_feedback`], and call
+/// [`Sender::handle_timeout`] at the timeout so the nofeedback timer can fire.
+pub struct Sender {
+    config: TfrcConfig,
+    s: f64,
+    min_rate: f64,
+    x: f64,
+    x_calc: f64,
+    x_recv: f64,
+    p: f64,
+    rtt_s: Option<f64>,
+    rtt_sample_s: f64,
+    sqrt_rtt_mean: f64,
+    tcp_rto: TcpRtoEstimator,
+    t_rto_s: f64,
+    got_feedback: bool,
+    loss_seen: bool,
+    /// Time of the last slow-start doubling, tld (RFC 5348 §4.3).
+    last_doubling: Option<Time>,
+    /// Time of the last rate change in ns-2 congestion avoidance (`last_change_`).
+    last_change: Time,
+    /// X_recv_set (RFC 5348 §4.3 step 4): (time, rate) entries; starts as {Infinity}.
+    x_recv_set: VecDeque<(Time, f64)>,
+    next_seq: u64,
+    next_send: Time,
+    last_send: Option<Time>,
+    nofeedback_deadline: Time,
+    sent_since_nofeedback_set: bool,
+    data_limited_since_feedback: bool,
+    dither: Option<DitherRng>,
+    stats: SenderStats,
+}
+
+impl fmt::Debug for Sender {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Sender")
+            .field("stats", &self.stats)
+            .field("next_seq", &self.next_seq)
+            .field("next_send", &self.next_send)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Sender {
+    /// A sender for `config` (validated here) starting at `now`: rate before feedback, the
+    /// initial nofeedback timer (RFC 5348 §4.2), first packet due at once.
+    pub fn new(config: TfrcConfig, now: Time) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let s = config.s();
+        let x = match config.rate_before_feedback {
+            RateBeforeFeedback::OnePacketPerSecond => s,
+            RateBeforeFeedback::BytesPerSecond(rate) => rate,
+        };
+        let mut sender = Sender {
+            s,
+            min_rate: config.min_rate(),
+            x,
+            x_calc: f64::INFINITY,
+            x_recv: 0.0,
+            p: 0.0,
+            rtt_s: None,
+            rtt_sample_s: 0.0,
+            sqrt_rtt_mean: 0.0,
+            tcp_rto: TcpRtoEstimator::default(),
+            t_rto_s: 0.0,
+            got_feedback: false,
+            loss_seen: false,
+            last_doubling: None,
+            last_change: now,
+            x_recv_set: VecDeque::from([(now, f64::INFINITY)]),
+            next_seq: 0,
+            next_send: now,
+            last_send: None,
+            nofeedback_deadline: now + config.initial_nofeedback,
+            sent_since_nofeedback_set: false,
+            data_limited_since_feedback: false,
+            dither: None,
+            stats: SenderStats::default(),
+            config,
+        };
+        sender.refresh_stats();
+        Ok(sender)
+    }
+
+    /// Hands in the random source for the gap dither (`dither_fraction` > 0); without one the
+    /// gaps are not dithered.
+    pub fn set_dither_rng(&mut self, rng: DitherRng) {
+        self.dither = Some(rng);
+    }
+
+    /// The next time something is due: a packet send or the nofeedback timer.
+    pub fn poll_timeout(&self) -> Option<Time> {
+        let send = self.next_send - self.send_tolerance();
+        Some(send.min(self.nofeedback_deadline))
+    }
+
+    /// The data packet to send now, if the schedule allows one. `app_has_data` says whether the
+    /// application has data; a send opportunity without data marks the sender data-limited
+    /// (RFC 5348 §8.2) and earns at most one RTT of burst credit (§4.6).
+    pub fn poll_transmit(&mut self, now: Time, app_has_data: bool) -> Option<DataHeader> {
+        if now + self.send_tolerance() < self.next_send {
+            return None;
+        }
+        if !app_has_data {
+            self.data_limited_since_feedback = true;
+            let credit = self.burst_credit();
+            if self.next_send + credit < now {
+                self.next_send = now - credit;
+            }
+            return None;
+        }
+        let header = DataHeader {
+            seq: self.next_seq,
+            timestamp: now,
+            rtt: self.rtt_s.map_or(Duration::ZERO, duration_from_secs),
+        };
+        self.next_seq += 1;
+        self.stats.packets_sent += 1;
+        self.sent_since_nofeedback_set = true;
+        let credit = self.burst_credit();
+        let start = if self.next_send + credit < now {
+            now - credit
+        } else {
+            self.next_send
+        };
+        self.next_send = start + self.packet_gap();
+        self.last_send = Some(now);
+        Some(header)
+    }
+
+    /// Processes a feedback packet received at `now` (RFC 5348 §4.3).
+    pub fn handle_feedback(&mut self, now: Time, feedback: &FeedbackHeader) {
+        let sample = now
+            .saturating_since(feedback.timestamp_echo)
+            .saturating_sub(feedback.t_delay)
+            .as_secs_f64()
+            .max(1e-9);
+        self.update_rtt(sample);
+        let rtt = self.rtt_s.unwrap_or(sample);
+        let p_rose = feedback.p > self.p;
+        let first_feedback = !self.got_feedback;
+        self.got_feedback = true;
+        self.stats.feedback_received += 1;
+        self.p = feedback.p.clamp(0.0, 1.0);
+        self.x_recv = feedback.x_recv_bytes_per_s.max(0.0);
+        self.x_calc = self.calculated_rate(rtt);
+
+        let recv_limit = self.receive_limit(now, rtt, p_rose);
+        let initial_rate = self.initial_rate(rtt);
+        if self.p > 0.0 {
+            let was_slow_start = !self.loss_seen;
+            self.loss_seen = true;
+            self.x = match self.config.congestion_avoidance {
+                CongestionAvoidance::JumpToCalculated => {
+                    self.x_calc.min(recv_limit).max(self.min_rate)
+                }
+                CongestionAvoidance::Ns2AdditiveIncrease => {
+                    self.ns2_rate_update(now, rtt, recv_limit, was_slow_start)
+                }
+            };
+        } else if first_feedback {
+            // RFC 5348 §4.2: the first feedback sets the initial rate W_init/R.
+            self.x = self.x.max(initial_rate);
+            self.last_doubling = Some(now);
+        } else if self
+            .last_doubling
+            .is_none_or(|tld| now.saturating_since(tld).as_secs_f64() >= rtt)
+        {
+            self.x = (2.0 * self.x).min(recv_limit).max(initial_rate);
+            self.last_doubling = Some(now);
+        }
+        self.restart_nofeedback_timer(now, rtt);
+        self.data_limited_since_feedback = false;
+        self.reschedule_after_rate_change();
+        self.refresh_stats();
+    }
+
+    /// Fires the nofeedback timer if it is due at `now` (RFC 5348 §4.4).
+    pub fn handle_timeout(&mut self, now: Time) {
+        if now < self.nofeedback_deadline {
+            return;
+        }
+        self.stats.nofeedback_expiries += 1;
+        let idle = !self.sent_since_nofeedback_set;
+        match self.config.nofeedback_response {
+            NofeedbackResponse::Rfc5348 => self.rfc5348_nofeedback(now, idle),
+            NofeedbackResponse::HalveRate => self.ns2_nofeedback(idle),
+        }
+        let rtt = self.rtt_s.unwrap_or(0.0);
+        self.restart_nofeedback_timer(now, rtt);
+        self.refresh_stats();
+    }
+
+    /// The sender's current estimates and counters.
+    pub fn stats(&self) -> &SenderStats {
+        &self.stats
+    }
+
+    /// The equation's rate for the current p and R, scaled by `rate_scale`.
+    fn calculated_rate(&self, rtt: f64) -> f64 {
+        let x = throughput_bytes_per_s(self.config.equation, self.s, rtt, self.t_rto_s, self.p);
+        x * self.config.rate_scale
+    }
+
+    /// The rate at the first feedback and the floor of slow start, W_init/R (RFC 5348 §4.2).
+    fn initial_rate(&self, rtt: f64) -> f64 {
+        self.config.initial_window_bytes() / rtt
+    }
+
+    /// R and R_sqmean EWMAs (RFC 5348 §4.3 steps 2-3, §4.5) and t_RTO.
+    fn update_rtt(&mut self, sample: f64) {
+        let q = self.config.rtt_ewma_q;
+        let q2 = self.config.sqrt_rtt_ewma_q;
+        match self.rtt_s {
+            None => {
+                self.rtt_s = Some(sample);
+                self.sqrt_rtt_mean = sample.sqrt();
+            }
+            Some(r) => {
+                self.rtt_s = Some(q * r + (1.0 - q) * sample);
+                self.sqrt_rtt_mean = q2 * self.sqrt_rtt_mean + (1.0 - q2) * sample.sqrt();
+            }
+        }
+        self.rtt_sample_s = sample;
+        let rtt = self.rtt_s.unwrap_or(sample);
+        self.t_rto_s = match self.config.rto_policy {
+            RtoPolicy::FourR => 4.0 * rtt,
+            RtoPolicy::Fixed(t) => t.as_secs_f64(),
+            RtoPolicy::TcpLike { granularity, min } => {
+                self.tcp_rto.update(sample, granularity.as_secs_f64(), min.as_secs_f64())
+            }
+        };
+    }
+
+    /// recv_limit from X_recv_set (RFC 5348 §4.3 step 4, with the data-limited rules of §8.2).
+    fn receive_limit(&mut self, now: Time, rtt: f64, p_rose: bool) -> f64 {
+        if self.data_limited_since_feedback {
+            if p_rose {
+                for entry in &mut self.x_recv_set {
+                    entry.1 /= 2.0;
+                }
+                self.maximize_x_recv_set(now, 0.85 * self.x_recv);
+                self.max_x_recv_set()
+            } else {
+                self.maximize_x_recv_set(now, self.x_recv);
+                2.0 * self.max_x_recv_set()
+            }
+        } else {
+            self.x_recv_set.push_back((now, self.x_recv));
+            let horizon = now - duration_from_secs(2.0 * rtt);
+            self.x_recv_set.retain(|&(t, _)| t >= horizon);
+            2.0 * self.max_x_recv_set()
+        }
+    }
+
+    /// Maximize_X_recv_set(): keep only the largest value (Infinity dropped), stamped now.
+    fn maximize_x_recv_set(&mut self, now: Time, x_recv: f64) {
+        let largest = self
+            .x_recv_set
+            .iter()
+            .map(|&(_, x)| x)
+            .filter(|x| x.is_finite())
+            .fold(x_recv, f64::max);
+        self.x_recv_set.clear();
+        self.x_recv_set.push_back((now, largest));
+    }
+
+    fn max_x_recv_set(&self) -> f64 {
+        self.x_recv_set.iter().map(|&(_, x)| x).fold(0.0, f64::max)
+    }
+
+    /// ns-2 `Agent/TFRC` congestion avoidance: jump to X_calc on the first loss; later rise
+    /// toward X_calc by (s/R)*min(elapsed/R, 2) per report, capped by max(recv_limit, s/R);
+    /// fall to X_calc at once.
+    fn ns2_rate_update(&mut self, now: Time, rtt: f64, recv_limit: f64, first_loss: bool) -> f64 {
+        let one_packet_per_rtt = self.s / rtt;
+        let ceiling = recv_limit.max(one_packet_per_rtt);
+        let x = if first_loss {
+            self.x_calc
+        } else if self.x_calc > self.x {
+            let elapsed = now.saturating_since(self.last_change).as_secs_f64();
+            let mult = (elapsed / rtt).min(2.0);
+            (self.x + one_packet_per_rtt * mult)
+                .min(ceiling)
+                .min(self.x_calc)
+        } else {
+            self.x_calc.min(ceiling)
+        };
+        self.last_change = now;
+        x.max(self.min_rate)
+    }
+
+    /// RFC 5348 §4.4 step 1. X_recv there is read as max(X_recv_set), the limit the last
+    /// expiry installed, so that consecutive expiries keep halving.
+    fn rfc5348_nofeedback(&mut self, now: Time, idle: bool) {
+        let recover_rate = self
+            .rtt_s
+            .map_or(self.s, |rtt| self.initial_rate(rtt));
+        let x_recv = self.x_recv_set_finite_max();
+        if self.rtt_s.is_none() && !self.got_feedback && !idle {
+            self.x = (self.x / 2.0).max(self.min_rate);
+        } else if idle
+            && ((self.p > 0.0 && x_recv < recover_rate)
+                || (self.p == 0.0 && self.x < 2.0 * recover_rate))
+        {
+            // An idle sender keeps at least the initial rate.
+        } else if self.p == 0.0 {
+            self.x = (self.x / 2.0).max(self.min_rate);
+        } else if self.x_calc > 2.0 * x_recv {
+            self.update_limits(now, x_recv);
+        } else {
+            self.update_limits(now, self.x_calc / 2.0);
+        }
+    }
+
+    /// The largest finite entry of X_recv_set (0 if none).
+    fn x_recv_set_finite_max(&self) -> f64 {
+        self.x_recv_set
+            .iter()
+            .map(|&(_, x)| x)
+            .filter(|x| x.is_finite())
+            .fold(0.0, f64::max)
+    }
+
+    /// Update_Limits(timer_limit) (RFC 5348 §4.4): X_recv_set = {timer_limit/2}, then X as in
+    /// §4.3 step 4, which gives X = min(X_calc, timer_limit).
+    fn update_limits(&mut self, now: Time, timer_limit: f64) {
+        let timer_limit = timer_limit.max(self.min_rate);
+        self.x_recv_set.clear();
+        self.x_recv_set.push_back((now, timer_limit / 2.0));
+        self.x = self.x_calc.min(timer_limit).max(self.min_rate);
+    }
+
+    /// ns-2 `reduce_rate_on_no_feedback`: halve X; an idle sender is only brought down to the
+    /// initial rate.
+    fn ns2_nofeedback(&mut self, idle: bool) {
+        match (idle, self.rtt_s) {
+            (true, Some(rtt)) => {
+                let initial = self.initial_rate(rtt);
+                if self.x > 2.0 * initial {
+                    self.x /= 2.0;
+                } else if self.x > initial {
+                    self.x = initial;
+                }
+            }
+            _ => self.x = (self.x / 2.0).max(self.min_rate),
+        }
+    }
+
+    /// Nofeedback interval max(k*R, 2s/X) (RFC 5348 §4.3 step 6, k = 4; ns-2 k = 2).
+    fn restart_nofeedback_timer(&mut self, now: Time, rtt: f64) {
+        let by_rtt = f64::from(self.config.nofeedback_rtts) * rtt;
+        let by_rate = 2.0 * self.s / self.x;
+        self.nofeedback_deadline = now + duration_from_secs(by_rtt.max(by_rate));
+        self.sent_since_nofeedback_set = false;
+    }
+
+    /// X_inst = X * R_sqmean / sqrt(R_sample) (RFC 5348 §4.5), at least s/t_mbi.
+    fn instantaneous_rate(&self) -> f64 {
+        if !self.config.oscillation_prevention || self.rtt_sample_s <= 0.0 {
+            return self.x;
+        }
+        (self.x * self.sqrt_rtt_mean / self.rtt_sample_s.sqrt()).max(self.min_rate)
+    }
+
+    /// The gap to the next packet, s/X_inst, dithered if configured.
+    fn packet_gap(&mut self) -> Duration {
+        let mut gap = self.s / self.instantaneous_rate();
+        let dither = self.config.dither_fraction;
+        if dither > 0.0 {
+            if let Some(rng) = self.dither.as_mut() {
+                let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
+                gap *= 1.0 + dither * (2.0 * u - 1.0);
+            }
+        }
+        duration_from_secs(gap)
+    }
+
+    /// After a rate change the next packet may come sooner than scheduled at the old rate.
+    fn reschedule_after_rate_change(&mut self) {
+        if let Some(last) = self.last_send {
+            let at_new_rate = last + duration_from_secs(self.s / self.instantaneous_rate());
+            self.next_send = self.next_send.min(at_new_rate);
+        }
+    }
+
+    /// t_delta = min(t_ipi, t_gran, R)/2: how early a packet may go (RFC 5348 §4.6).
+    fn send_tolerance(&self) -> Duration {
+        let t_gran = self.config.scheduling_granularity;
+        if t_gran.is_zero() {
+            return Duration::ZERO;
+        }
+        let t_ipi = self.s / self.instantaneous_rate();
+        let rtt = self.rtt_s.unwrap_or(f64::INFINITY);
+        duration_from_secs(t_ipi.min(rtt).min(t_gran.as_secs_f64()) / 2.0)
+    }
+
+    /// At most one RTT of unused sending opportunity may be saved up (RFC 5348 §4.6).
+    fn burst_credit(&self) -> Duration {
+        duration_from_secs(self.rtt_s.unwrap_or(0.0))
+    }
+
+    fn refresh_stats(&mut self) {
+        self.stats.x_bytes_per_s = self.x;
+        self.stats.x_calc_bytes_per_s = self.x_calc;
+        self.stats.x_recv_bytes_per_s = self.x_recv;
+        self.stats.x_inst_bytes_per_s = self.instantaneous_rate();
+        self.stats.p = self.p;
+        self.stats.rtt_s = self.rtt_s.unwrap_or(0.0);
+        self.stats.rtt_sample_s = self.rtt_sample_s;
+        self.stats.t_rto_s = self.t_rto_s;
+        self.stats.slow_start = !self.loss_seen;
+    }
+}
+
+/// The TCP-style timeout estimator behind [`RtoPolicy::TcpLike`]: ns-2's `rtt_update`, in its
+/// own fixed-point integer arithmetic (samples rounded to whole ticks; srtt kept scaled by 8 and
+/// rttvar by 4, gains 1/8 and 1/4; t_RTO = srtt + 4 rttvar in whole ticks, at least `min`). The
+/// integer truncation matters: rttvar stops decaying at a few quarter-ticks, which keeps t_RTO
+/// above R on a steady path, as in the papers' simulations.
+#[derive(Clone, Copy, Debug, Default)]
+struct TcpRtoEstimator {
+    /// srtt in ticks, scaled by 8 (ns-2 `t_srtt_`); 0 before the first sample.
+    srtt_x8: i64,
+    /// rttvar in ticks, scaled by 4 (ns-2 `t_rttvar_`).
+    rttvar_x4: i64,
+}
+
+impl TcpRtoEstimator {
+    fn update(&mut self, sample_s: f64, tick_s: f64, min_s: f64) -> f64 {
+        let ticks = ((sample_s / tick_s + 0.5) as i64).max(1);
+        if self.srtt_x8 == 0 {
+            self.srtt_x8 = ticks << 3;
+            self.rttvar_x4 = ticks << 1;
+        } else {
+            let delta = ticks - (self.srtt_x8 >> 3);
+            self.srtt_x8 = (self.srtt_x8 + delta).max(1);
+            let deviation = delta.abs() - (self.rttvar_x4 >> 2);
+            self.rttvar_x4 = (self.rttvar_x4 + deviation).max(1);
+        }
+        let rto_ticks = ((self.rttvar_x4 << 3) + self.srtt_x8) >> 3;
+        (rto_ticks as f64 * tick_s).max(min_s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tcp_rto_matches_ns2_fixed_point() {
+        let mut rto = TcpRtoEstimator::default();
+        // First sample of 100 ms in 100 ms ticks: srtt 1, rttvar 1/2, t_RTO 3 ticks.
+        assert!((rto.update(0.1, 0.1, 0.0) - 0.3).abs() < 1e-12);
+        // A steady path never decays rttvar below 2 quarter-ticks: t_RTO stays 3 ticks.
+        for _ in 0..100 {
+            assert!((rto.update(0.1, 0.1, 0.0) - 0.3).abs() < 1e-12);
+        }
+        // The minimum applies.
+        assert!((rto.update(0.1, 0.1, 1.0) - 1.0).abs() < 1e-12);
+        // A jump to 500 ms raises srtt by 1/8 of the error and rttvar by 1/4 of it.
+        let mut rto = TcpRtoEstimator::default();
+        rto.update(0.1, 0.1, 0.0);
+        let t = rto.update(0.5, 0.1, 0.0);
+        // srtt_x8 = 8 + 4 = 12; rttvar_x4 = 2 + (4 - 0) = 6; ((6 << 3) + 12) >> 3 = 7 ticks.
+        assert!((t - 0.7).abs() < 1e-12, "{t}");
+    }
+}
