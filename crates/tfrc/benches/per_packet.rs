@@ -1,11 +1,14 @@
 //! CPU cost per data packet of the receiver path and of the sender path (issue target: < 100 ns
 //! each). Run with `cargo bench -p tfrc --bench per_packet`.
 
+// criterion's group macros generate undocumented public functions.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use tfrc::{DataHeader, Ecn, FeedbackHeader, Receiver, Sender, Time, TfrcConfig};
+use tfrc::{DataHeader, Ecn, FeedbackHeader, Receiver, Sender, TfrcConfig, Time};
 
 const PACKETS: u64 = 10_000;
 const GAP: Duration = Duration::from_micros(100);
@@ -16,7 +19,10 @@ const RTT: Duration = Duration::from_millis(100);
 fn receiver_path(c: &mut Criterion) {
     let mut group = c.benchmark_group("receiver");
     group.throughput(Throughput::Elements(PACKETS));
-    for (name, config) in [("rfc5348", TfrcConfig::default()), ("floyd2000", TfrcConfig::floyd2000())] {
+    for (name, config) in [
+        ("rfc5348", TfrcConfig::default()),
+        ("floyd2000", TfrcConfig::floyd2000()),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let mut receiver = Receiver::new(config.clone()).unwrap();
@@ -26,7 +32,11 @@ fn receiver_path(c: &mut Criterion) {
                     if seq % 100 == 99 {
                         continue;
                     }
-                    let header = DataHeader { seq, timestamp: now, rtt: RTT };
+                    let header = DataHeader {
+                        seq,
+                        timestamp: now,
+                        rtt: RTT,
+                    };
                     receiver.handle_data(now, &header, 1000, Ecn::NotCe);
                     if receiver.poll_timeout().is_some_and(|t| t <= now) {
                         receiver.handle_timeout(now);
@@ -44,7 +54,10 @@ fn receiver_path(c: &mut Criterion) {
 fn sender_path(c: &mut Criterion) {
     let mut group = c.benchmark_group("sender");
     group.throughput(Throughput::Elements(PACKETS));
-    for (name, config) in [("rfc5348", TfrcConfig::default()), ("floyd2000", TfrcConfig::floyd2000())] {
+    for (name, config) in [
+        ("rfc5348", TfrcConfig::default()),
+        ("floyd2000", TfrcConfig::floyd2000()),
+    ] {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let mut sender = Sender::new(config.clone(), Time::ZERO).unwrap();

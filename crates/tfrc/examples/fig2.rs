@@ -2,10 +2,12 @@
 //! as one line per feedback: `cargo run -p tfrc --example fig2 [rfc5348|floyd2000]`.
 
 use tfrc::harness::{ChannelConfig, Harness};
-use tfrc::{Time, TfrcConfig};
+use tfrc::{TfrcConfig, Time};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let preset = std::env::args().nth(1).unwrap_or_else(|| "floyd2000".into());
+    let preset = std::env::args()
+        .nth(1)
+        .unwrap_or_else(|| "floyd2000".into());
     let mut harness = Harness::new(TfrcConfig::preset(&preset)?, ChannelConfig::fig2())?;
     harness.run_until(Time::from_secs_f64(15.0));
     println!("time_s\tp\tI_last\tI_mean\tX_pkts_per_rtt\tR_ms");

@@ -220,7 +220,11 @@ impl TfrcConfig {
             return bad("equation.b", "a number >= 1", self.equation.b.to_string());
         }
         if !(self.rate_scale.is_finite() && self.rate_scale > 0.0) {
-            return bad("rate_scale", "a positive number", self.rate_scale.to_string());
+            return bad(
+                "rate_scale",
+                "a positive number",
+                self.rate_scale.to_string(),
+            );
         }
         if let RateBeforeFeedback::BytesPerSecond(rate) = self.rate_before_feedback {
             if !(rate.is_finite() && rate > 0.0) {
@@ -271,11 +275,9 @@ impl TfrcConfig {
             }
         }
         match self.rto_policy {
-            RtoPolicy::TcpLike { granularity, .. } if granularity.is_zero() => bad(
-                "rto_policy.granularity",
-                "a positive duration",
-                "0s".into(),
-            ),
+            RtoPolicy::TcpLike { granularity, .. } if granularity.is_zero() => {
+                bad("rto_policy.granularity", "a positive duration", "0s".into())
+            }
             RtoPolicy::Fixed(d) if d.is_zero() => {
                 bad("rto_policy.fixed", "a positive duration", "0s".into())
             }
@@ -356,7 +358,10 @@ mod tests {
     fn presets_validate() {
         TfrcConfig::default().validate().unwrap();
         TfrcConfig::floyd2000().validate().unwrap();
-        assert_eq!(TfrcConfig::preset("rfc5348").unwrap(), TfrcConfig::default());
+        assert_eq!(
+            TfrcConfig::preset("rfc5348").unwrap(),
+            TfrcConfig::default()
+        );
         assert!(matches!(
             TfrcConfig::preset("reno"),
             Err(ConfigError::UnknownPreset(_))
@@ -382,12 +387,48 @@ mod tests {
     #[test]
     fn bad_values_name_their_field() {
         let cases: Vec<(TfrcConfig, &str)> = vec![
-            (TfrcConfig { ndupack: 0, ..Default::default() }, "ndupack"),
-            (TfrcConfig { loss_intervals: 7, ..Default::default() }, "loss_intervals"),
-            (TfrcConfig { rtt_ewma_q: 1.0, ..Default::default() }, "rtt_ewma_q"),
-            (TfrcConfig { discount_threshold: Some(0.0), ..Default::default() }, "discount_threshold"),
-            (TfrcConfig { segment_size_bytes: 0, ..Default::default() }, "segment_size_bytes"),
-            (TfrcConfig { rate_scale: f64::NAN, ..Default::default() }, "rate_scale"),
+            (
+                TfrcConfig {
+                    ndupack: 0,
+                    ..Default::default()
+                },
+                "ndupack",
+            ),
+            (
+                TfrcConfig {
+                    loss_intervals: 7,
+                    ..Default::default()
+                },
+                "loss_intervals",
+            ),
+            (
+                TfrcConfig {
+                    rtt_ewma_q: 1.0,
+                    ..Default::default()
+                },
+                "rtt_ewma_q",
+            ),
+            (
+                TfrcConfig {
+                    discount_threshold: Some(0.0),
+                    ..Default::default()
+                },
+                "discount_threshold",
+            ),
+            (
+                TfrcConfig {
+                    segment_size_bytes: 0,
+                    ..Default::default()
+                },
+                "segment_size_bytes",
+            ),
+            (
+                TfrcConfig {
+                    rate_scale: f64::NAN,
+                    ..Default::default()
+                },
+                "rate_scale",
+            ),
         ];
         for (config, field) in cases {
             let err = config.validate().unwrap_err();

@@ -190,7 +190,10 @@ mod tests {
         for target in [200.0, 1e3, 1e4, 1e5, 1e6, 1e7] {
             let p = loss_rate_for_throughput(RFC, 1000.0, 0.1, 0.4, target);
             let back = throughput_bytes_per_s(RFC, 1000.0, 0.1, 0.4, p);
-            assert!((back / target - 1.0).abs() < 0.05, "target {target}: {back}");
+            assert!(
+                (back / target - 1.0).abs() < 0.05,
+                "target {target}: {back}"
+            );
         }
     }
 

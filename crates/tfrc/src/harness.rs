@@ -305,7 +305,8 @@ impl Harness {
                     open_interval_packets: stats.open_interval_packets,
                 };
                 let arrival = now + self.channel.reverse_delay;
-                self.feedback_in_flight.push_back((arrival, feedback, snapshot));
+                self.feedback_in_flight
+                    .push_back((arrival, feedback, snapshot));
             }
         }
         self.sender.handle_timeout(now);

@@ -17,6 +17,15 @@ struct ClosedInterval {
     discount: f64,
 }
 
+/// The average loss interval and the discount factor in force, for one open interval.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Evaluation {
+    /// I_mean in packets; `None` before any loss.
+    pub mean: Option<f64>,
+    /// The general discount factor DF (1 when discounting is off or not triggered).
+    pub discount_factor: f64,
+}
+
 /// The closed loss intervals and the averaging rules applied to them.
 #[derive(Clone, Debug)]
 pub struct LossHistory {
@@ -110,7 +119,11 @@ impl LossHistory {
         }
         let (mut total, mut weight) = (0.0, 0.0);
         for (interval, w) in self.closed.iter().zip(&self.weights) {
-            let w = if with_discounts { w * interval.discount } else { *w };
+            let w = if with_discounts {
+                w * interval.discount
+            } else {
+                *w
+            };
             total += interval.packets * w;
             weight += w;
         }
@@ -120,20 +133,36 @@ impl LossHistory {
     /// The general discount factor DF for an open interval of `open_packets` (RFC 5348 §5.5):
     /// max(2 I_mean / I_0, THRESHOLD) once I_0 > 2 I_mean, else 1.
     pub fn discount_factor(&self, open_packets: f64) -> f64 {
-        let with_discounts = self.discount_reference == DiscountReference::DiscountedMean;
-        match (self.discount_threshold, self.weighted_closed_mean(with_discounts)) {
-            (Some(threshold), Some(mean)) if open_packets > 2.0 * mean => {
-                (2.0 * mean / open_packets).max(threshold)
-            }
-            _ => 1.0,
-        }
+        self.evaluate(open_packets).discount_factor
     }
 
     /// The average loss interval I_mean given the open interval I_0 = `open_packets`; `None`
     /// before any loss. The loss event rate is its inverse.
     pub fn mean(&self, open_packets: f64) -> Option<f64> {
-        let closed_mean = self.closed_mean()?;
-        let df = self.discount_factor(open_packets);
+        self.evaluate(open_packets).mean
+    }
+
+    /// I_mean and DF for the open interval `open_packets`, computed together in one pass over
+    /// the history (the receiver does this once per packet).
+    pub fn evaluate(&self, open_packets: f64) -> Evaluation {
+        let Some(closed_mean) = self.closed_mean() else {
+            return Evaluation {
+                mean: None,
+                discount_factor: 1.0,
+            };
+        };
+        let reference = match self.discount_reference {
+            DiscountReference::DiscountedMean => closed_mean,
+            DiscountReference::UndiscountedMean => {
+                self.weighted_closed_mean(false).unwrap_or(closed_mean)
+            }
+        };
+        let df = match self.discount_threshold {
+            Some(threshold) if open_packets > 2.0 * reference => {
+                (2.0 * reference / open_packets).max(threshold)
+            }
+            _ => 1.0,
+        };
         let k = self.closed.len();
         let n = self.weights.len();
         // How many closed intervals join I_0 in the open-interval average.
@@ -147,7 +176,10 @@ impl LossHistory {
             total += interval.packets * w * interval.discount * df;
             weight += w * interval.discount * df;
         }
-        Some(closed_mean.max(total / weight))
+        Evaluation {
+            mean: Some(closed_mean.max(total / weight)),
+            discount_factor: df,
+        }
     }
 
     /// The loss event rate p = 1/I_mean for the open interval `open_packets`, or 0 before any
@@ -161,7 +193,11 @@ impl LossHistory {
 mod tests {
     use super::*;
 
-    fn history(closed_newest_first: &[f64], threshold: Option<f64>, rule: ShortHistory) -> LossHistory {
+    fn history(
+        closed_newest_first: &[f64],
+        threshold: Option<f64>,
+        rule: ShortHistory,
+    ) -> LossHistory {
         let mut h = LossHistory::new(8, threshold, DiscountReference::DiscountedMean, rule);
         for &packets in closed_newest_first.iter().rev() {
             h.closed.push_front(ClosedInterval {
@@ -174,13 +210,21 @@ mod tests {
 
     #[test]
     fn weights_for_eight() {
-        assert_eq!(interval_weights(8), vec![1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]);
+        assert_eq!(
+            interval_weights(8),
+            vec![1.0, 1.0, 1.0, 1.0, 0.8, 0.6, 0.4, 0.2]
+        );
         assert_eq!(interval_weights(4), vec![1.0, 1.0, 2.0 / 3.0, 1.0 / 3.0]);
     }
 
     #[test]
     fn no_loss_gives_zero() {
-        let h = LossHistory::new(8, Some(0.25), DiscountReference::DiscountedMean, ShortHistory::Rfc5348);
+        let h = LossHistory::new(
+            8,
+            Some(0.25),
+            DiscountReference::DiscountedMean,
+            ShortHistory::Rfc5348,
+        );
         assert_eq!(h.loss_event_rate(1000.0), 0.0);
         assert_eq!(h.mean(5.0), None);
     }

@@ -170,18 +170,20 @@ impl Receiver {
         self.recent_bytes += u64::from(size_bytes);
         self.trim_recent(now);
 
-        let p_before = self.loss_event_rate();
+        let p_before = self.stats.p;
         let events_before = self.stats.loss_events;
         self.settle_window();
-        let p_now = self.loss_event_rate();
+        self.refresh_stats();
+        let p_now = self.stats.p;
         // RFC 5348 §6.1: report at once on a new loss event or a rise of p; §6.2: a packet that
         // arrives while the feedback timer is not running (fewer than one packet per RTT) is
         // reported at once too.
-        if self.stats.loss_events > events_before || p_now > p_before || self.next_feedback.is_none()
+        if self.stats.loss_events > events_before
+            || p_now > p_before
+            || self.next_feedback.is_none()
         {
             self.feedback_now = true;
         }
-        self.refresh_stats();
     }
 
     /// The next time [`Receiver::handle_timeout`] must be called, if any.
@@ -210,7 +212,7 @@ impl Receiver {
         }
         let (timestamp, arrival) = self.last_data?;
         let x_recv = self.receive_rate(now);
-        let p = self.loss_event_rate();
+        let p = self.stats.p;
         self.feedback_now = false;
         self.data_since_feedback = false;
         self.bytes_since_feedback = 0;
@@ -238,7 +240,7 @@ impl Receiver {
 
     /// The current loss event rate p (0 before any loss).
     pub fn loss_event_rate(&self) -> f64 {
-        self.history.loss_event_rate(self.open_interval())
+        self.stats.p
     }
 
     /// I_0: packets from the current loss event's start to the newest decided packet, inclusive.
@@ -326,10 +328,9 @@ impl Receiver {
         }
         let floor = 0.5 * s / rtt_s;
         let reference = match self.config.first_interval {
-            FirstIntervalRate::MaxReceiveRate => self
-                .stats
-                .max_x_recv_bytes_per_s
-                .max(self.recent_rate()),
+            FirstIntervalRate::MaxReceiveRate => {
+                self.stats.max_x_recv_bytes_per_s.max(self.recent_rate())
+            }
             FirstIntervalRate::CurrentReceiveRate => self.recent_rate(),
         };
         let target = reference.max(floor);
@@ -378,13 +379,15 @@ impl Receiver {
         }
     }
 
+    /// Recomputes p, I_mean and DF for the current open interval (one pass over the history).
     fn refresh_stats(&mut self) {
         let open = self.open_interval();
-        self.stats.p = self.history.loss_event_rate(open);
-        self.stats.mean_interval_packets = self.history.mean(open).unwrap_or(0.0);
+        let evaluation = self.history.evaluate(open);
+        self.stats.p = evaluation.mean.map_or(0.0, |mean| 1.0 / mean);
+        self.stats.mean_interval_packets = evaluation.mean.unwrap_or(0.0);
+        self.stats.discount_factor = evaluation.discount_factor;
         self.stats.last_interval_packets = self.history.last_closed().unwrap_or(0.0);
         self.stats.open_interval_packets = open;
-        self.stats.discount_factor = self.history.discount_factor(open);
         self.stats.rtt_s = self.rtt.as_secs_f64();
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 use rand_core::RngCore;
 
 use crate::config::{
-    CongestionAvoidance, ConfigError, NofeedbackResponse, RateBeforeFeedback, TfrcConfig,
+    ConfigError, CongestionAvoidance, NofeedbackResponse, RateBeforeFeedback, TfrcConfig,
 };
 use crate::equation::{throughput_bytes_per_s, RtoPolicy};
 use crate::packet::{DataHeader, FeedbackHeader};
@@ -279,7 +279,8 @@ impl Sender {
             RtoPolicy::FourR => 4.0 * rtt,
             RtoPolicy::Fixed(t) => t.as_secs_f64(),
             RtoPolicy::TcpLike { granularity, min } => {
-                self.tcp_rto.update(sample, granularity.as_secs_f64(), min.as_secs_f64())
+                self.tcp_rto
+                    .update(sample, granularity.as_secs_f64(), min.as_secs_f64())
             }
         };
     }
@@ -345,9 +346,7 @@ impl Sender {
     /// RFC 5348 §4.4 step 1. X_recv there is read as max(X_recv_set), the limit the last
     /// expiry installed, so that consecutive expiries keep halving.
     fn rfc5348_nofeedback(&mut self, now: Time, idle: bool) {
-        let recover_rate = self
-            .rtt_s
-            .map_or(self.s, |rtt| self.initial_rate(rtt));
+        let recover_rate = self.rtt_s.map_or(self.s, |rtt| self.initial_rate(rtt));
         let x_recv = self.x_recv_set_finite_max();
         if self.rtt_s.is_none() && !self.got_feedback && !idle {
             self.x = (self.x / 2.0).max(self.min_rate);

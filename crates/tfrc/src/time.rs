@@ -96,7 +96,10 @@ mod tests {
         assert_eq!((t + Duration::from_nanos(500)).as_nanos(), 1_500);
         assert_eq!((t - Duration::from_nanos(5_000)).as_nanos(), 0);
         assert_eq!(Time::MAX + Duration::from_secs(1), Time::MAX);
-        assert_eq!(t.saturating_since(Time::from_nanos(400)), Duration::from_nanos(600));
+        assert_eq!(
+            t.saturating_since(Time::from_nanos(400)),
+            Duration::from_nanos(600)
+        );
         assert_eq!(Time::ZERO.saturating_since(t), Duration::ZERO);
     }
 
@@ -106,6 +109,9 @@ mod tests {
         assert_eq!(Time::from_secs_f64(-3.0), Time::ZERO);
         assert_eq!(Time::from_secs_f64(f64::NAN), Time::ZERO);
         assert_eq!(duration_from_secs(0.1), Duration::from_millis(100));
-        assert_eq!(duration_from_secs(f64::INFINITY), Duration::from_nanos(u64::MAX));
+        assert_eq!(
+            duration_from_secs(f64::INFINITY),
+            Duration::from_nanos(u64::MAX)
+        );
     }
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use tfrc::equation::throughput_bytes_per_s;
 use tfrc::harness::{ChannelConfig, FeedbackRecord, Harness, LossPattern, LossSchedule};
-use tfrc::{Time, TfrcConfig};
+use tfrc::{TfrcConfig, Time};
 
 const RTT: Duration = Duration::from_millis(100);
 
@@ -78,7 +78,11 @@ fn periodic_one_percent_settles_exactly() {
         for r in &late {
             assert_eq!(r.p, 0.01, "{name} at {:?}", r.time);
             let error = r.x_bytes_per_s / expected - 1.0;
-            assert!(error.abs() < 0.01, "{name}: X {} vs {expected}", r.x_bytes_per_s);
+            assert!(
+                error.abs() < 0.01,
+                "{name}: X {} vs {expected}",
+                r.x_bytes_per_s
+            );
         }
     }
 }
@@ -120,7 +124,10 @@ fn fig2_stable_then_fast_cut_then_smooth_rise() {
         // (a uniform history). RFC 5348's floor of 0.25 allows about 0.56. We assert 0.4 and
         // 0.6, and that no rise is a step at a loss event.
         let after = between(records, 9.0, 15.0);
-        let (bound, rise) = (if name == "rfc5348" { 0.6 } else { 0.4 }, largest_rise(&after));
+        let (bound, rise) = (
+            if name == "rfc5348" { 0.6 } else { 0.4 },
+            largest_rise(&after),
+        );
         assert!(rise <= bound, "{name}: rise {rise}");
         assert!(pkts_per_rtt(after.last().unwrap()) > 3.0 * pkts_per_rtt(&after[0]));
     }
@@ -129,7 +136,10 @@ fn fig2_stable_then_fast_cut_then_smooth_rise() {
 /// Issue test 5 (Fig. 19, Appendix A.1): every 100th packet lost until 10 s, then none.
 #[test]
 fn fig19_increase_rate_after_congestion_ends() {
-    let loss = LossSchedule::new(vec![(Time::ZERO, periodic(100)), (secs(10.0), LossPattern::None)]);
+    let loss = LossSchedule::new(vec![
+        (Time::ZERO, periodic(100)),
+        (secs(10.0), LossPattern::None),
+    ]);
     let h = run(TfrcConfig::floyd2000(), loss, 16.0);
     let records = between(h.records(), 9.0, 16.0);
     let x_flat = pkts_per_rtt(&records[0]);
@@ -137,20 +147,47 @@ fn fig19_increase_rate_after_congestion_ends() {
     // No increase before the open interval exceeds the average of 100 packets.
     for r in &records {
         if pkts_per_rtt(r) > x_flat + 1e-9 {
-            assert!(r.open_interval_packets > 100.0, "rose early at {:?}", r.time);
+            assert!(
+                r.open_interval_packets > 100.0,
+                "rose early at {:?}",
+                r.time
+            );
         }
     }
-    let first_rise = records.iter().find(|r| pkts_per_rtt(r) > x_flat + 1e-9).unwrap();
-    assert!(first_rise.time > secs(10.0), "rise began at {:?}", first_rise.time);
+    let first_rise = records
+        .iter()
+        .find(|r| pkts_per_rtt(r) > x_flat + 1e-9)
+        .unwrap();
+    assert!(
+        first_rise.time > secs(10.0),
+        "rise began at {:?}",
+        first_rise.time
+    );
 
     // At most 0.14 packets/RTT per RTT before discounting (paper: 0.12 simulated, 0.14 bound
     // with eq. (1)); after discounting starts at most 0.327: the paper's 0.28 bound for the
     // simple equation scaled by the same 0.14/0.12 (it reads "up to 0.29" off its Fig. 19; we
     // measure 0.30).
-    let undiscounted: Vec<_> = records.iter().copied().filter(|r| r.discount_factor == 1.0).collect();
-    let discounted: Vec<_> = records.iter().copied().filter(|r| r.discount_factor < 1.0).collect();
-    assert!(largest_rise(&undiscounted) <= 0.14, "{}", largest_rise(&undiscounted));
-    assert!(largest_rise(&undiscounted) >= 0.10, "{}", largest_rise(&undiscounted));
+    let undiscounted: Vec<_> = records
+        .iter()
+        .copied()
+        .filter(|r| r.discount_factor == 1.0)
+        .collect();
+    let discounted: Vec<_> = records
+        .iter()
+        .copied()
+        .filter(|r| r.discount_factor < 1.0)
+        .collect();
+    assert!(
+        largest_rise(&undiscounted) <= 0.14,
+        "{}",
+        largest_rise(&undiscounted)
+    );
+    assert!(
+        largest_rise(&undiscounted) >= 0.10,
+        "{}",
+        largest_rise(&undiscounted)
+    );
     assert!(!discounted.is_empty());
     let rise = largest_rise(&discounted);
     assert!((0.2..=0.327).contains(&rise), "{rise}");
@@ -174,7 +211,10 @@ fn rtts_to_halve(every: u64) -> usize {
     let steady = records.iter().position(|r| r.time >= secs(warmup)).unwrap();
     let x0 = pkts_per_rtt(&records[steady - 1]);
     let p0 = records[steady - 1].p;
-    let halved = records.iter().position(|r| pkts_per_rtt(r) <= 0.5 * x0).unwrap();
+    let halved = records
+        .iter()
+        .position(|r| pkts_per_rtt(r) <= 0.5 * x0)
+        .unwrap();
     records[..=halved]
         .windows(2)
         .filter(|w| w[1].time >= secs(warmup) && w[1].p > w[0].p.max(p0))
@@ -237,7 +277,10 @@ fn nofeedback_halves_to_floor_then_recovers() {
     // Recovery starts from one packet per 64 s and one report per packet, so it takes a while.
     h.run_until(secs(back_at + 200.0));
     let recovered = h.sender().stats().x_bytes_per_s;
-    assert!(recovered > 0.5 * x_before, "recovered only to {recovered} of {x_before}");
+    assert!(
+        recovered > 0.5 * x_before,
+        "recovered only to {recovered} of {x_before}"
+    );
 }
 
 /// Issue test 8: slow start at most doubles per RTT, never exceeds 2*X_recv after the first two
@@ -254,15 +297,23 @@ fn slow_start_and_first_loss_interval() {
     // since X_recv only grows); X_recv trails X by an RTT, so X doubles every other RTT.
     for pair in slow.windows(2) {
         let (old, new) = (pair[0], pair[1]);
-        let rule = (2.0 * old.x_bytes_per_s).min(2.0 * new.x_recv_bytes_per_s).max(40_000.0);
+        let rule = (2.0 * old.x_bytes_per_s)
+            .min(2.0 * new.x_recv_bytes_per_s)
+            .max(40_000.0);
         if new.time >= secs(0.3) {
-            assert!((new.x_bytes_per_s - rule).abs() < 1e-6, "{old:?} -> {new:?}");
+            assert!(
+                (new.x_bytes_per_s - rule).abs() < 1e-6,
+                "{old:?} -> {new:?}"
+            );
             assert!(new.x_bytes_per_s <= 2.0 * new.x_recv_bytes_per_s + 1e-9);
         }
         assert!(new.x_bytes_per_s <= 2.0 * old.x_bytes_per_s + 1e-9);
     }
     let grew = slow.last().unwrap().x_bytes_per_s / slow[0].x_bytes_per_s;
-    assert!(grew >= 2f64.powi((slow.len() as i32 - 1) / 2), "grew only {grew}x");
+    assert!(
+        grew >= 2f64.powi((slow.len() as i32 - 1) / 2),
+        "grew only {grew}x"
+    );
 
     let first_loss = records.iter().find(|r| r.p > 0.0).unwrap();
     let max_x_recv = records
@@ -271,6 +322,8 @@ fn slow_start_and_first_loss_interval() {
         .map(|r| r.x_recv_bytes_per_s)
         .fold(0.0, f64::max);
     let seeded = throughput_bytes_per_s(config.equation, 1000.0, 0.1, 0.4, first_loss.p);
-    assert!((seeded / max_x_recv - 1.0).abs() < 0.05, "{seeded} vs {max_x_recv}");
+    assert!(
+        (seeded / max_x_recv - 1.0).abs() < 0.05,
+        "{seeded} vs {max_x_recv}"
+    );
 }
-

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use proptest::prelude::*;
 use tfrc::harness::{ChannelConfig, Harness, LossPattern, LossSchedule};
-use tfrc::{Time, TfrcConfig};
+use tfrc::{TfrcConfig, Time};
 
 fn channel(loss: f64, rtt_ms: u64, seed: u64) -> ChannelConfig {
     ChannelConfig {

@@ -66,7 +66,10 @@ fn reference_table_rows() {
     assert_eq!(rows.len(), 16);
     for row in &rows {
         for &rule in &row.rules {
-            for reference in [DiscountReference::DiscountedMean, DiscountReference::UndiscountedMean] {
+            for reference in [
+                DiscountReference::DiscountedMean,
+                DiscountReference::UndiscountedMean,
+            ] {
                 let history = build(row, rule, reference);
                 let p = history.loss_event_rate(row.open);
                 assert!(

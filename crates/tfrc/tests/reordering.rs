@@ -2,14 +2,14 @@
 
 use std::time::Duration;
 
-use tfrc::{DataHeader, Ecn, Receiver, Time, TfrcConfig};
+use tfrc::{DataHeader, Ecn, Receiver, TfrcConfig, Time};
 
 /// Delivers packets 0..40 in order except that packet 20 arrives `displacement` positions late,
 /// one every 10 ms, and returns the number of loss events the receiver saw.
 fn loss_events_with_displacement(displacement: u64) -> u64 {
     let mut receiver = Receiver::new(TfrcConfig::rfc5348()).unwrap();
     let mut order: Vec<u64> = (0..40).filter(|&s| s != 20).collect();
-    let position = order.iter().position(|&s| s == 20 + displacement).unwrap();
+    let position = order.iter().position(|&s| s == 19 + displacement).unwrap();
     order.insert(position + 1, 20);
     for (i, seq) in order.into_iter().enumerate() {
         let now = Time::from_nanos(10_000_000 * (i as u64 + 1));
@@ -38,7 +38,11 @@ fn late_packet_after_loss_is_ignored_not_double_counted() {
     let rtt = Duration::from_millis(100);
     for (i, seq) in [0u64, 1, 3, 2, 4].into_iter().enumerate() {
         let now = Time::from_nanos(1_000_000 * (i as u64 + 1));
-        let header = DataHeader { seq, timestamp: now, rtt };
+        let header = DataHeader {
+            seq,
+            timestamp: now,
+            rtt,
+        };
         receiver.handle_data(now, &header, 1000, Ecn::NotCe);
     }
     // ns-2's NDUPACK = 1 declares 2 lost when 3 arrives; the late 2 is then ignored.
@@ -54,7 +58,11 @@ fn ecn_mark_counts_as_a_loss_event() {
     let rtt = Duration::from_millis(100);
     for seq in 0..10u64 {
         let now = Time::from_nanos(1_000_000 * (seq + 1));
-        let header = DataHeader { seq, timestamp: now, rtt };
+        let header = DataHeader {
+            seq,
+            timestamp: now,
+            rtt,
+        };
         let ecn = if seq == 5 { Ecn::Ce } else { Ecn::NotCe };
         receiver.handle_data(now, &header, 1000, ecn);
     }
