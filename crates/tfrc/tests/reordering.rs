@@ -9,7 +9,13 @@ use tfrc::{DataHeader, Ecn, Receiver, TfrcConfig, Time};
 fn loss_events_with_displacement(displacement: u64) -> u64 {
     let mut receiver = Receiver::new(TfrcConfig::rfc5348()).unwrap();
     let mut order: Vec<u64> = (0..40).filter(|&s| s != 20).collect();
-    let position = order.iter().position(|&s| s == 19 + displacement).unwrap();
+    // Packet 20 follows packet 20 + displacement (packet 19 when it is not displaced at all).
+    let anchor = if displacement == 0 {
+        19
+    } else {
+        20 + displacement
+    };
+    let position = order.iter().position(|&s| s == anchor).unwrap();
     order.insert(position + 1, 20);
     for (i, seq) in order.into_iter().enumerate() {
         let now = Time::from_nanos(10_000_000 * (i as u64 + 1));
