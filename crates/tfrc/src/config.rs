@@ -369,6 +369,12 @@ mod tests {
     }
 
     #[test]
+    fn rate_floor_is_one_packet_per_t_mbi_or_none() {
+        assert_eq!(TfrcConfig::default().min_rate(), 1000.0 / 64.0);
+        assert_eq!(TfrcConfig::floyd2000().min_rate(), 0.0);
+    }
+
+    #[test]
     fn initial_windows() {
         let rfc = TfrcConfig::default();
         assert_eq!(rfc.initial_window_bytes(), 4000.0);

@@ -50,6 +50,26 @@ pub struct ReceiverStats {
     pub inv_theta_hat_samples: u64,
 }
 
+/// The most packets the reordering window holds. A sequence number further ahead than this
+/// cannot be reordering (a TFRC sender that hears nothing halves its rate every few RTTs long
+/// before sending this many), so it is treated as the end of an outage: everything in between
+/// is lost. The bound keeps a peer's forged sequence number from costing unbounded memory.
+pub const MAX_REORDERING_WINDOW: u64 = 1 << 18;
+
+/// The time the lost packet `seq` would have arrived, interpolated between the last arrival
+/// before it and the first after it (RFC 5348 §5.2).
+fn interpolate(before: Option<(u64, Time)>, after: (u64, Time), seq: u64) -> Time {
+    let (seq_after, t_after) = after;
+    match before {
+        Some((seq_before, t_before)) if seq_after > seq_before => {
+            let span = duration_nanos(t_after.saturating_since(t_before)) as f64;
+            let fraction = (seq - seq_before) as f64 / (seq_after - seq_before) as f64;
+            t_before + Duration::from_nanos((span * fraction) as u64)
+        }
+        _ => t_after,
+    }
+}
+
 /// One sequence number's fate while it is still inside the reordering window.
 #[derive(Clone, Copy, Debug, Default)]
 struct Slot {
@@ -136,11 +156,10 @@ impl Receiver {
             self.stats.packets_ignored += 1;
             return;
         }
-        let offset = header.seq - self.base_seq;
-        let Ok(offset) = usize::try_from(offset) else {
-            self.stats.packets_ignored += 1;
-            return;
-        };
+        if header.seq - self.base_seq >= MAX_REORDERING_WINDOW {
+            self.skip_outage(header.seq, now);
+        }
+        let offset = (header.seq - self.base_seq) as usize;
         if offset >= self.window.len() {
             self.window.resize(offset + 1, Slot::default());
         }
@@ -254,22 +273,27 @@ impl Receiver {
     /// Decides the fate of packets at the front of the window: arrived ones leave it, a hole
     /// with at least NDUPACK later arrivals is a loss (RFC 5348 §5.1).
     fn settle_window(&mut self) {
+        // The first arrival after the current run of holes, found once per run so that a burst
+        // of n losses costs O(n), not O(n^2).
+        let mut next_arrival: Option<(u64, Time)> = None;
         while let Some(front) = self.window.front().copied() {
             let seq = self.base_seq;
             match front.arrival {
                 Some(arrival) => {
                     self.window.pop_front();
-                    self.base_seq += 1;
+                    self.base_seq = self.base_seq.saturating_add(1);
                     self.received_in_window -= 1;
                     self.last_arrived = Some((seq, arrival));
+                    next_arrival = None;
                     if front.ce {
                         self.on_lost_packet(seq, arrival);
                     }
                 }
                 None if self.received_in_window >= u64::from(self.config.ndupack) => {
-                    let time = self.interpolated_loss_time(seq);
+                    let after = *next_arrival.get_or_insert_with(|| self.first_arrival_in_window());
+                    let time = interpolate(self.last_arrived, after, seq);
                     self.window.pop_front();
-                    self.base_seq += 1;
+                    self.base_seq = self.base_seq.saturating_add(1);
                     self.stats.packets_lost += 1;
                     self.on_lost_packet(seq, time);
                 }
@@ -278,23 +302,38 @@ impl Receiver {
         }
     }
 
-    /// The time the lost packet `seq` would have arrived, interpolated between its neighbours
-    /// (RFC 5348 §5.2).
-    fn interpolated_loss_time(&self, seq: u64) -> Time {
-        let after = self
-            .window
+    /// The first packet in the window that has arrived (there is one whenever a hole is being
+    /// declared lost, since NDUPACK >= 1 later packets have arrived).
+    fn first_arrival_in_window(&self) -> (u64, Time) {
+        self.window
             .iter()
             .enumerate()
-            .find_map(|(i, slot)| slot.arrival.map(|t| (self.base_seq + i as u64, t)));
-        match (self.last_arrived, after) {
-            (Some((seq_before, t_before)), Some((seq_after, t_after))) => {
-                let span = t_after.saturating_since(t_before);
-                let fraction = (seq - seq_before) as f64 / (seq_after - seq_before) as f64;
-                t_before + Duration::from_nanos((duration_nanos(span) as f64 * fraction) as u64)
+            .find_map(|(i, slot)| slot.arrival.map(|t| (self.base_seq + i as u64, t)))
+            .unwrap_or((self.base_seq, Time::ZERO))
+    }
+
+    /// Everything before `seq` is decided at once after an outage: the window's holes are lost
+    /// as usual, and the packets never seen beyond it are lost too, as part of a loss event
+    /// starting at the first of them (its time is `now`, all that is known).
+    fn skip_outage(&mut self, seq: u64, now: Time) {
+        while let Some(front) = self.window.pop_front() {
+            let at = self.base_seq;
+            self.base_seq += 1;
+            match front.arrival {
+                Some(arrival) => {
+                    self.received_in_window -= 1;
+                    self.last_arrived = Some((at, arrival));
+                }
+                None => {
+                    self.stats.packets_lost += 1;
+                    self.on_lost_packet(at, now);
+                }
             }
-            (_, Some((_, t_after))) => t_after,
-            (Some((_, t_before)), None) => t_before,
-            (None, None) => Time::ZERO,
+        }
+        if seq > self.base_seq {
+            self.stats.packets_lost += seq - self.base_seq;
+            self.on_lost_packet(self.base_seq, now);
+            self.base_seq = seq;
         }
     }
 
@@ -389,5 +428,180 @@ impl Receiver {
         self.stats.last_interval_packets = self.history.last_closed().unwrap_or(0.0);
         self.stats.open_interval_packets = open;
         self.stats.rtt_s = self.rtt.as_secs_f64();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: u64 = 1_000_000;
+    const RTT: Duration = Duration::from_millis(100);
+
+    fn at(ms: u64) -> Time {
+        Time::from_nanos(ms * MS)
+    }
+
+    /// Packet `seq`, sent `ms - 50` ms and arriving at `ms` ms.
+    fn deliver(receiver: &mut Receiver, seq: u64, ms: u64) {
+        let header = DataHeader {
+            seq,
+            timestamp: at(ms - 50),
+            rtt: RTT,
+        };
+        receiver.handle_data(at(ms), &header, 1000, Ecn::NotCe);
+    }
+
+    /// Delivers one packet every `gap_ms` from `start_ms` for `sequence`, skipping `lost`,
+    /// driving the feedback timer and counting reports.
+    fn stream(
+        receiver: &mut Receiver,
+        seqs: std::ops::Range<u64>,
+        lost: &[u64],
+        gap_ms: u64,
+    ) -> Vec<FeedbackHeader> {
+        let mut reports = Vec::new();
+        for seq in seqs {
+            let now_ms = 1000 + seq * gap_ms;
+            if let Some(deadline) = receiver.poll_timeout() {
+                if deadline <= at(now_ms) {
+                    receiver.handle_timeout(deadline);
+                    reports.extend(receiver.poll_feedback(deadline));
+                }
+            }
+            if !lost.contains(&seq) {
+                deliver(receiver, seq, now_ms);
+                reports.extend(receiver.poll_feedback(at(now_ms)));
+            }
+        }
+        reports
+    }
+
+    #[test]
+    fn first_packet_is_reported_at_once_and_only_new_data_is_reported() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        deliver(&mut receiver, 0, 100);
+        let report = receiver.poll_feedback(at(103)).unwrap();
+        assert_eq!(report.timestamp_echo, at(50));
+        assert_eq!(report.t_delay, Duration::from_millis(3));
+        assert_eq!(report.p, 0.0);
+        assert!(receiver.poll_feedback(at(104)).is_none());
+        // The timer fires one RTT later with no new data: no report, and the timer stops.
+        assert_eq!(receiver.poll_timeout(), Some(at(203)));
+        receiver.handle_timeout(at(203));
+        assert!(receiver.poll_feedback(at(203)).is_none());
+        assert_eq!(receiver.poll_timeout(), None);
+        // The next packet is reported at once (fewer than one packet per RTT).
+        deliver(&mut receiver, 1, 900);
+        assert!(receiver.poll_feedback(at(900)).is_some());
+    }
+
+    #[test]
+    fn reports_once_per_rtt_with_the_receive_rate() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        // 100 packets/s (100 kB/s) for 2 s.
+        let reports = stream(&mut receiver, 0..200, &[], 10);
+        assert!((20..=22).contains(&reports.len()), "{}", reports.len());
+        for report in &reports[2..] {
+            assert!(
+                (report.x_recv_bytes_per_s - 100_000.0).abs() < 1.0,
+                "{report:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn losses_within_one_rtt_are_one_event() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        // 10 ms apart: 20 and 25 are 50 ms apart (one event), 40 is 200 ms after 20 (a second).
+        let reports = stream(&mut receiver, 0..100, &[20, 25, 40], 10);
+        let stats = receiver.stats();
+        assert_eq!(stats.packets_lost, 3);
+        assert_eq!(stats.loss_events, 2);
+        // The first closed interval runs from 20 to 40.
+        assert_eq!(stats.last_interval_packets, 20.0);
+        // A new loss event is reported at once: some report carries each rise of p.
+        assert!(reports.windows(2).filter(|w| w[1].p > w[0].p).count() >= 2);
+    }
+
+    #[test]
+    fn lost_packet_time_is_interpolated_between_neighbours() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        for (seq, ms) in [(0, 100), (1, 110), (5, 150), (6, 160), (7, 170)] {
+            deliver(&mut receiver, seq, ms);
+        }
+        // 2, 3, 4 are lost; 2 sits 1/4 of the way from 1 (110 ms) to 5 (150 ms), and starts
+        // the event.
+        assert_eq!(receiver.stats().loss_events, 1);
+        assert_eq!(receiver.current_event, Some((2, at(120))));
+    }
+
+    #[test]
+    fn first_interval_follows_the_largest_receive_rate() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        stream(&mut receiver, 0..100, &[80], 10);
+        let p = receiver.stats().inv_theta_hat_sum;
+        let allowed =
+            crate::equation::throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, p);
+        let max_x_recv = receiver.stats().max_x_recv_bytes_per_s;
+        assert!(
+            (allowed / max_x_recv - 1.0).abs() < 0.05,
+            "{allowed} vs {max_x_recv}"
+        );
+    }
+
+    #[test]
+    fn first_packet_lost_uses_half_a_packet_per_rtt() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        let mut header = DataHeader {
+            seq: 1,
+            timestamp: at(0),
+            rtt: RTT,
+        };
+        // Sequence numbers start at 0 by convention, so a receiver that starts at 1 treats
+        // 0 as never sent; losing 2 while 3, 4, 5 arrive is the first loss, with no rate yet.
+        receiver.handle_data(at(50), &header, 1000, Ecn::NotCe);
+        for seq in 3..6 {
+            header.seq = seq;
+            receiver.handle_data(at(50), &header, 1000, Ecn::NotCe);
+        }
+        let p = receiver.stats().inv_theta_hat_sum;
+        let allowed =
+            crate::equation::throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, p);
+        // The floor 0.5/R packets/s is 5 kB/s; the four arrivals in one RTT are 40 kB/s, and
+        // the largest of the two applies.
+        assert!((allowed / 40_000.0 - 1.0).abs() < 0.05, "{allowed}");
+    }
+
+    #[test]
+    fn huge_sequence_jump_is_an_outage_not_an_allocation() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        deliver(&mut receiver, 0, 100);
+        deliver(&mut receiver, 2, 110);
+        let header = DataHeader {
+            seq: u64::MAX,
+            timestamp: at(60),
+            rtt: RTT,
+        };
+        receiver.handle_data(at(120), &header, 1000, Ecn::NotCe);
+        let stats = receiver.stats();
+        assert_eq!(stats.packets_received, 3);
+        assert_eq!(stats.packets_lost, u64::MAX - 2);
+        assert_eq!(stats.loss_events, 1);
+        assert!(receiver.window.len() <= 1);
+        // A later duplicate of the last sequence number cannot overflow anything.
+        receiver.handle_data(at(130), &header, 1000, Ecn::NotCe);
+        assert!((0.0..=1.0).contains(&receiver.loss_event_rate()));
+    }
+
+    #[test]
+    fn outage_within_the_window_bound_is_ordinary_loss() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        deliver(&mut receiver, 0, 100);
+        for seq in MAX_REORDERING_WINDOW - 4..MAX_REORDERING_WINDOW {
+            deliver(&mut receiver, seq, 200);
+        }
+        assert_eq!(receiver.stats().packets_lost, MAX_REORDERING_WINDOW - 5);
+        assert_eq!(receiver.stats().loss_events, 1);
     }
 }

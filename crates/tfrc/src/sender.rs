@@ -498,6 +498,240 @@ impl TcpRtoEstimator {
 mod tests {
     use super::*;
 
+    use rand_core::SeedableRng;
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    const MS: u64 = 1_000_000;
+
+    fn at(ms: u64) -> Time {
+        Time::from_nanos(ms * MS)
+    }
+
+    fn feedback(echo_ms: u64, p: f64, x_recv: f64) -> FeedbackHeader {
+        FeedbackHeader {
+            timestamp_echo: at(echo_ms),
+            t_delay: Duration::ZERO,
+            x_recv_bytes_per_s: x_recv,
+            p,
+        }
+    }
+
+    /// A sender that has had its first feedback at 100 ms (R = 100 ms, X = W_init/R = 40 kB/s).
+    fn started(config: TfrcConfig) -> Sender {
+        let mut sender = Sender::new(config, Time::ZERO).unwrap();
+        assert!(sender.poll_transmit(Time::ZERO, true).is_some());
+        sender.handle_feedback(at(100), &feedback(0, 0.0, 0.0));
+        sender
+    }
+
+    /// Sends greedily at every opportunity until `until`, returning the send times.
+    fn send_until(sender: &mut Sender, until: Time) -> Vec<Time> {
+        let mut times = Vec::new();
+        while let Some(t) = sender.poll_timeout() {
+            if t > until {
+                break;
+            }
+            sender.handle_timeout(t);
+            while sender.poll_transmit(t, true).is_some() {
+                times.push(t);
+            }
+        }
+        times
+    }
+
+    #[test]
+    fn starts_at_one_packet_per_second() {
+        let mut sender = Sender::new(TfrcConfig::default(), Time::ZERO).unwrap();
+        assert_eq!(sender.stats().x_bytes_per_s, 1000.0);
+        let first = sender.poll_transmit(Time::ZERO, true).unwrap();
+        assert_eq!((first.seq, first.rtt), (0, Duration::ZERO));
+        assert!(sender.poll_transmit(Time::ZERO, true).is_none());
+        // Next packet after s/X = 1 s; the nofeedback timer (2 s) is later.
+        assert_eq!(sender.poll_timeout(), Some(at(1000)));
+    }
+
+    #[test]
+    fn first_feedback_sets_initial_rate_and_rtt() {
+        let sender = started(TfrcConfig::default());
+        let stats = sender.stats();
+        assert_eq!(stats.rtt_s, 0.1);
+        assert!((stats.x_bytes_per_s - 40_000.0).abs() < 1e-9);
+        assert!(stats.slow_start);
+    }
+
+    #[test]
+    fn rtt_is_an_ewma_with_q_point_nine() {
+        let mut sender = started(TfrcConfig::default());
+        sender.handle_feedback(at(400), &feedback(200, 0.0, 40_000.0));
+        assert!((sender.stats().rtt_s - (0.9 * 0.1 + 0.1 * 0.2)).abs() < 1e-12);
+        assert!((sender.stats().rtt_sample_s - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn loss_applies_the_equation_within_the_receive_limit() {
+        let mut sender = started(TfrcConfig::default());
+        sender.handle_feedback(at(200), &feedback(100, 0.01, 1e9));
+        let x_calc = throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, 0.01);
+        assert!((sender.stats().x_bytes_per_s - x_calc).abs() < 1e-6);
+        assert!(!sender.stats().slow_start);
+        // A low receive rate caps X at 2 X_recv (the larger entries age out after 2R).
+        sender.handle_feedback(at(500), &feedback(400, 0.01, 20_000.0));
+        assert!((sender.stats().x_bytes_per_s - 40_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn rate_never_falls_below_one_packet_per_t_mbi() {
+        let mut sender = started(TfrcConfig::default());
+        // Once the initial Infinity has aged out, a receive rate of 1 B/s limits X to 2 B/s,
+        // which the s/t_mbi floor lifts to 1000/64 B/s.
+        sender.handle_feedback(at(300), &feedback(200, 0.0, 1.0));
+        sender.handle_feedback(at(400), &feedback(300, 1.0, 1.0));
+        assert_eq!(sender.stats().x_bytes_per_s, 1000.0 / 64.0);
+    }
+
+    #[test]
+    fn rate_scale_multiplies_the_equation() {
+        let config = TfrcConfig {
+            rate_scale: 2.0,
+            ..TfrcConfig::default()
+        };
+        let mut sender = started(config);
+        sender.handle_feedback(at(200), &feedback(100, 0.01, 1e9));
+        let x_calc = throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, 0.01);
+        assert!((sender.stats().x_bytes_per_s - 2.0 * x_calc).abs() < 1e-6);
+    }
+
+    #[test]
+    fn data_limited_loss_halves_the_receive_set() {
+        let mut sender = started(TfrcConfig::default());
+        // Two RTTs of full-rate feedback reporting 30 kB/s, so X_recv_set = {30k}.
+        sender.handle_feedback(at(300), &feedback(200, 0.0, 30_000.0));
+        sender.handle_feedback(at(400), &feedback(300, 0.0, 30_000.0));
+        // A send opportunity with no data marks the interval data-limited ...
+        let due = sender.poll_timeout().unwrap();
+        assert!(sender.poll_transmit(due, false).is_none());
+        // ... so a loss halves the set (15k) and uses 0.85 X_recv (8.5k): limit 15k, not 2x.
+        sender.handle_feedback(at(500), &feedback(400, 0.001, 10_000.0));
+        assert!((sender.stats().x_bytes_per_s - 15_000.0).abs() < 1e-6);
+    }
+
+    #[test]
+    fn data_limited_without_loss_keeps_the_largest_rate() {
+        let mut sender = started(TfrcConfig::default());
+        sender.handle_feedback(at(300), &feedback(200, 0.0, 30_000.0));
+        sender.handle_feedback(at(400), &feedback(300, 0.0, 30_000.0));
+        sender.handle_feedback(at(500), &feedback(400, 0.001, 30_000.0));
+        let due = sender.poll_timeout().unwrap();
+        assert!(sender.poll_transmit(due, false).is_none());
+        // An idle interval reports little, but the limit stays 2 x the set's maximum (30k).
+        sender.handle_feedback(at(600), &feedback(500, 0.001, 1_000.0));
+        let x_calc = throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, 0.001);
+        let expected = x_calc.min(60_000.0);
+        assert!((sender.stats().x_bytes_per_s - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn pacing_spaces_packets_by_s_over_x() {
+        let config = TfrcConfig {
+            oscillation_prevention: false,
+            ..TfrcConfig::default()
+        };
+        let mut sender = started(config);
+        let times = send_until(&mut sender, at(300));
+        let gaps: Vec<u64> = times
+            .windows(2)
+            .map(|w| w[1].as_nanos() - w[0].as_nanos())
+            .collect();
+        assert!(gaps.len() > 5);
+        assert!(gaps.iter().all(|&g| g == 25 * MS), "{gaps:?}");
+    }
+
+    #[test]
+    fn idle_credit_is_at_most_one_rtt() {
+        let config = TfrcConfig {
+            oscillation_prevention: false,
+            ..TfrcConfig::default()
+        };
+        let mut sender = started(config);
+        // The application has nothing for a second, then everything at once.
+        assert!(sender.poll_transmit(at(100), false).is_none());
+        let mut burst = 0;
+        while sender.poll_transmit(at(1100), true).is_some() {
+            burst += 1;
+        }
+        // One RTT of credit at 25 ms per packet: the packet due now plus 4 saved up.
+        assert_eq!(burst, 5);
+    }
+
+    #[test]
+    fn packets_may_leave_half_a_granularity_early() {
+        let config = TfrcConfig {
+            oscillation_prevention: false,
+            scheduling_granularity: Duration::from_millis(10),
+            ..TfrcConfig::default()
+        };
+        let mut sender = started(config);
+        // Use up the credit saved while waiting for the first feedback.
+        while sender.poll_transmit(at(100), true).is_some() {}
+        // Next due at 125 ms; t_delta = min(25, 10, 100)/2 = 5 ms.
+        assert!(sender.poll_transmit(at(119), true).is_none());
+        assert!(sender.poll_transmit(at(120), true).is_some());
+    }
+
+    #[test]
+    fn dither_stays_within_its_fraction() {
+        let config = TfrcConfig {
+            oscillation_prevention: false,
+            dither_fraction: 0.2,
+            ..TfrcConfig::default()
+        };
+        let mut sender = started(config);
+        sender.set_dither_rng(Box::new(Xoshiro256PlusPlus::seed_from_u64(1)));
+        // Stay before the nofeedback timer (500 ms), which would halve the rate.
+        let times = send_until(&mut sender, at(490));
+        let gaps: Vec<f64> = times
+            .windows(2)
+            .map(|w| (w[1].as_nanos() - w[0].as_nanos()) as f64 / (25 * MS) as f64)
+            .collect();
+        assert!(gaps.iter().all(|g| (0.8..=1.2).contains(g)), "{gaps:?}");
+        let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+        assert!((mean - 1.0).abs() < 0.1, "{mean}");
+        assert!(gaps.iter().any(|&g| (g - 1.0).abs() > 0.05));
+    }
+
+    #[test]
+    fn oscillation_prevention_slows_spacing_when_rtt_rises() {
+        let mut sender = started(TfrcConfig::default());
+        sender.handle_feedback(at(1000), &feedback(600, 0.01, 1e9));
+        let stats = sender.stats();
+        // R_sqmean = 0.9 sqrt(0.1) + 0.1 sqrt(0.4); X_inst = X R_sqmean / sqrt(0.4).
+        let sqmean = 0.9 * 0.1_f64.sqrt() + 0.1 * 0.4_f64.sqrt();
+        let expected = stats.x_bytes_per_s * sqmean / 0.4_f64.sqrt();
+        assert!((stats.x_inst_bytes_per_s - expected).abs() < 1e-6);
+        assert!(stats.x_inst_bytes_per_s < stats.x_bytes_per_s);
+    }
+
+    #[test]
+    fn nofeedback_in_slow_start_halves_and_rearms() {
+        let mut sender = started(TfrcConfig::default());
+        send_until(&mut sender, at(490));
+        // Armed at 100 ms for max(4R, 2s/X) = 400 ms.
+        sender.handle_timeout(at(499));
+        assert_eq!(sender.stats().nofeedback_expiries, 0);
+        sender.handle_timeout(at(500));
+        assert_eq!(sender.stats().nofeedback_expiries, 1);
+        assert!((sender.stats().x_bytes_per_s - 20_000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn idle_sender_keeps_the_initial_rate_on_nofeedback() {
+        let mut sender = started(TfrcConfig::default());
+        // Nothing sent since the timer was armed and X < 2 * initial rate: no halving.
+        sender.handle_timeout(at(500));
+        assert_eq!(sender.stats().nofeedback_expiries, 1);
+        assert!((sender.stats().x_bytes_per_s - 40_000.0).abs() < 1e-9);
+    }
+
     #[test]
     fn tcp_rto_matches_ns2_fixed_point() {
         let mut rto = TcpRtoEstimator::default();
