@@ -55,15 +55,6 @@ pub enum ShortHistory {
     Ns2,
 }
 
-/// The average that history discounting compares the open interval with (RFC 5348 §5.5).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DiscountReference {
-    /// The closed intervals' mean with their stored discount factors (RFC 5348 §5.5).
-    DiscountedMean,
-    /// The closed intervals' mean ignoring stored factors (ns-2 `est_loss_WALI`).
-    UndiscountedMean,
-}
-
 /// The rate the synthesized first loss interval is derived from (RFC 5348 §6.3.1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FirstIntervalRate {
@@ -96,6 +87,9 @@ pub struct TfrcConfig {
     pub initial_nofeedback: Duration,
     /// The nofeedback interval is max(k*R, 2s/X) with this k (RFC 5348: 4; ns-2: 2).
     pub nofeedback_rtts: u32,
+    /// A sanity bound on X in bytes/s, whatever the feedback says (hostile or broken feedback
+    /// must not make a sender emit an unbounded burst). Default 1.25e11 (1 Tb/s).
+    pub max_rate_bytes_per_s: f64,
     /// The response to an expired nofeedback timer.
     pub nofeedback_response: NofeedbackResponse,
     /// What the sender does with X_calc once a loss has been seen.
@@ -121,8 +115,6 @@ pub struct TfrcConfig {
     /// History discounting (RFC 5348 §5.5) with this THRESHOLD (0.25 in RFC 5348; 0.5 in RFC
     /// 3448, ns-2 and the paper), or `None` for none.
     pub discount_threshold: Option<f64>,
-    /// The mean history discounting compares I_0 with.
-    pub discount_reference: DiscountReference,
     /// The averaging rule while the history is short.
     pub short_history: ShortHistory,
     /// The rate the first loss interval is synthesized from.
@@ -142,6 +134,7 @@ impl Default for TfrcConfig {
             rtt_ewma_q: 0.9,
             initial_nofeedback: Duration::from_secs(2),
             nofeedback_rtts: 4,
+            max_rate_bytes_per_s: 1.25e11,
             nofeedback_response: NofeedbackResponse::Rfc5348,
             congestion_avoidance: CongestionAvoidance::JumpToCalculated,
             max_backoff_interval: Some(Duration::from_secs(64)),
@@ -152,7 +145,6 @@ impl Default for TfrcConfig {
             ndupack: 3,
             loss_intervals: 8,
             discount_threshold: Some(0.25),
-            discount_reference: DiscountReference::DiscountedMean,
             short_history: ShortHistory::Rfc5348,
             first_interval: FirstIntervalRate::MaxReceiveRate,
         }
@@ -188,7 +180,6 @@ impl TfrcConfig {
             sqrt_rtt_ewma_q: 0.95,
             ndupack: 1,
             discount_threshold: Some(0.5),
-            discount_reference: DiscountReference::UndiscountedMean,
             short_history: ShortHistory::Ns2,
             first_interval: FirstIntervalRate::CurrentReceiveRate,
             ..Self::default()
@@ -224,6 +215,13 @@ impl TfrcConfig {
                 "rate_scale",
                 "a positive number",
                 self.rate_scale.to_string(),
+            );
+        }
+        if !(self.max_rate_bytes_per_s.is_finite() && self.max_rate_bytes_per_s > 0.0) {
+            return bad(
+                "max_rate_bytes_per_s",
+                "a positive rate",
+                self.max_rate_bytes_per_s.to_string(),
             );
         }
         if let RateBeforeFeedback::BytesPerSecond(rate) = self.rate_before_feedback {

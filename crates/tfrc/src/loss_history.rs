@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use crate::config::{DiscountReference, ShortHistory};
+use crate::config::ShortHistory;
 
 /// One closed loss interval with its stored discount factor DF_i (RFC 5348 §5.5).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -32,7 +32,6 @@ pub struct LossHistory {
     weights: Vec<f64>,
     closed: VecDeque<ClosedInterval>,
     discount_threshold: Option<f64>,
-    discount_reference: DiscountReference,
     short_history: ShortHistory,
 }
 
@@ -51,18 +50,12 @@ pub fn interval_weights(n: usize) -> Vec<f64> {
 
 impl LossHistory {
     /// An empty history averaging `n` intervals, with history discounting at `discount_threshold`
-    /// (or none) measured against `discount_reference`, and the given short-history rule.
-    pub fn new(
-        n: usize,
-        discount_threshold: Option<f64>,
-        discount_reference: DiscountReference,
-        short_history: ShortHistory,
-    ) -> Self {
+    /// (or none) and the given short-history rule.
+    pub fn new(n: usize, discount_threshold: Option<f64>, short_history: ShortHistory) -> Self {
         LossHistory {
             weights: interval_weights(n),
             closed: VecDeque::with_capacity(n + 1),
             discount_threshold,
-            discount_reference,
             short_history,
         }
     }
@@ -151,15 +144,9 @@ impl LossHistory {
                 discount_factor: 1.0,
             };
         };
-        let reference = match self.discount_reference {
-            DiscountReference::DiscountedMean => closed_mean,
-            DiscountReference::UndiscountedMean => {
-                self.weighted_closed_mean(false).unwrap_or(closed_mean)
-            }
-        };
         let df = match self.discount_threshold {
-            Some(threshold) if open_packets > 2.0 * reference => {
-                (2.0 * reference / open_packets).max(threshold)
+            Some(threshold) if open_packets > 2.0 * closed_mean => {
+                (2.0 * closed_mean / open_packets).max(threshold)
             }
             _ => 1.0,
         };
@@ -198,7 +185,7 @@ mod tests {
         threshold: Option<f64>,
         rule: ShortHistory,
     ) -> LossHistory {
-        let mut h = LossHistory::new(8, threshold, DiscountReference::DiscountedMean, rule);
+        let mut h = LossHistory::new(8, threshold, rule);
         for &packets in closed_newest_first.iter().rev() {
             h.closed.push_front(ClosedInterval {
                 packets,
@@ -219,12 +206,7 @@ mod tests {
 
     #[test]
     fn no_loss_gives_zero() {
-        let h = LossHistory::new(
-            8,
-            Some(0.25),
-            DiscountReference::DiscountedMean,
-            ShortHistory::Rfc5348,
-        );
+        let h = LossHistory::new(8, Some(0.25), ShortHistory::Rfc5348);
         assert_eq!(h.loss_event_rate(1000.0), 0.0);
         assert_eq!(h.mean(5.0), None);
     }

@@ -52,9 +52,20 @@ pub struct ReceiverStats {
 
 /// The most packets the reordering window holds. A sequence number further ahead than this
 /// cannot be reordering (a TFRC sender that hears nothing halves its rate every few RTTs long
-/// before sending this many), so it is treated as the end of an outage: everything in between
-/// is lost. The bound keeps a peer's forged sequence number from costing unbounded memory.
+/// before sending this many). Such a packet is set aside: only [`OUTAGE_CONFIRMATION`]
+/// consecutive packets up there end an outage (everything in between is then lost); a lone one
+/// is ignored, so one forged sequence number can neither cost memory nor derail the flow.
 pub const MAX_REORDERING_WINDOW: u64 = 1 << 18;
+
+/// Consecutive far-ahead packets that confirm an outage (see [`MAX_REORDERING_WINDOW`]).
+pub const OUTAGE_CONFIRMATION: u64 = 4;
+
+/// The largest RTT taken from a data packet (64 s, RFC 5348's t_mbi): the receiver keeps one
+/// RTT of arrivals for X_recv, so a peer's absurd RTT must not make that unbounded.
+pub const MAX_PEER_RTT: Duration = Duration::from_secs(64);
+
+/// The most arrivals kept for measuring X_recv over the last RTT.
+const MAX_RECENT_ARRIVALS: usize = 1 << 16;
 
 /// The time the lost packet `seq` would have arrived, interpolated between the last arrival
 /// before it and the first after it (RFC 5348 §5.2).
@@ -98,6 +109,8 @@ pub struct Receiver {
     /// Timestamp of the newest data packet and when it arrived, echoed in feedback.
     last_data: Option<(Time, Time)>,
     first_arrival: Option<Time>,
+    /// A run of consecutive packets far ahead of the window: (first seq, next expected seq).
+    far_run: Option<(u64, u64)>,
     /// (arrival, bytes) of the packets within one RTT of the newest arrival, for X_recv.
     recent: VecDeque<(Time, u32)>,
     recent_bytes: u64,
@@ -116,7 +129,6 @@ impl Receiver {
         let history = LossHistory::new(
             config.loss_intervals,
             config.discount_threshold,
-            config.discount_reference,
             config.short_history,
         );
         Ok(Receiver {
@@ -127,6 +139,7 @@ impl Receiver {
             started: false,
             last_arrived: None,
             current_event: None,
+            far_run: None,
             rtt: Duration::ZERO,
             last_data: None,
             first_arrival: None,
@@ -146,7 +159,15 @@ impl Receiver {
     }
 
     /// A data packet of `size_bytes` arrived at `now` with the given ECN marking.
+    ///
+    /// Packets that cannot be placed are ignored and counted in `packets_ignored`: duplicates,
+    /// packets older than the window (already declared lost), sequence number `u64::MAX`, and a
+    /// far-ahead packet that no run of followers confirms (see [`MAX_REORDERING_WINDOW`]).
     pub fn handle_data(&mut self, now: Time, header: &DataHeader, size_bytes: u32, ecn: Ecn) {
+        if header.seq == u64::MAX {
+            self.stats.packets_ignored += 1;
+            return;
+        }
         if !self.started {
             self.started = true;
             self.base_seq = header.seq;
@@ -156,8 +177,11 @@ impl Receiver {
             self.stats.packets_ignored += 1;
             return;
         }
-        if header.seq - self.base_seq >= MAX_REORDERING_WINDOW {
-            self.skip_outage(header.seq, now);
+        if header.seq - self.base_seq >= MAX_REORDERING_WINDOW
+            && !self.confirm_outage(header.seq, now)
+        {
+            self.stats.packets_ignored += 1;
+            return;
         }
         let offset = (header.seq - self.base_seq) as usize;
         if offset >= self.window.len() {
@@ -178,7 +202,7 @@ impl Receiver {
         }
 
         if !header.rtt.is_zero() {
-            self.rtt = header.rtt;
+            self.rtt = header.rtt.min(MAX_PEER_RTT);
         }
         if self.last_data.is_none_or(|(ts, _)| header.timestamp >= ts) {
             self.last_data = Some((header.timestamp, now));
@@ -187,6 +211,11 @@ impl Receiver {
         self.data_since_feedback = true;
         self.recent.push_back((now, size_bytes));
         self.recent_bytes += u64::from(size_bytes);
+        if self.recent.len() > MAX_RECENT_ARRIVALS {
+            if let Some((_, bytes)) = self.recent.pop_front() {
+                self.recent_bytes -= u64::from(bytes);
+            }
+        }
         self.trim_recent(now);
 
         let p_before = self.stats.p;
@@ -310,6 +339,23 @@ impl Receiver {
             .enumerate()
             .find_map(|(i, slot)| slot.arrival.map(|t| (self.base_seq + i as u64, t)))
             .unwrap_or((self.base_seq, Time::ZERO))
+    }
+
+    /// Records a far-ahead packet; returns true once [`OUTAGE_CONFIRMATION`] consecutive ones
+    /// have arrived, after skipping everything before the run's first packet as lost (the run's
+    /// earlier packets were ignored, so they count as lost too).
+    fn confirm_outage(&mut self, seq: u64, now: Time) -> bool {
+        let run = match self.far_run {
+            Some((first, next)) if seq == next => (first, next + 1),
+            _ => (seq, seq + 1),
+        };
+        if run.1 - run.0 < OUTAGE_CONFIRMATION {
+            self.far_run = Some(run);
+            return false;
+        }
+        self.far_run = None;
+        self.skip_outage(seq, now);
+        true
     }
 
     /// Everything before `seq` is decided at once after an outage: the window's holes are lost
@@ -574,24 +620,57 @@ mod tests {
     }
 
     #[test]
-    fn huge_sequence_jump_is_an_outage_not_an_allocation() {
+    fn forged_far_sequence_numbers_are_ignored() {
         let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
         deliver(&mut receiver, 0, 100);
-        deliver(&mut receiver, 2, 110);
-        let header = DataHeader {
-            seq: u64::MAX,
-            timestamp: at(60),
-            rtt: RTT,
-        };
-        receiver.handle_data(at(120), &header, 1000, Ecn::NotCe);
-        let stats = receiver.stats();
-        assert_eq!(stats.packets_received, 3);
-        assert_eq!(stats.packets_lost, u64::MAX - 2);
-        assert_eq!(stats.loss_events, 1);
+        for seq in [u64::MAX, u64::MAX - 1, 1 << 40, (1 << 40) + 7] {
+            let header = DataHeader {
+                seq,
+                timestamp: at(60),
+                rtt: RTT,
+            };
+            receiver.handle_data(at(110), &header, 1000, Ecn::NotCe);
+        }
+        assert_eq!(receiver.stats().packets_ignored, 4);
         assert!(receiver.window.len() <= 1);
-        // A later duplicate of the last sequence number cannot overflow anything.
-        receiver.handle_data(at(130), &header, 1000, Ecn::NotCe);
-        assert!((0.0..=1.0).contains(&receiver.loss_event_rate()));
+        // The real flow carries on.
+        for seq in 1..100 {
+            deliver(&mut receiver, seq, 120 + seq);
+        }
+        assert_eq!(receiver.stats().packets_received, 100);
+        assert_eq!(receiver.stats().loss_events, 0);
+    }
+
+    #[test]
+    fn a_confirmed_far_run_ends_an_outage() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        deliver(&mut receiver, 0, 100);
+        let far = MAX_REORDERING_WINDOW + 10;
+        for seq in far..far + OUTAGE_CONFIRMATION + 2 {
+            deliver(&mut receiver, seq, 200);
+        }
+        let stats = receiver.stats();
+        // The first three of the run were ignored before the fourth confirmed it; 1 .. far+2
+        // are lost (far+3 confirmed the run).
+        assert_eq!(stats.packets_ignored, OUTAGE_CONFIRMATION - 1);
+        assert_eq!(stats.packets_received, 1 + 3);
+        assert_eq!(stats.loss_events, 1);
+        assert_eq!(stats.packets_lost, far + OUTAGE_CONFIRMATION - 1 - 1);
+    }
+
+    #[test]
+    fn absurd_peer_rtt_is_clamped() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        for seq in 0..(MAX_RECENT_ARRIVALS as u64 + 10) {
+            let header = DataHeader {
+                seq,
+                timestamp: at(1),
+                rtt: Duration::from_secs(1 << 30),
+            };
+            receiver.handle_data(at(2), &header, 1000, Ecn::NotCe);
+        }
+        assert_eq!(receiver.stats().rtt_s, 64.0);
+        assert!(receiver.recent.len() <= MAX_RECENT_ARRIVALS);
     }
 
     #[test]

@@ -40,9 +40,14 @@ pub struct SenderStats {
     pub feedback_received: u64,
     /// Nofeedback timer expirations.
     pub nofeedback_expiries: u64,
+    /// Feedback packets ignored because p or X_recv was not a finite number in range.
+    pub feedback_ignored: u64,
     /// Whether the sender is still in slow start (no loss reported yet).
     pub slow_start: bool,
 }
+
+/// The smallest RTT sample taken (1 µs): a floor against zero-delay paths and bogus echoes.
+const MIN_RTT_SAMPLE_S: f64 = 1e-6;
 
 /// A random source for the gap dither; any `rand_core` generator works.
 pub type DitherRng = Box<dyn RngCore + Send>;
@@ -79,6 +84,9 @@ pub struct Sender {
     nofeedback_deadline: Time,
     sent_since_nofeedback_set: bool,
     data_limited_since_feedback: bool,
+    /// The application had nothing to send at the last opportunity: until it has, only the
+    /// nofeedback timer is due (so an idle driver does not spin on send times in the past).
+    app_idle: bool,
     dither: Option<DitherRng>,
     stats: SenderStats,
 }
@@ -126,6 +134,7 @@ impl Sender {
             nofeedback_deadline: now + config.initial_nofeedback,
             sent_since_nofeedback_set: false,
             data_limited_since_feedback: false,
+            app_idle: false,
             dither: None,
             stats: SenderStats::default(),
             config,
@@ -140,8 +149,13 @@ impl Sender {
         self.dither = Some(rng);
     }
 
-    /// The next time something is due: a packet send or the nofeedback timer.
+    /// The next time something is due: a packet send or the nofeedback timer. After
+    /// `poll_transmit(_, false)` only the nofeedback timer counts, until the application has data
+    /// again (then call `poll_transmit(now, true)` at once).
     pub fn poll_timeout(&self) -> Option<Time> {
+        if self.app_idle {
+            return Some(self.nofeedback_deadline);
+        }
         let send = self.next_send - self.send_tolerance();
         Some(send.min(self.nofeedback_deadline))
     }
@@ -150,10 +164,12 @@ impl Sender {
     /// application has data; a send opportunity without data marks the sender data-limited
     /// (RFC 5348 §8.2) and earns at most one RTT of burst credit (§4.6).
     pub fn poll_transmit(&mut self, now: Time, app_has_data: bool) -> Option<DataHeader> {
+        self.app_idle = false;
         if now + self.send_tolerance() < self.next_send {
             return None;
         }
         if !app_has_data {
+            self.app_idle = true;
             self.data_limited_since_feedback = true;
             let credit = self.burst_credit();
             if self.next_send + credit < now {
@@ -180,21 +196,30 @@ impl Sender {
         Some(header)
     }
 
-    /// Processes a feedback packet received at `now` (RFC 5348 §4.3).
+    /// Processes a feedback packet received at `now` (RFC 5348 §4.3). A report whose p is not in
+    /// [0, 1] or whose X_recv is not a finite non-negative number is ignored and counted.
     pub fn handle_feedback(&mut self, now: Time, feedback: &FeedbackHeader) {
+        let valid_p = (0.0..=1.0).contains(&feedback.p);
+        let valid_x_recv =
+            feedback.x_recv_bytes_per_s.is_finite() && feedback.x_recv_bytes_per_s >= 0.0;
+        if !(valid_p && valid_x_recv) {
+            self.stats.feedback_ignored += 1;
+            return;
+        }
+        // No real path has an RTT below a microsecond; the floor keeps W_init/R finite.
         let sample = now
             .saturating_since(feedback.timestamp_echo)
             .saturating_sub(feedback.t_delay)
             .as_secs_f64()
-            .max(1e-9);
+            .max(MIN_RTT_SAMPLE_S);
         self.update_rtt(sample);
         let rtt = self.rtt_s.unwrap_or(sample);
         let p_rose = feedback.p > self.p;
         let first_feedback = !self.got_feedback;
         self.got_feedback = true;
         self.stats.feedback_received += 1;
-        self.p = feedback.p.clamp(0.0, 1.0);
-        self.x_recv = feedback.x_recv_bytes_per_s.max(0.0);
+        self.p = feedback.p;
+        self.x_recv = feedback.x_recv_bytes_per_s;
         self.x_calc = self.calculated_rate(rtt);
 
         let recv_limit = self.receive_limit(now, rtt, p_rose);
@@ -221,6 +246,7 @@ impl Sender {
             self.x = (2.0 * self.x).min(recv_limit).max(initial_rate);
             self.last_doubling = Some(now);
         }
+        self.x = self.x.min(self.config.max_rate_bytes_per_s);
         self.restart_nofeedback_timer(now, rtt);
         self.data_limited_since_feedback = false;
         self.reschedule_after_rate_change();
@@ -324,13 +350,17 @@ impl Sender {
 
     /// ns-2 `Agent/TFRC` congestion avoidance: jump to X_calc on the first loss; later rise
     /// toward X_calc by (s/R)*min(elapsed/R, 2) per report, capped by max(recv_limit, s/R);
-    /// fall to X_calc at once.
+    /// fall to X_calc at once (capped the same way). `last_change_` is left alone when slow
+    /// start ends, as in ns-2. ns-2's cap is 2 X_recv of the latest report alone; with our
+    /// timer-driven reports (ns-2 reports on an arrival) one RTT's count is too coarse at a few
+    /// packets per RTT, so the cap uses X_recv_set's two RTTs (docs/tfrc.md).
     fn ns2_rate_update(&mut self, now: Time, rtt: f64, recv_limit: f64, first_loss: bool) -> f64 {
+        if first_loss {
+            return self.x_calc.max(self.min_rate);
+        }
         let one_packet_per_rtt = self.s / rtt;
         let ceiling = recv_limit.max(one_packet_per_rtt);
-        let x = if first_loss {
-            self.x_calc
-        } else if self.x_calc > self.x {
+        let x = if self.x_calc > self.x {
             let elapsed = now.saturating_since(self.last_change).as_secs_f64();
             let mult = (elapsed / rtt).min(2.0);
             (self.x + one_packet_per_rtt * mult)
@@ -424,7 +454,8 @@ impl Sender {
                 gap *= 1.0 + dither * (2.0 * u - 1.0);
             }
         }
-        duration_from_secs(gap)
+        // At least a nanosecond, so that the schedule always moves forward.
+        duration_from_secs(gap).max(Duration::from_nanos(1))
     }
 
     /// After a rate change the next packet may come sooner than scheduled at the old rate.
@@ -721,6 +752,59 @@ mod tests {
         sender.handle_timeout(at(500));
         assert_eq!(sender.stats().nofeedback_expiries, 1);
         assert!((sender.stats().x_bytes_per_s - 20_000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn invalid_feedback_is_ignored_and_counted() {
+        let mut sender = started(TfrcConfig::default());
+        let before = *sender.stats();
+        sender.handle_feedback(at(200), &feedback(100, f64::NAN, 1.0));
+        sender.handle_feedback(at(200), &feedback(100, 1.5, 1.0));
+        sender.handle_feedback(at(200), &feedback(100, 0.1, f64::INFINITY));
+        sender.handle_feedback(at(200), &feedback(100, 0.1, -1.0));
+        assert_eq!(sender.stats().feedback_ignored, 4);
+        assert_eq!(sender.stats().x_bytes_per_s, before.x_bytes_per_s);
+        assert_eq!(sender.stats().p, before.p);
+    }
+
+    #[test]
+    fn hostile_feedback_cannot_unbound_the_rate() {
+        let mut sender = started(TfrcConfig::default());
+        for k in 2..200 {
+            sender.handle_feedback(at(100 * k), &feedback(100 * k - 1, 0.0, 1e300));
+        }
+        assert_eq!(sender.stats().x_bytes_per_s, 1.25e11);
+        // One poll can only release the burst credit of one RTT (1 ms of RTT here).
+        let mut burst = 0;
+        while sender.poll_transmit(at(100 * 200), true).is_some() {
+            burst += 1;
+            assert!(burst < 1_000_000, "unbounded burst");
+        }
+    }
+
+    #[test]
+    fn zero_delay_path_does_not_livelock() {
+        let mut sender = Sender::new(TfrcConfig::default(), Time::ZERO).unwrap();
+        assert!(sender.poll_transmit(Time::ZERO, true).is_some());
+        sender.handle_feedback(Time::ZERO, &feedback(0, 0.0, 0.0));
+        assert_eq!(sender.stats().rtt_s, 1e-6);
+        let mut sent = 0;
+        while sender.poll_transmit(Time::ZERO, true).is_some() {
+            sent += 1;
+            assert!(sent < 1000, "livelock");
+        }
+        assert!(sender.poll_timeout().unwrap() > Time::ZERO);
+    }
+
+    #[test]
+    fn idle_application_does_not_make_the_timer_spin() {
+        let mut sender = started(TfrcConfig::default());
+        while sender.poll_transmit(at(100), true).is_some() {}
+        let due = sender.poll_timeout().unwrap();
+        assert!(sender.poll_transmit(due, false).is_none());
+        // Only the nofeedback deadline (500 ms) is due while the application is idle.
+        assert_eq!(sender.poll_timeout(), Some(at(500)));
+        assert!(sender.poll_transmit(at(300), true).is_some());
     }
 
     #[test]
