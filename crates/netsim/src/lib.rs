@@ -1,0 +1,15 @@
+//! # netsim: a deterministic packet-level network simulator
+//!
+//! The building blocks so far: the packet value type, named random streams, the output queues
+//! (DropTail, RED as ns-2 implements it, Adaptive RED) and the loss models (periodic, Bernoulli,
+//! Gilbert-Elliott, list, schedule). The engine, links, topologies, agents, monitors and scenario
+//! files come next. Time is integer nanoseconds ([`tfrc::Time`]); every random component draws
+//! from its own stream derived from the scenario seed and a stable name, so a run is a pure
+//! function of (scenario, seed).
+
+pub mod loss;
+pub mod packet;
+pub mod queue;
+pub mod rng;
+
+pub use tfrc::Time;

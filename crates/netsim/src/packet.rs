@@ -1,0 +1,69 @@
+//! The simulated packet: a small value type moved (never shared) from agent to link to agent.
+
+use tfrc::Time;
+
+/// A flow's index in the scenario (stable: it also names the flow's RNG stream).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FlowId(pub u32);
+
+/// A node's index in the topology.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct NodeId(pub u32);
+
+/// What a packet carries beyond its size: the protocol header of the agent that sent it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Payload {
+    /// A constant-bit-rate data packet (the built-in CBR source).
+    Cbr,
+    /// A TFRC data packet.
+    TfrcData(tfrc::DataHeader),
+    /// A TFRC feedback packet.
+    TfrcFeedback(tfrc::FeedbackHeader),
+}
+
+/// One packet in flight. Copy-sized: no heap allocation per packet.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Packet {
+    /// The flow this packet belongs to (data and its feedback share the flow's id).
+    pub flow: FlowId,
+    /// Per-flow, per-direction sequence number (+1 per packet sent).
+    pub seq: u64,
+    /// Size on the wire in bytes, headers included.
+    pub size_bytes: u32,
+    /// Where the packet is headed; links forward by this.
+    pub dst: NodeId,
+    /// When the sending agent emitted it.
+    pub sent_at: Time,
+    /// Whether the packet travels from the flow's receiver back to its sender (ACKs, feedback).
+    pub reverse: bool,
+    /// ECN-capable transport: a RED queue with marking on may mark instead of drop.
+    pub ecn_capable: bool,
+    /// Congestion Experienced, set by a marking queue.
+    pub ecn_ce: bool,
+    /// The protocol header.
+    pub payload: Payload,
+}
+
+impl Packet {
+    /// A forward-direction packet of `flow` to `dst`, sent at `sent_at`, without ECN.
+    pub fn new(
+        flow: FlowId,
+        seq: u64,
+        size_bytes: u32,
+        dst: NodeId,
+        sent_at: Time,
+        payload: Payload,
+    ) -> Packet {
+        Packet {
+            flow,
+            seq,
+            size_bytes,
+            dst,
+            sent_at,
+            reverse: false,
+            ecn_capable: false,
+            ecn_ce: false,
+            payload,
+        }
+    }
+}
