@@ -67,3 +67,16 @@ impl Packet {
         }
     }
 }
+
+/// A 1000-byte-class CBR packet of flow 0 to node 1, for unit tests.
+#[cfg(test)]
+pub(crate) fn test_packet(seq: u64, size_bytes: u32) -> Packet {
+    Packet::new(
+        FlowId(0),
+        seq,
+        size_bytes,
+        NodeId(1),
+        Time::ZERO,
+        Payload::Cbr,
+    )
+}

@@ -66,18 +66,10 @@ impl DropTail {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{FlowId, NodeId, Payload};
-    use tfrc::Time;
+    use crate::packet::test_packet;
 
     fn packet(seq: u64, size_bytes: u32) -> Packet {
-        Packet::new(
-            FlowId(0),
-            seq,
-            size_bytes,
-            NodeId(1),
-            Time::ZERO,
-            Payload::Cbr,
-        )
+        test_packet(seq, size_bytes)
     }
 
     #[test]

@@ -710,18 +710,11 @@ fn powi_u64(base: f64, mut exp: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packet::{FlowId, NodeId, Payload};
+    use crate::packet::test_packet;
     use crate::rng::stream;
 
     fn packet(seq: u64, size_bytes: u32, ecn_capable: bool) -> Packet {
-        let mut packet = Packet::new(
-            FlowId(0),
-            seq,
-            size_bytes,
-            NodeId(1),
-            Time::ZERO,
-            Payload::Cbr,
-        );
+        let mut packet = test_packet(seq, size_bytes);
         packet.ecn_capable = ecn_capable;
         packet
     }
