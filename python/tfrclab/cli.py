@@ -52,24 +52,25 @@ def _positive_duration(text: str) -> float:
     return seconds
 
 
-def _probability(text: str) -> float:
+def _number(text: str, what: str, expected: str, in_range: Callable[[float], bool]) -> float:
+    """Parse ``text`` as a float and check it, with errors that name ``what`` and ``expected``."""
     try:
-        p = float(text)
+        value = float(text)
     except ValueError:
-        raise ValueError(f"invalid loss event rate {text!r}: expected a number in (0, 1]") from None
-    if not 0.0 < p <= 1.0:
-        raise ValueError(f"loss event rate p must be in (0, 1], got {text}")
-    return p
+        raise ValueError(f"invalid {what} {text!r}: expected {expected}") from None
+    if not in_range(value):
+        raise ValueError(f"{what} must be {expected}, got {text}")
+    return value
+
+
+def _probability(text: str) -> float:
+    return _number(text, "loss event rate p", "a number in (0, 1]", lambda p: 0.0 < p <= 1.0)
 
 
 def _acks_per_packet(text: str) -> float:
-    try:
-        b = float(text)
-    except ValueError:
-        raise ValueError(f"invalid b {text!r}: expected a number >= 1") from None
-    if not 1.0 <= b < float("inf"):
-        raise ValueError(f"b (packets per ACK) must be a finite number >= 1, got {text}")
-    return b
+    return _number(
+        text, "b (packets per ACK)", "a finite number >= 1", lambda b: 1.0 <= b < float("inf")
+    )
 
 
 def _cmd_equation(args: argparse.Namespace) -> int:

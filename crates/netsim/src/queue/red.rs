@@ -719,6 +719,15 @@ mod tests {
         packet
     }
 
+    /// Puts `n` ECN-capable 500-byte packets in the queue directly and marks the average as
+    /// initialised, so the next arrival sees a queue of `n` (with w_q = 1, avg = n).
+    fn fill(q: &mut Red, n: u64) {
+        for seq in 0..n {
+            q.fifo.push(packet(seq, 500, true));
+        }
+        q.old = true;
+    }
+
     fn red(config: RedConfig) -> Red {
         Red::new(&config, 10_000_000, Duration::ZERO).unwrap()
     }
@@ -842,10 +851,7 @@ mod tests {
             queue_weight: QueueWeight::Fixed(1.0),
             ..RedConfig::ns2_2000()
         });
-        for seq in 0..15 {
-            q.fifo.push(packet(seq, 500, true));
-        }
-        q.old = true;
+        fill(&mut q, 15);
         q.config.ecn = true;
         // avg = 15 = max_th, not gentle, use_mark_p false: forced, even for ECN-capable packets.
         assert!(matches!(
@@ -868,10 +874,7 @@ mod tests {
         };
         // avg = 14: p_b = 0.09 ≤ 0.1, count forced high so p_a = 1.
         let mut q = red(config.clone());
-        for seq in 0..14 {
-            q.fifo.push(packet(seq, 500, true));
-        }
-        q.old = true;
+        fill(&mut q, 14);
         q.count = 100;
         assert_eq!(
             q.enqueue(Time::ZERO, packet(14, 500, true), &mut rng),
@@ -887,10 +890,7 @@ mod tests {
         assert_eq!((q.stats.marks, q.stats.early_drops), (1, 1));
         // avg = 20 in the gentle region: p_b = 0.4 > mark_p, so ECN-capable packets are dropped.
         let mut q = red(config);
-        for seq in 0..20 {
-            q.fifo.push(packet(seq, 500, true));
-        }
-        q.old = true;
+        fill(&mut q, 20);
         q.count = 100;
         assert!(matches!(
             q.enqueue(Time::ZERO, packet(20, 500, true), &mut rng),
