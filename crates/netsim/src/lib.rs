@@ -9,9 +9,11 @@
 
 pub mod event_queue;
 pub mod loss;
+pub mod monitor;
 pub mod packet;
 pub mod queue;
 pub mod rng;
+pub mod scenario;
 pub mod serialization;
 
 pub use tfrc::Time;

@@ -1,0 +1,1 @@
+//! Monitors recorded while a run goes (filled in next).
