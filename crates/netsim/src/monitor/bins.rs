@@ -1,0 +1,244 @@
+//! Fixed-width time bins, shared by the flow and link monitors.
+//!
+//! Bin k covers the half-open interval [k·w, (k+1)·w) of simulated time, w being the bin width.
+//! Every time series the monitors record is one value per bin: the send rate at timescale delta
+//! of Floyd 2000 eq. 3 is `s · packets(bin) / delta`, and the queue-length time series of Floyd
+//! 2000 Figs. 14 and 24-28 (Yang 2001) is the time-weighted mean per bin. Bin arithmetic is
+//! integer nanoseconds, so an interval is split across bins exactly.
+
+use std::time::Duration;
+
+use tfrc::time::duration_nanos;
+use tfrc::Time;
+
+/// The bin grid: a width in nanoseconds and the arithmetic that maps times to bins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bins {
+    width_ns: u64,
+}
+
+impl Bins {
+    /// A grid of bins `width` wide.
+    ///
+    /// # Panics
+    /// If `width` is zero (every time would fall in infinitely many bins). The engine validates
+    /// the scenario's bin width before building monitors, so this is a programming error.
+    pub fn new(width: Duration) -> Bins {
+        let width_ns = duration_nanos(width);
+        assert!(width_ns > 0, "monitor bin width must be positive");
+        Bins { width_ns }
+    }
+
+    /// The bin width.
+    pub fn width(&self) -> Duration {
+        Duration::from_nanos(self.width_ns)
+    }
+
+    /// The bin width in nanoseconds (never zero).
+    pub fn width_nanos(&self) -> u64 {
+        self.width_ns
+    }
+
+    /// The index of the bin holding `t`: floor(t / w).
+    pub fn index(&self, t: Time) -> usize {
+        usize::try_from(t.as_nanos() / self.width_ns).unwrap_or(usize::MAX)
+    }
+
+    /// How many bins a run over [0, end) has: ceil(end / w), so 0 when `end` is zero and a last,
+    /// partial bin when `end` is not a multiple of the width.
+    pub fn count(&self, end: Time) -> usize {
+        let ns = end.as_nanos();
+        let full = ns / self.width_ns;
+        let n = if ns % self.width_ns == 0 {
+            full
+        } else {
+            full + 1
+        };
+        usize::try_from(n).unwrap_or(usize::MAX)
+    }
+
+    /// When bin `k` starts: k·w (saturating at [`Time::MAX`]).
+    pub fn start(&self, k: usize) -> Time {
+        let k = u64::try_from(k).unwrap_or(u64::MAX);
+        Time::from_nanos(k.saturating_mul(self.width_ns))
+    }
+
+    /// Splits the interval [from, to) across the bins it overlaps: calls `f(k, ns)` once per bin
+    /// k, in increasing order, with the `ns` > 0 nanoseconds of the interval that lie in bin k.
+    /// The `ns` add up to `to - from` exactly; an empty or reversed interval calls nothing.
+    pub fn split(&self, from: Time, to: Time, mut f: impl FnMut(usize, u64)) {
+        let (mut t, to) = (from.as_nanos(), to.as_nanos());
+        while t < to {
+            let k = t / self.width_ns;
+            let bin_end = k.saturating_add(1).saturating_mul(self.width_ns);
+            // bin_end > t always (it only saturates at u64::MAX, and t < to <= u64::MAX).
+            let seg_end = bin_end.min(to);
+            f(usize::try_from(k).unwrap_or(usize::MAX), seg_end - t);
+            t = seg_end;
+        }
+    }
+}
+
+/// A per-bin time series that grows lazily: reading or writing bin k first extends it with the
+/// fill value up to k. Shared by the flow and link monitors so the grow-pad-truncate logic exists
+/// once. Memory is one value per bin touched so far, never per event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerBin<T> {
+    values: Vec<T>,
+    fill: T,
+}
+
+impl<T: Copy> PerBin<T> {
+    /// An empty series whose untouched bins read as `fill` (0 for counters, NaN for samples).
+    pub fn new(fill: T) -> PerBin<T> {
+        PerBin {
+            values: Vec::new(),
+            fill,
+        }
+    }
+
+    /// Bin `k`'s value, for update in place; extends the series with the fill value up to `k`.
+    pub fn at(&mut self, k: usize) -> &mut T {
+        if k >= self.values.len() {
+            self.values.resize(k + 1, self.fill);
+        }
+        &mut self.values[k]
+    }
+
+    /// Bin `k`'s value without growing the series (the fill value beyond its end).
+    pub fn get(&self, k: usize) -> T {
+        self.values.get(k).copied().unwrap_or(self.fill)
+    }
+
+    /// How many bins have been touched (the highest index touched plus one).
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Whether no bin has been touched.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// The values so far.
+    pub fn as_slice(&self) -> &[T] {
+        &self.values
+    }
+
+    /// The series as exactly `n` values: padded with the fill value, or truncated (bins at or
+    /// after the run's end are dropped).
+    pub fn into_vec(self, n: usize) -> Vec<T> {
+        let mut values = self.values;
+        values.resize(n, self.fill);
+        values
+    }
+
+    /// The series as exactly `n` values, each mapped by `f` (e.g. an integral to a mean).
+    pub fn map_into_vec<U>(self, n: usize, f: impl FnMut(T) -> U) -> Vec<U> {
+        self.into_vec(n).into_iter().map(f).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Time {
+        Time::from_nanos(n * 1_000_000)
+    }
+
+    #[test]
+    fn index_is_floor_and_bins_are_half_open() {
+        let b = Bins::new(Duration::from_millis(10));
+        assert_eq!(b.index(Time::ZERO), 0);
+        assert_eq!(b.index(Time::from_nanos(9_999_999)), 0);
+        assert_eq!(b.index(ms(10)), 1);
+        assert_eq!(b.index(ms(25)), 2);
+    }
+
+    #[test]
+    fn count_is_ceil_and_zero_for_an_empty_run() {
+        let b = Bins::new(Duration::from_millis(10));
+        assert_eq!(b.count(Time::ZERO), 0);
+        assert_eq!(b.count(Time::from_nanos(1)), 1);
+        assert_eq!(b.count(ms(10)), 1);
+        assert_eq!(b.count(Time::from_nanos(10_000_001)), 2);
+        assert_eq!(b.count(ms(100)), 10);
+    }
+
+    #[test]
+    fn width_and_start() {
+        let b = Bins::new(Duration::from_millis(10));
+        assert_eq!(b.width(), Duration::from_millis(10));
+        assert_eq!(b.width_nanos(), 10_000_000);
+        assert_eq!(b.start(0), Time::ZERO);
+        assert_eq!(b.start(3), ms(30));
+        assert_eq!(b.start(usize::MAX), Time::MAX);
+    }
+
+    #[test]
+    #[should_panic(expected = "bin width must be positive")]
+    fn zero_width_is_refused() {
+        let _ = Bins::new(Duration::ZERO);
+    }
+
+    #[test]
+    fn split_covers_the_interval_exactly() {
+        let b = Bins::new(Duration::from_nanos(10));
+        let mut parts = Vec::new();
+        b.split(Time::from_nanos(7), Time::from_nanos(32), |k, ns| {
+            parts.push((k, ns))
+        });
+        assert_eq!(parts, vec![(0, 3), (1, 10), (2, 10), (3, 2)]);
+
+        parts.clear();
+        b.split(Time::from_nanos(10), Time::from_nanos(20), |k, ns| {
+            parts.push((k, ns))
+        });
+        assert_eq!(parts, vec![(1, 10)]);
+
+        parts.clear();
+        b.split(Time::from_nanos(5), Time::from_nanos(5), |k, ns| {
+            parts.push((k, ns))
+        });
+        b.split(Time::from_nanos(9), Time::from_nanos(5), |k, ns| {
+            parts.push((k, ns))
+        });
+        assert!(parts.is_empty());
+    }
+
+    #[test]
+    fn split_reaches_the_end_of_time() {
+        let b = Bins::new(Duration::from_nanos(u64::MAX / 2 + 1));
+        let mut total = 0;
+        b.split(Time::from_nanos(1), Time::MAX, |_, ns| total += ns);
+        assert_eq!(total, u64::MAX - 1);
+    }
+
+    #[test]
+    fn per_bin_grows_lazily_and_pads_or_truncates() {
+        let mut v = PerBin::new(0u32);
+        assert!(v.is_empty());
+        *v.at(3) += 2;
+        *v.at(1) += 1;
+        assert_eq!(v.len(), 4);
+        assert_eq!(v.as_slice(), &[0, 1, 0, 2]);
+        assert_eq!(v.get(3), 2);
+        assert_eq!(v.get(10), 0);
+        assert_eq!(v.clone().into_vec(6), vec![0, 1, 0, 2, 0, 0]);
+        assert_eq!(v.clone().into_vec(2), vec![0, 1]);
+        assert_eq!(v.into_vec(0), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn per_bin_fill_and_map() {
+        let mut v = PerBin::new(f64::NAN);
+        *v.at(1) = 2.0;
+        let out = v.clone().into_vec(3);
+        assert!(out[0].is_nan() && out[2].is_nan());
+        assert_eq!(out[1], 2.0);
+        let mut w = PerBin::new(0u64);
+        *w.at(0) = 5;
+        assert_eq!(w.map_into_vec(2, |x| x as f64 / 10.0), vec![0.5, 0.0]);
+    }
+}

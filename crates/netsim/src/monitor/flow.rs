@@ -1,0 +1,482 @@
+//! The per-flow monitor: what a flow sent, delivered and lost, per bin and in total, its loss
+//! events, and its agent's state sampled once per bin.
+//!
+//! The send rate at timescale delta (Floyd 2000 eq. 3) and everything built on it (CoV,
+//! equivalence, fairness, friendliness) are computed afterwards from [`FlowBins`]; the packet
+//! loss rate and the loss event rate (Rhee & Xu 2005 §2) from [`FlowTotals`].
+//!
+//! # Loss events
+//! Loss events are counted by the monitor, the same way for every protocol (Rhee & Xu 2005 §2:
+//! "measured the same way for TCP, TFRC, CBR"), not taken from the agent. A drop opens a new
+//! event when there is no event yet, or when its packet was sent more than one RTT
+//! (`loss_event_rtt`) after the packet whose loss opened the current event: the rule RFC 5348
+//! §5.2 uses to group losses. Send times (`sent_at`), not drop times, are compared, so drops on
+//! different hops order by when their packets left the source; a drop whose packet was sent
+//! before the current event's first lost packet joins the current event. An event is binned by
+//! the time of the drop that opened it.
+
+use std::time::Duration;
+
+use tfrc::Time;
+
+use super::bins::{Bins, PerBin};
+
+/// A flow's per-bin series, each exactly as long as the run has bins (`ceil(end / bin)`).
+/// Bin k covers [k·bin, (k+1)·bin).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FlowBins {
+    /// Forward data packets that left the source in the bin (Floyd 2000 eq. 3's count).
+    pub sent_packets: Vec<u32>,
+    /// Their bytes.
+    pub sent_bytes: Vec<u64>,
+    /// Forward data packets that reached the receiver in the bin (throughput).
+    pub received_packets: Vec<u32>,
+    /// Their bytes.
+    pub received_bytes: Vec<u64>,
+    /// Forward data packets lost in the bin (binned by drop time), on any link.
+    pub dropped_packets: Vec<u32>,
+    /// Their bytes.
+    pub dropped_bytes: Vec<u64>,
+    /// Loss events opened in the bin (binned by the time of the drop that opened each).
+    pub loss_events: Vec<u32>,
+}
+
+/// A flow's counters over the whole run (or so far, from [`FlowMonitor::totals`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowTotals {
+    /// Forward data packets sent.
+    pub packets_sent: u64,
+    /// Forward data bytes sent.
+    pub bytes_sent: u64,
+    /// Forward data packets delivered to the receiver.
+    pub packets_received: u64,
+    /// Forward data bytes delivered to the receiver.
+    pub bytes_received: u64,
+    /// Forward data packets lost (queue drops and loss-model drops, any link).
+    pub packets_dropped: u64,
+    /// Forward data bytes lost.
+    pub bytes_dropped: u64,
+    /// Loss events (see the module documentation for the grouping rule).
+    pub loss_events: u64,
+    /// Reverse-direction packets (ACKs, feedback) sent by the receiver.
+    pub reverse_packets_sent: u64,
+    /// Reverse-direction packets that reached the sender.
+    pub reverse_packets_received: u64,
+    /// Reverse-direction packets lost.
+    pub reverse_packets_dropped: u64,
+}
+
+impl FlowTotals {
+    /// The packet loss rate: lost packets / packets sent (metrics reference, "packet loss
+    /// rate"); 0.0 when nothing was sent.
+    pub fn packet_loss_rate(&self) -> f64 {
+        ratio(self.packets_dropped, self.packets_sent)
+    }
+
+    /// The loss event rate of the flow: loss events / packets sent (Rhee & Xu 2005 §2); 0.0
+    /// when nothing was sent.
+    pub fn loss_event_rate(&self) -> f64 {
+        ratio(self.loss_events, self.packets_sent)
+    }
+}
+
+/// `num / den`, or 0.0 when `den` is 0.
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
+/// The agent's state fields (e.g. TFRC's allowed rate, its loss event rate estimate, the RTT
+/// estimate) sampled at the end of each bin, so protocol internals can be plotted against the
+/// measured rates (e.g. Rhee & Xu 2005 §5's 1/theta_hat against the throughput).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StateTrace {
+    /// The field names, in column order, as the agent declares them.
+    pub fields: Vec<&'static str>,
+    /// One column per field, each exactly as long as the run has bins; NaN where the bin was
+    /// never sampled.
+    pub values: Vec<Vec<f64>>,
+}
+
+/// Everything a flow's monitor recorded, returned by [`FlowMonitor::finish`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowRecord {
+    /// The per-bin series.
+    pub bins: FlowBins,
+    /// The run's totals.
+    pub totals: FlowTotals,
+    /// The agent's sampled state.
+    pub state: StateTrace,
+}
+
+/// Records one flow while a run goes. Memory is one value per bin per series (grown lazily) plus
+/// a constant; nothing is kept per packet.
+#[derive(Clone, Debug)]
+pub struct FlowMonitor {
+    bins: Bins,
+    loss_event_rtt: Duration,
+    sent_packets: PerBin<u32>,
+    sent_bytes: PerBin<u64>,
+    received_packets: PerBin<u32>,
+    received_bytes: PerBin<u64>,
+    dropped_packets: PerBin<u32>,
+    dropped_bytes: PerBin<u64>,
+    loss_events: PerBin<u32>,
+    totals: FlowTotals,
+    /// Send time of the packet whose loss opened the current loss event, if any.
+    event_start: Option<Time>,
+    state_fields: Vec<&'static str>,
+    state: Vec<PerBin<f64>>,
+}
+
+impl FlowMonitor {
+    /// A monitor binning on `bin` (non-zero; see [`Bins::new`]), grouping losses into loss
+    /// events with the RTT `loss_event_rtt` (the flow's nominal round-trip time), and sampling
+    /// the agent's `state_fields`.
+    pub fn new(
+        bin: Duration,
+        loss_event_rtt: Duration,
+        state_fields: &[&'static str],
+    ) -> FlowMonitor {
+        FlowMonitor {
+            bins: Bins::new(bin),
+            loss_event_rtt,
+            sent_packets: PerBin::new(0),
+            sent_bytes: PerBin::new(0),
+            received_packets: PerBin::new(0),
+            received_bytes: PerBin::new(0),
+            dropped_packets: PerBin::new(0),
+            dropped_bytes: PerBin::new(0),
+            loss_events: PerBin::new(0),
+            totals: FlowTotals::default(),
+            event_start: None,
+            state_fields: state_fields.to_vec(),
+            state: vec![PerBin::new(f64::NAN); state_fields.len()],
+        }
+    }
+
+    /// The bin grid.
+    pub fn bins(&self) -> Bins {
+        self.bins
+    }
+
+    /// The RTT used to group losses into loss events.
+    pub fn loss_event_rtt(&self) -> Duration {
+        self.loss_event_rtt
+    }
+
+    /// A forward data packet of `size_bytes` left the flow's source at `now`.
+    pub fn on_sent(&mut self, now: Time, size_bytes: u32) {
+        let k = self.bins.index(now);
+        bump(self.sent_packets.at(k), self.sent_bytes.at(k), size_bytes);
+        count(
+            &mut self.totals.packets_sent,
+            &mut self.totals.bytes_sent,
+            size_bytes,
+        );
+    }
+
+    /// A forward data packet of `size_bytes` reached the flow's receiver at `now`.
+    pub fn on_received(&mut self, now: Time, size_bytes: u32) {
+        let k = self.bins.index(now);
+        bump(
+            self.received_packets.at(k),
+            self.received_bytes.at(k),
+            size_bytes,
+        );
+        count(
+            &mut self.totals.packets_received,
+            &mut self.totals.bytes_received,
+            size_bytes,
+        );
+    }
+
+    /// A forward data packet of `size_bytes`, sent by the source at `sent_at`, was lost at `now`
+    /// (by a queue or a loss model, on any link). Counts the drop in `now`'s bin and groups it
+    /// into a loss event by `sent_at` (module documentation).
+    pub fn on_dropped(&mut self, now: Time, sent_at: Time, size_bytes: u32) {
+        let k = self.bins.index(now);
+        bump(
+            self.dropped_packets.at(k),
+            self.dropped_bytes.at(k),
+            size_bytes,
+        );
+        count(
+            &mut self.totals.packets_dropped,
+            &mut self.totals.bytes_dropped,
+            size_bytes,
+        );
+        let opens_event = match self.event_start {
+            None => true,
+            Some(first) => sent_at > first + self.loss_event_rtt,
+        };
+        if opens_event {
+            self.event_start = Some(sent_at);
+            let e = self.loss_events.at(k);
+            *e = e.saturating_add(1);
+            self.totals.loss_events = self.totals.loss_events.saturating_add(1);
+        }
+    }
+
+    /// A reverse-direction packet (ACK, feedback) left the receiver. Counted in the totals only.
+    pub fn on_reverse_sent(&mut self, _now: Time, _size_bytes: u32) {
+        self.totals.reverse_packets_sent = self.totals.reverse_packets_sent.saturating_add(1);
+    }
+
+    /// A reverse-direction packet reached the sender. Counted in the totals only.
+    pub fn on_reverse_received(&mut self, _now: Time, _size_bytes: u32) {
+        self.totals.reverse_packets_received =
+            self.totals.reverse_packets_received.saturating_add(1);
+    }
+
+    /// A reverse-direction packet was lost. Counted in the totals only (reverse losses are not
+    /// loss events of the flow: the data was delivered).
+    pub fn on_reverse_dropped(&mut self, _now: Time, _size_bytes: u32) {
+        self.totals.reverse_packets_dropped = self.totals.reverse_packets_dropped.saturating_add(1);
+    }
+
+    /// The agent's state fields sampled at the end of bin `bin`, in the order given to
+    /// [`new`](FlowMonitor::new). Values beyond the declared fields are ignored; missing ones
+    /// are recorded as NaN. A second sample of the same bin replaces the first.
+    pub fn record_state(&mut self, bin: usize, values: &[f64]) {
+        for (i, column) in self.state.iter_mut().enumerate() {
+            *column.at(bin) = values.get(i).copied().unwrap_or(f64::NAN);
+        }
+    }
+
+    /// The totals so far.
+    pub fn totals(&self) -> FlowTotals {
+        self.totals
+    }
+
+    /// Ends the record at `end`: every per-bin series becomes exactly `ceil(end / bin)` long
+    /// (padded with zeros, or NaN for state; anything binned at or after `end` is cut). The
+    /// totals count every event reported, so the engine should call this with an `end` no
+    /// earlier than its last event, as it does when the run stops at `end`.
+    pub fn finish(self, end: Time) -> FlowRecord {
+        let n = self.bins.count(end);
+        FlowRecord {
+            bins: FlowBins {
+                sent_packets: self.sent_packets.into_vec(n),
+                sent_bytes: self.sent_bytes.into_vec(n),
+                received_packets: self.received_packets.into_vec(n),
+                received_bytes: self.received_bytes.into_vec(n),
+                dropped_packets: self.dropped_packets.into_vec(n),
+                dropped_bytes: self.dropped_bytes.into_vec(n),
+                loss_events: self.loss_events.into_vec(n),
+            },
+            totals: self.totals,
+            state: StateTrace {
+                fields: self.state_fields,
+                values: self.state.into_iter().map(|c| c.into_vec(n)).collect(),
+            },
+        }
+    }
+}
+
+/// Adds one packet of `size_bytes` to a bin's packet and byte counters (saturating).
+fn bump(packets: &mut u32, bytes: &mut u64, size_bytes: u32) {
+    *packets = packets.saturating_add(1);
+    *bytes = bytes.saturating_add(u64::from(size_bytes));
+}
+
+/// Adds one packet of `size_bytes` to a pair of total counters (saturating).
+fn count(packets: &mut u64, bytes: &mut u64, size_bytes: u32) {
+    *packets = packets.saturating_add(1);
+    *bytes = bytes.saturating_add(u64::from(size_bytes));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Time {
+        Time::from_nanos(n * 1_000_000)
+    }
+
+    /// 10 ms bins, 100 ms loss-event RTT, no state fields.
+    fn monitor() -> FlowMonitor {
+        FlowMonitor::new(Duration::from_millis(10), Duration::from_millis(100), &[])
+    }
+
+    #[test]
+    fn sent_and_received_are_binned_by_time() {
+        let mut m = monitor();
+        m.on_sent(ms(0), 1000);
+        m.on_sent(ms(9), 500);
+        m.on_sent(ms(10), 1000);
+        m.on_sent(ms(35), 40);
+        m.on_received(ms(12), 1000);
+        m.on_received(ms(20), 500);
+        let r = m.finish(ms(40));
+        assert_eq!(r.bins.sent_packets, vec![2, 1, 0, 1]);
+        assert_eq!(r.bins.sent_bytes, vec![1500, 1000, 0, 40]);
+        assert_eq!(r.bins.received_packets, vec![0, 1, 1, 0]);
+        assert_eq!(r.bins.received_bytes, vec![0, 1000, 500, 0]);
+        assert_eq!(r.totals.packets_sent, 4);
+        assert_eq!(r.totals.bytes_sent, 2540);
+        assert_eq!(r.totals.packets_received, 2);
+        assert_eq!(r.totals.bytes_received, 1500);
+    }
+
+    #[test]
+    fn drops_are_binned_by_drop_time() {
+        let mut m = monitor();
+        m.on_dropped(ms(15), ms(2), 1000);
+        m.on_dropped(ms(16), ms(3), 200);
+        let r = m.finish(ms(20));
+        assert_eq!(r.bins.dropped_packets, vec![0, 2]);
+        assert_eq!(r.bins.dropped_bytes, vec![0, 1200]);
+        assert_eq!(r.totals.packets_dropped, 2);
+        assert_eq!(r.totals.bytes_dropped, 1200);
+    }
+
+    #[test]
+    fn losses_within_one_rtt_of_the_first_form_one_event() {
+        let mut m = monitor();
+        m.on_dropped(ms(20), ms(10), 1000); // opens event 1, first loss sent at 10 ms
+        m.on_dropped(ms(30), ms(50), 1000); // joins
+        m.on_dropped(ms(40), ms(110), 1000); // sent exactly one RTT later: joins
+        m.on_dropped(ms(50), Time::from_nanos(110_000_001), 1000); // just over: opens event 2
+        m.on_dropped(ms(60), ms(200), 1000); // within 100 ms of 110.000001 ms: joins
+        m.on_dropped(ms(70), ms(211), 1000); // opens event 3
+        let r = m.finish(ms(80));
+        assert_eq!(r.totals.loss_events, 3);
+        assert_eq!(r.bins.loss_events, vec![0, 0, 1, 0, 0, 1, 0, 1]);
+    }
+
+    #[test]
+    fn events_compare_send_times_not_drop_times() {
+        let mut m = monitor();
+        // Dropped 300 ms apart, but sent 50 ms apart: one event.
+        m.on_dropped(ms(100), ms(0), 1000);
+        m.on_dropped(ms(400), ms(50), 1000);
+        assert_eq!(m.totals().loss_events, 1);
+        // Dropped at the same instant, sent 150 ms after the event's first loss: a new event.
+        m.on_dropped(ms(400), ms(150), 1000);
+        assert_eq!(m.totals().loss_events, 2);
+    }
+
+    #[test]
+    fn an_earlier_sent_at_joins_the_current_event_and_keeps_its_start() {
+        let mut m = monitor();
+        m.on_dropped(ms(300), ms(200), 1000); // event 1 starts at sent_at 200 ms
+        m.on_dropped(ms(301), ms(20), 1000); // sent long before: joins
+        m.on_dropped(ms(302), ms(300), 1000); // within 100 ms of 200 ms (not of 20 ms): joins
+        assert_eq!(m.totals().loss_events, 1);
+        m.on_dropped(ms(303), ms(301), 1000); // 101 ms after 200 ms: new event
+        assert_eq!(m.totals().loss_events, 2);
+    }
+
+    #[test]
+    fn a_zero_rtt_makes_every_later_send_time_a_new_event() {
+        let mut m = FlowMonitor::new(Duration::from_millis(10), Duration::ZERO, &[]);
+        m.on_dropped(ms(1), ms(1), 100);
+        m.on_dropped(ms(1), ms(1), 100);
+        m.on_dropped(ms(2), Time::from_nanos(1_000_001), 100);
+        assert_eq!(m.totals().loss_events, 2);
+    }
+
+    #[test]
+    fn reverse_traffic_counts_totals_only() {
+        let mut m = monitor();
+        m.on_reverse_sent(ms(1), 40);
+        m.on_reverse_sent(ms(2), 40);
+        m.on_reverse_received(ms(3), 40);
+        m.on_reverse_dropped(ms(4), 40);
+        let t = m.totals();
+        assert_eq!(
+            (
+                t.reverse_packets_sent,
+                t.reverse_packets_received,
+                t.reverse_packets_dropped
+            ),
+            (2, 1, 1)
+        );
+        assert_eq!(
+            (t.packets_sent, t.packets_dropped, t.loss_events),
+            (0, 0, 0)
+        );
+        let r = m.finish(ms(10));
+        assert_eq!(r.bins.sent_packets, vec![0]);
+        assert_eq!(r.bins.dropped_packets, vec![0]);
+    }
+
+    #[test]
+    fn rates_are_ratios_of_totals_and_zero_without_sends() {
+        let t = FlowTotals::default();
+        assert_eq!(t.packet_loss_rate(), 0.0);
+        assert_eq!(t.loss_event_rate(), 0.0);
+        let t = FlowTotals {
+            packets_sent: 200,
+            packets_dropped: 10,
+            loss_events: 4,
+            ..FlowTotals::default()
+        };
+        assert_eq!(t.packet_loss_rate(), 0.05);
+        assert_eq!(t.loss_event_rate(), 0.02);
+        // Drops without sends (should not happen) still do not divide by zero.
+        let t = FlowTotals {
+            packets_dropped: 3,
+            loss_events: 1,
+            ..FlowTotals::default()
+        };
+        assert_eq!(t.packet_loss_rate(), 0.0);
+        assert_eq!(t.loss_event_rate(), 0.0);
+    }
+
+    #[test]
+    fn state_is_sampled_per_bin_with_nan_gaps() {
+        let mut m = FlowMonitor::new(
+            Duration::from_millis(10),
+            Duration::from_millis(100),
+            &["rate", "p"],
+        );
+        m.record_state(0, &[1.0, 0.1]);
+        m.record_state(2, &[3.0, 0.3, 99.0]); // the extra value is ignored
+        m.record_state(3, &[4.0]); // the missing one is NaN
+        m.record_state(0, &[1.5, 0.15]); // a second sample replaces the first
+        let r = m.finish(ms(50));
+        assert_eq!(r.state.fields, vec!["rate", "p"]);
+        let rate = &r.state.values[0];
+        let p = &r.state.values[1];
+        assert_eq!(rate.len(), 5);
+        assert_eq!(p.len(), 5);
+        assert_eq!((rate[0], rate[2], rate[3]), (1.5, 3.0, 4.0));
+        assert!(rate[1].is_nan() && rate[4].is_nan());
+        assert_eq!((p[0], p[2]), (0.15, 0.3));
+        assert!(p[1].is_nan() && p[3].is_nan() && p[4].is_nan());
+    }
+
+    #[test]
+    fn finish_pads_truncates_and_handles_an_empty_run() {
+        let mut m = monitor();
+        m.on_sent(ms(5), 100);
+        let r = m.clone().finish(Time::from_nanos(30_000_001));
+        assert_eq!(r.bins.sent_packets, vec![1, 0, 0, 0]);
+        assert_eq!(r.bins.loss_events, vec![0, 0, 0, 0]);
+        m.on_sent(ms(45), 100);
+        let r = m.clone().finish(ms(20));
+        assert_eq!(r.bins.sent_packets, vec![1, 0]);
+        assert_eq!(r.totals.packets_sent, 2);
+        let r = m.finish(Time::ZERO);
+        assert!(r.bins.sent_packets.is_empty() && r.bins.received_bytes.is_empty());
+        let empty = FlowMonitor::new(Duration::from_millis(10), Duration::ZERO, &["x"]);
+        let r = empty.finish(Time::ZERO);
+        assert_eq!(r.bins, FlowBins::default());
+        assert_eq!(r.state.values, vec![Vec::<f64>::new()]);
+    }
+
+    #[test]
+    fn live_totals_and_getters() {
+        let mut m = monitor();
+        assert_eq!(m.totals(), FlowTotals::default());
+        m.on_sent(ms(1), 10);
+        assert_eq!(m.totals().bytes_sent, 10);
+        assert_eq!(m.bins().width(), Duration::from_millis(10));
+        assert_eq!(m.loss_event_rtt(), Duration::from_millis(100));
+    }
+}

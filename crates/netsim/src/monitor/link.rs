@@ -1,0 +1,523 @@
+//! The per-link monitor: arrivals, drops and departures per bin, the time-weighted queue length
+//! and the transmitter's utilization.
+//!
+//! Link utilization and drop rate are Floyd 2000 Table 25's figures (delivered bits over
+//! capacity·time; drops over arrivals at the bottleneck); the queue length as a time series and
+//! its time-weighted mean, in packets, is what Floyd 2000 Figs. 14 and 24-28 and Yang 2001 plot.
+//!
+//! # Time-weighted queue
+//! The queue length is a step function of time: the engine reports each new level with
+//! [`LinkMonitor::on_queue_change`], and the previous level held since the previous change
+//! (from 0 at time 0). Each level's span is split across the bins it covers exactly, in integer
+//! nanoseconds (`level × ns` summed in a `u128`), so a bin's mean is the exact integral of the
+//! queue over the bin divided by the bin width. The last, partial bin is divided by the full
+//! width too, so that `sum(bin means) × width = integral over [0, end]`.
+//!
+//! The per-bin maximum is the largest level held for a positive time in the bin: a level replaced
+//! at the very instant it was reached (a packet arriving to an idle link, enqueued and dequeued
+//! at once) never waited and is not counted. So a bin's mean never exceeds its maximum.
+//!
+//! # Busy time
+//! [`LinkMonitor::on_transmission`] reports each packet's transmission interval [start, end); it
+//! is split across bins exactly, and whatever lies after the run's end is clipped by
+//! [`LinkMonitor::finish`]. Utilization is busy time over elapsed time (for a single
+//! transmitter, the same as delivered bits over capacity·time up to the clipped transmission).
+
+use std::time::Duration;
+
+use tfrc::Time;
+
+use super::bins::{Bins, PerBin};
+use super::DropCause;
+
+/// A link's per-bin series, each exactly as long as the run has bins (`ceil(end / bin)`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkBins {
+    /// Time-weighted mean of the waiting queue over the bin, in packets (integral / bin width).
+    pub mean_queue_packets: Vec<f64>,
+    /// Time-weighted mean of the waiting queue over the bin, in bytes (integral / bin width).
+    pub mean_queue_bytes: Vec<f64>,
+    /// Largest waiting queue held for a positive time in the bin, in packets.
+    pub max_queue_packets: Vec<u32>,
+    /// Packets offered to the link (before its loss model and queue).
+    pub arrivals: Vec<u32>,
+    /// Packets dropped, by the queue or by the loss model.
+    pub drops: Vec<u32>,
+    /// Packets whose transmission started in the bin.
+    pub departures: Vec<u32>,
+    /// Their bytes.
+    pub departed_bytes: Vec<u64>,
+    /// Transmitter busy time in the bin / bin width (the last, partial bin is divided by the full
+    /// width too, so it reads low).
+    pub utilization: Vec<f64>,
+}
+
+/// A link's figures over the whole run (or so far, from [`LinkMonitor::totals`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkTotals {
+    /// Packets offered to the link.
+    pub arrivals: u64,
+    /// Packets dropped by the queue (DropTail overflow, RED early and forced drops).
+    pub queue_drops: u64,
+    /// Packets dropped by the link's loss model.
+    pub loss_model_drops: u64,
+    /// Packets whose transmission started.
+    pub departures: u64,
+    /// Their bytes.
+    pub bytes_departed: u64,
+    /// Transmitter busy time, clipped at the end of the run.
+    pub busy: Duration,
+    /// Time-weighted mean of the waiting queue over [0, end], in packets (Floyd 2000 Figs. 24-28).
+    pub mean_queue_packets: f64,
+    /// Largest waiting queue held for a positive time, in packets.
+    pub max_queue_packets: u32,
+    /// Busy time / elapsed time (Floyd 2000 Table 25's link utilization); 0.0 for an empty run.
+    pub utilization: f64,
+}
+
+impl LinkTotals {
+    /// The link's drop rate: (queue drops + loss-model drops) / arrivals (Floyd 2000 Table 25);
+    /// 0.0 without arrivals.
+    pub fn drop_rate(&self) -> f64 {
+        if self.arrivals == 0 {
+            0.0
+        } else {
+            self.queue_drops.saturating_add(self.loss_model_drops) as f64 / self.arrivals as f64
+        }
+    }
+}
+
+/// Everything a link's monitor recorded, returned by [`LinkMonitor::finish`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LinkRecord {
+    /// The per-bin series.
+    pub bins: LinkBins,
+    /// The run's totals.
+    pub totals: LinkTotals,
+}
+
+/// Records one link while a run goes. Memory is one value per bin per series (grown lazily) plus
+/// the transmissions still in progress at the latest call (at most one on a link with a single
+/// transmitter); nothing is kept per packet.
+#[derive(Clone, Debug)]
+pub struct LinkMonitor {
+    bins: Bins,
+    rate_bps: u64,
+    arrivals: PerBin<u32>,
+    drops: PerBin<u32>,
+    departures: PerBin<u32>,
+    departed_bytes: PerBin<u64>,
+    /// Busy nanoseconds per bin, transmissions counted in full (clipped at `finish`).
+    busy_ns: PerBin<u64>,
+    /// Integral of the queue length in packet·ns per bin.
+    queue_pkt_ns: PerBin<u128>,
+    /// Integral of the queue length in byte·ns per bin.
+    queue_byte_ns: PerBin<u128>,
+    max_queue: PerBin<u32>,
+    totals: LinkTotals,
+    /// Busy nanoseconds in total, transmissions counted in full.
+    total_busy_ns: u64,
+    /// Integral of the queue length in packet·ns over [0, level_since).
+    total_queue_pkt_ns: u128,
+    /// The current queue level and when it was reached.
+    level_packets: usize,
+    level_bytes: u64,
+    level_since: Time,
+    /// The latest time any call reported.
+    latest: Time,
+    /// Transmissions that end after `latest`: (start, end).
+    in_progress: Vec<(Time, Time)>,
+}
+
+impl LinkMonitor {
+    /// A monitor binning on `bin` (non-zero; see [`Bins::new`]) for a link of `rate_bps` bits
+    /// per second (kept for [`rate_bps`](LinkMonitor::rate_bps), to turn byte counts into the
+    /// capacity share of Floyd 2000 Table 25).
+    pub fn new(bin: Duration, rate_bps: u64) -> LinkMonitor {
+        LinkMonitor {
+            bins: Bins::new(bin),
+            rate_bps,
+            arrivals: PerBin::new(0),
+            drops: PerBin::new(0),
+            departures: PerBin::new(0),
+            departed_bytes: PerBin::new(0),
+            busy_ns: PerBin::new(0),
+            queue_pkt_ns: PerBin::new(0),
+            queue_byte_ns: PerBin::new(0),
+            max_queue: PerBin::new(0),
+            totals: LinkTotals::default(),
+            total_busy_ns: 0,
+            total_queue_pkt_ns: 0,
+            level_packets: 0,
+            level_bytes: 0,
+            level_since: Time::ZERO,
+            latest: Time::ZERO,
+            in_progress: Vec::new(),
+        }
+    }
+
+    /// The bin grid.
+    pub fn bins(&self) -> Bins {
+        self.bins
+    }
+
+    /// The link rate given at construction, in bits per second.
+    pub fn rate_bps(&self) -> u64 {
+        self.rate_bps
+    }
+
+    /// A packet was offered to the link at `now`, before its loss model and queue.
+    pub fn on_arrival(&mut self, now: Time, _size_bytes: u32) {
+        self.saw(now);
+        let a = self.arrivals.at(self.bins.index(now));
+        *a = a.saturating_add(1);
+        self.totals.arrivals = self.totals.arrivals.saturating_add(1);
+    }
+
+    /// A packet was dropped at `now` by the queue or by the loss model (`cause`). Only the packet
+    /// is counted, not its size (the per-flow monitor keeps lost bytes).
+    pub fn on_drop(&mut self, now: Time, _size_bytes: u32, cause: DropCause) {
+        self.saw(now);
+        let d = self.drops.at(self.bins.index(now));
+        *d = d.saturating_add(1);
+        let total = match cause {
+            DropCause::Queue => &mut self.totals.queue_drops,
+            DropCause::LossModel => &mut self.totals.loss_model_drops,
+        };
+        *total = total.saturating_add(1);
+    }
+
+    /// The waiting queue changed at `now` to `len_packets` packets, `len_bytes` bytes (the packet
+    /// on the wire excluded). The previous level is integrated over [previous change, now).
+    /// A `now` earlier than the previous change (which the engine does not produce) integrates
+    /// nothing.
+    pub fn on_queue_change(&mut self, now: Time, len_packets: usize, len_bytes: u64) {
+        self.saw(now);
+        self.integrate_queue(now);
+        self.level_packets = len_packets;
+        self.level_bytes = len_bytes;
+    }
+
+    /// The transmitter is busy over [start, end) sending one packet of `size_bytes`. The
+    /// departure counts in `start`'s bin; the busy time is split across the bins it covers.
+    pub fn on_transmission(&mut self, start: Time, end: Time, size_bytes: u32) {
+        self.saw(start);
+        let k = self.bins.index(start);
+        let d = self.departures.at(k);
+        *d = d.saturating_add(1);
+        let b = self.departed_bytes.at(k);
+        *b = b.saturating_add(u64::from(size_bytes));
+        self.totals.departures = self.totals.departures.saturating_add(1);
+        self.totals.bytes_departed = self
+            .totals
+            .bytes_departed
+            .saturating_add(u64::from(size_bytes));
+        let busy = &mut self.busy_ns;
+        self.bins.split(start, end, |k, ns| {
+            let v = busy.at(k);
+            *v = v.saturating_add(ns);
+        });
+        self.total_busy_ns = self
+            .total_busy_ns
+            .saturating_add(end.as_nanos().saturating_sub(start.as_nanos()));
+        let latest = self.latest;
+        self.in_progress.retain(|&(_, e)| e > latest);
+        if end > latest {
+            self.in_progress.push((start, end));
+        }
+    }
+
+    /// The totals so far, over [0, t] where t is the latest time reported: the current queue
+    /// level counts up to t, and transmissions still in progress count up to t.
+    pub fn totals(&self) -> LinkTotals {
+        let t = self.latest;
+        let open_ns = t.as_nanos().saturating_sub(self.level_since.as_nanos());
+        let integral = self.total_queue_pkt_ns + self.level_packets as u128 * u128::from(open_ns);
+        let mut max = self.totals.max_queue_packets;
+        if open_ns > 0 {
+            max = max.max(clamp_u32(self.level_packets));
+        }
+        self.totals_over(t, integral, self.busy_clipped_at(t), max)
+    }
+
+    /// Ends the record at `end`: integrates the current queue level up to `end`, clips the busy
+    /// time of transmissions still in progress at `end`, and makes every per-bin series exactly
+    /// `ceil(end / bin)` long (padded with zeros, anything at or after `end` cut). The engine
+    /// should call this with an `end` no earlier than any time it reported (then every total is
+    /// over [0, end] exactly).
+    pub fn finish(mut self, end: Time) -> LinkRecord {
+        self.integrate_queue(end);
+        let n = self.bins.count(end);
+        let grid_end = self.bins.start(n);
+        let busy_total = self.busy_clipped_at(end);
+        for &(start, stop) in &self.in_progress {
+            let busy = &mut self.busy_ns;
+            self.bins
+                .split(start.max(end), stop.min(grid_end), |k, ns| {
+                    let v = busy.at(k);
+                    *v = v.saturating_sub(ns);
+                });
+        }
+        let totals = self.totals_over(
+            end,
+            self.total_queue_pkt_ns,
+            busy_total,
+            self.totals.max_queue_packets,
+        );
+        let width = self.bins.width_nanos() as f64;
+        LinkRecord {
+            bins: LinkBins {
+                mean_queue_packets: self.queue_pkt_ns.map_into_vec(n, |x| x as f64 / width),
+                mean_queue_bytes: self.queue_byte_ns.map_into_vec(n, |x| x as f64 / width),
+                max_queue_packets: self.max_queue.into_vec(n),
+                arrivals: self.arrivals.into_vec(n),
+                drops: self.drops.into_vec(n),
+                departures: self.departures.into_vec(n),
+                departed_bytes: self.departed_bytes.into_vec(n),
+                utilization: self.busy_ns.map_into_vec(n, |x| x as f64 / width),
+            },
+            totals,
+        }
+    }
+
+    /// Notes that a call reported time `now`.
+    fn saw(&mut self, now: Time) {
+        self.latest = self.latest.max(now);
+    }
+
+    /// Integrates the current level over [level_since, to) into the bins and the total, and
+    /// moves `level_since` to `to` (never backwards).
+    fn integrate_queue(&mut self, to: Time) {
+        if to <= self.level_since {
+            return;
+        }
+        let (pkts, bytes) = (self.level_packets as u128, u128::from(self.level_bytes));
+        let level = clamp_u32(self.level_packets);
+        let (q_pkt, q_byte, q_max) = (
+            &mut self.queue_pkt_ns,
+            &mut self.queue_byte_ns,
+            &mut self.max_queue,
+        );
+        self.bins.split(self.level_since, to, |k, ns| {
+            *q_pkt.at(k) += pkts * u128::from(ns);
+            *q_byte.at(k) += bytes * u128::from(ns);
+            let m = q_max.at(k);
+            *m = (*m).max(level);
+        });
+        let span = u128::from(to.as_nanos() - self.level_since.as_nanos());
+        self.total_queue_pkt_ns += pkts * span;
+        self.totals.max_queue_packets = self.totals.max_queue_packets.max(level);
+        self.level_since = to;
+    }
+
+    /// Total busy nanoseconds with every transmission cut at `t`.
+    fn busy_clipped_at(&self, t: Time) -> u64 {
+        let after: u64 = self
+            .in_progress
+            .iter()
+            .filter(|&&(_, stop)| stop > t)
+            .map(|&(start, stop)| stop.as_nanos() - start.max(t).as_nanos())
+            .sum();
+        self.total_busy_ns.saturating_sub(after)
+    }
+
+    /// The totals over [0, t], given the queue integral (packet·ns), busy ns and maximum there.
+    fn totals_over(&self, t: Time, queue_pkt_ns: u128, busy_ns: u64, max: u32) -> LinkTotals {
+        let t_ns = t.as_nanos();
+        let per_t = |x: f64| if t_ns == 0 { 0.0 } else { x / t_ns as f64 };
+        LinkTotals {
+            busy: Duration::from_nanos(busy_ns),
+            mean_queue_packets: per_t(queue_pkt_ns as f64),
+            max_queue_packets: max,
+            utilization: per_t(busy_ns as f64),
+            ..self.totals.clone()
+        }
+    }
+}
+
+/// A queue length as a `u32`, saturating.
+fn clamp_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ns(n: u64) -> Time {
+        Time::from_nanos(n)
+    }
+
+    /// 10 ns bins (so hand-computed integrals stay small), 1 Mb/s.
+    fn monitor() -> LinkMonitor {
+        LinkMonitor::new(Duration::from_nanos(10), 1_000_000)
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0)
+    }
+
+    #[test]
+    fn arrivals_and_drops_per_bin_and_by_cause() {
+        let mut m = monitor();
+        m.on_arrival(ns(1), 100);
+        m.on_arrival(ns(12), 100);
+        m.on_arrival(ns(19), 100);
+        m.on_arrival(ns(25), 100);
+        m.on_drop(ns(12), 100, DropCause::LossModel);
+        m.on_drop(ns(19), 100, DropCause::Queue);
+        m.on_drop(ns(25), 100, DropCause::Queue);
+        let r = m.finish(ns(30));
+        assert_eq!(r.bins.arrivals, vec![1, 2, 1]);
+        assert_eq!(r.bins.drops, vec![0, 2, 1]);
+        assert_eq!(r.totals.arrivals, 4);
+        assert_eq!(r.totals.queue_drops, 2);
+        assert_eq!(r.totals.loss_model_drops, 1);
+        assert_eq!(r.totals.drop_rate(), 0.75);
+    }
+
+    #[test]
+    fn drop_rate_without_arrivals_is_zero() {
+        assert_eq!(LinkTotals::default().drop_rate(), 0.0);
+    }
+
+    #[test]
+    fn queue_mean_is_exact_across_bin_boundaries() {
+        let mut m = monitor();
+        // 0 over [0, 4); 3 pkts / 3000 B over [4, 17); 1 pkt / 500 B over [17, 25); 0 after.
+        m.on_queue_change(ns(4), 3, 3000);
+        m.on_queue_change(ns(17), 1, 500);
+        m.on_queue_change(ns(25), 0, 0);
+        let r = m.finish(ns(30));
+        // Bin 0: 3·6 = 18 → 1.8; bin 1: 3·7 + 1·3 = 24 → 2.4; bin 2: 1·5 = 5 → 0.5.
+        assert_eq!(r.bins.mean_queue_packets, vec![1.8, 2.4, 0.5]);
+        assert_eq!(r.bins.mean_queue_bytes, vec![1800.0, 2100.0 + 150.0, 250.0]);
+        assert_eq!(r.bins.max_queue_packets, vec![3, 3, 1]);
+        // (18 + 24 + 5) / 30.
+        assert!(close(r.totals.mean_queue_packets, 47.0 / 30.0));
+        assert_eq!(r.totals.max_queue_packets, 3);
+    }
+
+    #[test]
+    fn a_level_spanning_several_bins_feeds_each_and_runs_to_the_end() {
+        let mut m = monitor();
+        m.on_queue_change(ns(5), 2, 200);
+        // Held until finish at 35: bins 0..=3 get 2·5, 2·10, 2·10, 2·5.
+        let r = m.finish(ns(35));
+        assert_eq!(r.bins.mean_queue_packets, vec![1.0, 2.0, 2.0, 1.0]);
+        assert_eq!(r.bins.max_queue_packets, vec![2, 2, 2, 2]);
+        assert!(close(r.totals.mean_queue_packets, 60.0 / 35.0));
+    }
+
+    #[test]
+    fn a_level_held_for_no_time_is_not_a_maximum() {
+        let mut m = monitor();
+        m.on_queue_change(ns(12), 1, 100);
+        m.on_queue_change(ns(12), 0, 0); // enqueued and dequeued at once
+        m.on_queue_change(ns(14), 2, 200);
+        m.on_queue_change(ns(15), 0, 0);
+        let r = m.finish(ns(20));
+        assert_eq!(r.bins.max_queue_packets, vec![0, 2]);
+        assert_eq!(r.bins.mean_queue_packets, vec![0.0, 0.2]);
+        assert_eq!(r.totals.max_queue_packets, 2);
+    }
+
+    #[test]
+    fn a_queue_change_back_in_time_integrates_nothing() {
+        let mut m = monitor();
+        m.on_queue_change(ns(10), 1, 100);
+        m.on_queue_change(ns(5), 4, 400); // not produced by the engine; must not panic
+        let r = m.finish(ns(20));
+        assert_eq!(r.bins.mean_queue_packets, vec![0.0, 4.0]);
+    }
+
+    #[test]
+    fn busy_time_splits_across_three_bins() {
+        let mut m = monitor();
+        m.on_transmission(ns(7), ns(24), 1500);
+        let r = m.finish(ns(30));
+        assert_eq!(r.bins.departures, vec![1, 0, 0]);
+        assert_eq!(r.bins.departed_bytes, vec![1500, 0, 0]);
+        assert_eq!(r.bins.utilization, vec![0.3, 1.0, 0.4]);
+        assert_eq!(r.totals.busy, Duration::from_nanos(17));
+        assert!(close(r.totals.utilization, 17.0 / 30.0));
+        assert_eq!(r.totals.departures, 1);
+        assert_eq!(r.totals.bytes_departed, 1500);
+    }
+
+    #[test]
+    fn busy_time_after_the_end_is_clipped_and_the_last_bin_uses_the_full_width() {
+        let mut m = monitor();
+        m.on_transmission(ns(0), ns(10), 100);
+        m.on_transmission(ns(18), ns(40), 100); // still on the wire at the end (25)
+        let r = m.finish(ns(25));
+        assert_eq!(r.bins.utilization, vec![1.0, 0.2, 0.5]);
+        assert_eq!(r.bins.departures, vec![1, 1, 0]);
+        assert_eq!(r.totals.busy, Duration::from_nanos(17));
+        assert!(close(r.totals.utilization, 17.0 / 25.0));
+    }
+
+    #[test]
+    fn zero_length_transmissions_and_empty_runs() {
+        let mut m = monitor();
+        m.on_transmission(ns(5), ns(5), 0);
+        let r = m.clone().finish(ns(10));
+        assert_eq!(r.bins.departures, vec![1]);
+        assert_eq!(r.bins.utilization, vec![0.0]);
+        assert_eq!(r.totals.busy, Duration::ZERO);
+        let r = m.finish(Time::ZERO);
+        assert!(r.bins.utilization.is_empty() && r.bins.mean_queue_packets.is_empty());
+        assert_eq!(r.totals.utilization, 0.0);
+        assert_eq!(r.totals.mean_queue_packets, 0.0);
+        let r = monitor().finish(Time::ZERO);
+        assert_eq!(r.bins, LinkBins::default());
+        assert_eq!(r.totals, LinkTotals::default());
+    }
+
+    #[test]
+    fn finish_pads_and_truncates() {
+        let mut m = monitor();
+        m.on_arrival(ns(3), 100);
+        let r = m.clone().finish(ns(41));
+        assert_eq!(r.bins.arrivals, vec![1, 0, 0, 0, 0]);
+        assert_eq!(r.bins.mean_queue_packets, vec![0.0; 5]);
+        assert_eq!(r.bins.utilization, vec![0.0; 5]);
+        m.on_arrival(ns(55), 100);
+        let r = m.finish(ns(20));
+        assert_eq!(r.bins.arrivals, vec![1, 0]);
+        assert_eq!(r.totals.arrivals, 2);
+    }
+
+    #[test]
+    fn live_totals_count_up_to_the_latest_time() {
+        let mut m = monitor();
+        m.on_queue_change(ns(0), 2, 200);
+        m.on_transmission(ns(0), ns(30), 100);
+        m.on_arrival(ns(10), 100);
+        let t = m.totals();
+        // Queue 2 over [0, 10]; busy [0, 10] of a transmission still in progress.
+        assert!(close(t.mean_queue_packets, 2.0));
+        assert_eq!(t.max_queue_packets, 2);
+        assert_eq!(t.busy, Duration::from_nanos(10));
+        assert!(close(t.utilization, 1.0));
+        assert_eq!(t.departures, 1);
+        let r = m.finish(ns(40));
+        assert_eq!(r.totals.busy, Duration::from_nanos(30));
+        assert!(close(r.totals.mean_queue_packets, 2.0));
+        assert_eq!(monitor().totals(), LinkTotals::default());
+    }
+
+    #[test]
+    fn finished_transmissions_are_forgotten() {
+        let mut m = monitor();
+        for i in 0..100 {
+            m.on_transmission(ns(10 * i), ns(10 * i + 10), 100);
+        }
+        assert_eq!(m.in_progress.len(), 1);
+        assert_eq!(m.rate_bps(), 1_000_000);
+        assert_eq!(m.bins().width_nanos(), 10);
+        let r = m.finish(ns(1000));
+        assert!(r.bins.utilization.iter().all(|&u| u == 1.0));
+        assert_eq!(r.totals.utilization, 1.0);
+    }
+}
