@@ -1,19 +1,29 @@
 //! # netsim: a deterministic packet-level network simulator
 //!
-//! The building blocks so far: the event queue, exact transmission times, the packet value
-//! type, named random streams, the output queues (DropTail, RED as ns-2 implements it, Adaptive
-//! RED) and the loss models (periodic, Bernoulli, Gilbert-Elliott, list, schedule). The engine
-//! loop, links, topologies, agents, monitors and scenario files come next. Time is integer
-//! nanoseconds ([`tfrc::Time`]); every random component draws from its own stream derived from
-//! the scenario seed and a stable name, so a run is a pure function of (scenario, seed).
+//! A run is a pure function of (scenario, seed): time is integer nanoseconds ([`tfrc::Time`]),
+//! events run in (time, insertion) order, and every random component (a queue, a loss model, an
+//! agent, a flow's start time, a host's access delay) draws from its own stream derived from the
+//! seed and the component's stable name, so adding a flow leaves the others' draws alone.
+//!
+//! - [`topology`]: nodes, simplex links, static routes; dumbbell and parking-lot builders.
+//! - [`queue`], [`loss`]: DropTail, RED as ns-2 implements it, Adaptive RED; loss models.
+//! - [`agent`]: the interface protocols implement, and the built-in CBR source and sink.
+//! - [`sim`]: the engine; [`monitor`] and [`results`]: what a run measures.
+//! - [`scenario`]: TOML scenario files and [`scenario::run`].
 
+pub mod agent;
+pub mod dist;
 pub mod event_queue;
+mod link;
 pub mod loss;
 pub mod monitor;
 pub mod packet;
 pub mod queue;
+pub mod results;
 pub mod rng;
 pub mod scenario;
 pub mod serialization;
+pub mod sim;
+pub mod topology;
 
 pub use tfrc::Time;

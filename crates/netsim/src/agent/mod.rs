@@ -1,0 +1,201 @@
+//! The agent interface: how a protocol endpoint (a CBR source, a TCP sender, a TFRC receiver...)
+//! plugs into the simulator. See docs/agents.md.
+//!
+//! An agent is a sans-IO state machine, like the `tfrc` crate's sender and receiver: the engine
+//! calls it with the current time, it answers by queueing packets in an [`Outbox`] and by
+//! exposing its next deadline through [`Agent::poll_timeout`] ("timers are data", design.md
+//! convention 2). It never sees links, routes or the event queue; the engine stamps each packet
+//! it sends with the flow, the destination, a sequence number and the send time.
+//!
+//! Every flow has two agents: the *source* at the flow's `from` node, whose packets travel
+//! forward, and the *sink* at `to`, whose packets (ACKs, feedback) travel back. Each protocol is
+//! one file holding its state, its `XxxConfig` with the paper's or RFC's defaults, and its trace
+//! fields; [`AnyAgent`] is the closed set of them, dispatched statically in the hot loop
+//! (design.md convention 1).
+
+pub mod cbr;
+pub mod sink;
+
+use tfrc::Time;
+
+use crate::packet::{Packet, Payload};
+use crate::rng::SimRng;
+
+pub use cbr::{CbrConfig, CbrSource};
+pub use sink::Sink;
+
+/// One packet an agent asks the engine to send.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Outgoing {
+    /// Size on the wire in bytes, headers included.
+    pub size_bytes: u32,
+    /// The protocol header.
+    pub payload: Payload,
+    /// Whether the packet is ECN-capable (a marking RED queue may mark it instead of dropping).
+    pub ecn_capable: bool,
+}
+
+/// The packets an agent sends during one callback, in order. The engine drains it after each
+/// call; its buffer is reused, so sending allocates nothing in steady state.
+#[derive(Debug, Default)]
+pub struct Outbox {
+    packets: Vec<Outgoing>,
+}
+
+impl Outbox {
+    /// Sends a packet of `size_bytes` carrying `payload`.
+    pub fn send(&mut self, size_bytes: u32, payload: Payload) {
+        self.packets.push(Outgoing {
+            size_bytes,
+            payload,
+            ecn_capable: false,
+        });
+    }
+
+    /// Sends an ECN-capable packet.
+    pub fn send_ecn(&mut self, size_bytes: u32, payload: Payload) {
+        self.packets.push(Outgoing {
+            size_bytes,
+            payload,
+            ecn_capable: true,
+        });
+    }
+
+    /// The packets queued so far.
+    pub fn packets(&self) -> &[Outgoing] {
+        &self.packets
+    }
+
+    /// Takes the queued packets out, leaving the buffer (and its capacity) behind empty.
+    pub(crate) fn drain(&mut self) -> std::vec::Drain<'_, Outgoing> {
+        self.packets.drain(..)
+    }
+}
+
+/// A protocol endpoint driven by the simulator. All methods take the current simulated time.
+pub trait Agent {
+    /// Names of the state fields this agent reports in the per-bin state trace (e.g. "cwnd",
+    /// "srtt"); [`Agent::trace`] fills values in this order.
+    fn trace_fields(&self) -> &'static [&'static str];
+
+    /// The application starts (or restarts after an OFF period) at `now`. Sinks are not called.
+    fn on_start(&mut self, now: Time, out: &mut Outbox);
+
+    /// The application stops at `now` (end of an ON period, or the flow's stop time). The agent
+    /// decides what happens to data in flight. Sinks are not called.
+    fn on_stop(&mut self, now: Time, out: &mut Outbox);
+
+    /// A packet of this flow arrived at this agent.
+    fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox);
+
+    /// The agent's next deadline, if any. The engine calls [`Agent::handle_timeout`] at that time
+    /// unless a later call changes the deadline first. It is read after every callback.
+    fn poll_timeout(&self) -> Option<Time>;
+
+    /// The deadline from [`Agent::poll_timeout`] has come.
+    fn handle_timeout(&mut self, now: Time, out: &mut Outbox);
+
+    /// Writes the current values of [`Agent::trace_fields`] into `values` (same length).
+    fn trace(&self, values: &mut [f64]);
+}
+
+/// Which protocol a flow runs, with its parameters (what a scenario file describes).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum AgentConfig {
+    /// A constant-bit-rate source and a sink that only absorbs.
+    Cbr(CbrConfig),
+}
+
+impl AgentConfig {
+    /// The protocol's name in scenario files and results ("cbr").
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AgentConfig::Cbr(_) => "cbr",
+        }
+    }
+
+    /// The variant or preset within the kind ("" when the kind has none).
+    pub fn variant(&self) -> &'static str {
+        match self {
+            AgentConfig::Cbr(_) => "",
+        }
+    }
+
+    /// The size of the flow's data packets in bytes (for the base RTT of the flow's path).
+    pub fn data_size_bytes(&self) -> u32 {
+        match self {
+            AgentConfig::Cbr(config) => config.size_bytes,
+        }
+    }
+
+    /// The size of the packets the sink sends back, in bytes (0 if it sends none).
+    pub fn reply_size_bytes(&self) -> u32 {
+        match self {
+            AgentConfig::Cbr(_) => 0,
+        }
+    }
+
+    /// The flow's source and sink. `source_rng` and `sink_rng` are the agents' own streams.
+    pub fn build(&self, source_rng: SimRng, sink_rng: SimRng) -> (AnyAgent, AnyAgent) {
+        let _ = sink_rng;
+        match self {
+            AgentConfig::Cbr(config) => (
+                AnyAgent::Cbr(CbrSource::new(config, source_rng)),
+                AnyAgent::Sink(Sink),
+            ),
+        }
+    }
+}
+
+/// Every agent the simulator knows, as one type with static dispatch.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum AnyAgent {
+    /// A CBR source.
+    Cbr(CbrSource),
+    /// A sink that absorbs packets and sends nothing.
+    Sink(Sink),
+}
+
+macro_rules! dispatch {
+    ($self:ident, $agent:ident => $body:expr) => {
+        match $self {
+            AnyAgent::Cbr($agent) => $body,
+            AnyAgent::Sink($agent) => $body,
+        }
+    };
+}
+
+impl Agent for AnyAgent {
+    fn trace_fields(&self) -> &'static [&'static str] {
+        dispatch!(self, a => a.trace_fields())
+    }
+
+    fn on_start(&mut self, now: Time, out: &mut Outbox) {
+        dispatch!(self, a => a.on_start(now, out))
+    }
+
+    fn on_stop(&mut self, now: Time, out: &mut Outbox) {
+        dispatch!(self, a => a.on_stop(now, out))
+    }
+
+    #[inline]
+    fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
+        dispatch!(self, a => a.handle_packet(now, packet, out))
+    }
+
+    #[inline]
+    fn poll_timeout(&self) -> Option<Time> {
+        dispatch!(self, a => a.poll_timeout())
+    }
+
+    #[inline]
+    fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
+        dispatch!(self, a => a.handle_timeout(now, out))
+    }
+
+    fn trace(&self, values: &mut [f64]) {
+        dispatch!(self, a => a.trace(values))
+    }
+}

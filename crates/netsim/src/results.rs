@@ -1,0 +1,94 @@
+//! What a run produces: per-flow and per-link records (binned counters, totals, state traces),
+//! the optional packet trace, and what is needed to redo the run (scenario, seed, version).
+
+use std::time::Duration;
+
+use crate::monitor::{FlowRecord, LinkRecord, PacketRecord};
+use crate::queue::QueueStats;
+
+/// Everything a run measured. Equal scenarios and seeds give equal `Results`, bit for bit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Results {
+    /// The scenario as TOML (empty when the run was built in code rather than from a file).
+    pub scenario: String,
+    /// The seed every random stream was derived from.
+    pub seed: u64,
+    /// The netsim version that produced the results.
+    pub version: String,
+    /// Simulated time covered.
+    pub duration: Duration,
+    /// Width of every bin in the records.
+    pub bin: Duration,
+    /// Events processed.
+    pub events: u64,
+    /// One entry per flow, in scenario order.
+    pub flows: Vec<FlowResult>,
+    /// One entry per simplex link, in topology order.
+    pub links: Vec<LinkResult>,
+    /// The per-packet trace, when it was asked for.
+    pub packet_trace: Option<PacketTraceResult>,
+}
+
+/// One flow's identity and measurements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowResult {
+    /// The flow's name.
+    pub name: String,
+    /// Its protocol ("cbr", "tcp", "tfrc", ...).
+    pub kind: String,
+    /// Its variant or preset within the protocol ("" if none).
+    pub variant: String,
+    /// The source's node.
+    pub from: String,
+    /// The sink's node.
+    pub to: String,
+    /// When the flow started (drawn, if the scenario gave a distribution).
+    pub start: Duration,
+    /// Round-trip propagation plus serialization time of the flow's path (a data packet forward,
+    /// a reply back); the loss-event grouping uses it unless the scenario overrides it.
+    pub base_rtt: Duration,
+    /// The RTT used to group losses into loss events.
+    pub loss_event_rtt: Duration,
+    /// Binned counters, totals and the state trace.
+    pub record: FlowRecord,
+}
+
+/// One link's identity and measurements.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkResult {
+    /// The link's name.
+    pub name: String,
+    /// The transmitting node.
+    pub from: String,
+    /// The receiving node.
+    pub to: String,
+    /// Rate in bits per second.
+    pub rate_bps: u64,
+    /// Propagation delay.
+    pub delay: Duration,
+    /// Binned queue, arrivals, drops and utilization, and totals.
+    pub record: LinkRecord,
+    /// The queue's own counters (early and forced drops, marks).
+    pub queue: QueueStats,
+}
+
+/// The per-packet trace and how many records did not fit its limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PacketTraceResult {
+    /// The records kept, in event order.
+    pub records: Vec<PacketRecord>,
+    /// Records that were not kept because the limit was reached.
+    pub overflowed: u64,
+}
+
+impl Results {
+    /// The flow named `name`.
+    pub fn flow(&self, name: &str) -> Option<&FlowResult> {
+        self.flows.iter().find(|f| f.name == name)
+    }
+
+    /// The link named `name`.
+    pub fn link(&self, name: &str) -> Option<&LinkResult> {
+        self.links.iter().find(|l| l.name == name)
+    }
+}

@@ -1,0 +1,684 @@
+//! The engine: builds the running network from a topology, flows and loss models, then processes
+//! events in (time, sequence) order until the run's end.
+//!
+//! Per packet and hop there are two events, the end of its transmission and its arrival at the
+//! far end (see [`crate::link`]); an agent's timer is one event per deadline; flow starts, stops
+//! and ON/OFF toggles are one event each; the state trace is one event per bin (only when some
+//! agent reports state). Randomness: each link's queue and each attached loss model, each agent,
+//! each flow's start/stop draws and ON/OFF draws own a stream named after the link or flow, so
+//! adding a flow or a link leaves every other component's draws unchanged.
+
+use std::fmt;
+use std::time::Duration;
+
+use tfrc::Time;
+
+use crate::agent::{Agent, AgentConfig, AnyAgent, Outbox, Outgoing};
+use crate::dist::DurationDist;
+use crate::event_queue::EventQueue;
+use crate::link::{AttachedLoss, Link, Offer};
+use crate::loss::{LossModel, LossModelConfig, LossModelError};
+use crate::monitor::{FlowMonitor, LinkMonitor, PacketEvent, PacketRecord, PacketTrace};
+use crate::packet::{FlowId, NodeId, Packet};
+use crate::queue::{Queue, QueueConfigError};
+use crate::results::{FlowResult, LinkResult, PacketTraceResult, Results};
+use crate::rng::stream;
+use crate::serialization::transmission_time;
+use crate::topology::{LinkId, Routes, Topology, TopologyError};
+
+/// The size assumed for a reply packet when computing a flow's base RTT if its sink sends none
+/// (a 40-byte ACK, as ns-2's TCP sinks send).
+const DEFAULT_REPLY_BYTES: u32 = 40;
+
+/// Run-wide settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SimConfig {
+    /// Simulated time to run; events at exactly this time still run.
+    pub duration: Duration,
+    /// Width of the monitors' bins (above 0).
+    pub bin: Duration,
+    /// Keep a per-packet trace of at most this many records (`None`: no trace).
+    pub packet_trace: Option<usize>,
+}
+
+/// ON/OFF cycling of a flow's application (berumen's restarts): ON for a drawn time, then OFF
+/// for a drawn time, from the flow's start until its stop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OnOff {
+    /// Length of each ON period.
+    pub on: DurationDist,
+    /// Length of each OFF period.
+    pub off: DurationDist,
+}
+
+/// One flow to run: where, which protocol, and when.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSetup {
+    /// Unique name; also names the flow's random streams.
+    pub name: String,
+    /// The source's node.
+    pub from: NodeId,
+    /// The sink's node (different from `from`).
+    pub to: NodeId,
+    /// The protocol.
+    pub agent: AgentConfig,
+    /// When the application starts.
+    pub start: DurationDist,
+    /// When it stops for good (`None`: at the end of the run).
+    pub stop: Option<DurationDist>,
+    /// ON/OFF cycling between start and stop.
+    pub on_off: Option<OnOff>,
+    /// The RTT that groups losses into loss events; `None` for the path's base RTT.
+    pub loss_event_rtt: Option<Duration>,
+}
+
+/// A loss model on a link, for every packet or for one flow's packets only.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LossSetup {
+    /// The link whose entry the model sits at.
+    pub link: LinkId,
+    /// Only this flow's packets (both directions) meet the model.
+    pub flow: Option<FlowId>,
+    /// The model.
+    pub model: LossModelConfig,
+}
+
+/// Why a simulation could not be built (a configuration error).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The topology or a flow's route.
+    Topology(TopologyError),
+    /// A link's queue parameters.
+    Queue {
+        /// The link's name.
+        link: String,
+        /// What is wrong.
+        error: QueueConfigError,
+    },
+    /// A loss model's parameters or placement.
+    Loss {
+        /// Index of the loss model in the setup list.
+        index: usize,
+        /// What is wrong.
+        error: LossModelError,
+    },
+    /// A flow's setup.
+    Flow {
+        /// The flow's name.
+        flow: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A run-wide setting.
+    Config(String),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Topology(error) => error.fmt(f),
+            BuildError::Queue { link, error } => write!(f, "link {link:?}: {error}"),
+            BuildError::Loss { index, error } => write!(f, "loss model #{index}: {error}"),
+            BuildError::Flow { flow, reason } => write!(f, "flow {flow:?}: {reason}"),
+            BuildError::Config(reason) => f.write_str(reason),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<TopologyError> for BuildError {
+    fn from(error: TopologyError) -> BuildError {
+        BuildError::Topology(error)
+    }
+}
+
+/// What happens at an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Event {
+    /// A link's transmitter finishes its packet.
+    TransmissionEnd(u32),
+    /// The packet at the head of a link's pipe reaches the far end.
+    Arrival(u32),
+    /// An agent's deadline; stale unless `generation` is the agent's current one.
+    Timer { agent: u32, generation: u32 },
+    /// A flow's application starts.
+    FlowStart(u32),
+    /// A flow's application stops for good.
+    FlowStop(u32),
+    /// A flow's ON period ends or its OFF period ends.
+    Toggle(u32),
+    /// The end of bin k: sample every agent's state.
+    Sample(u64),
+}
+
+/// One agent with its place in the network and its timer bookkeeping.
+#[derive(Debug)]
+struct AgentSlot {
+    agent: AnyAgent,
+    flow: FlowId,
+    node: NodeId,
+    peer: NodeId,
+    reverse: bool,
+    next_seq: u64,
+    deadline: Option<Time>,
+    generation: u32,
+}
+
+/// A flow's lifecycle state and monitor.
+#[derive(Debug)]
+struct FlowSlot {
+    monitor: FlowMonitor,
+    on_off: Option<OnOff>,
+    on_off_rng: crate::rng::SimRng,
+    on: bool,
+    stopped: bool,
+    start: Duration,
+    trace_buffer: Vec<f64>,
+}
+
+/// A simulation being run.
+#[derive(Debug)]
+pub struct Simulation {
+    topology: Topology,
+    routes: Routes,
+    links: Vec<Link>,
+    agents: Vec<AgentSlot>,
+    flows: Vec<FlowSlot>,
+    setups: Vec<FlowSetup>,
+    base_rtts: Vec<Duration>,
+    loss_event_rtts: Vec<Duration>,
+    events: EventQueue<Event>,
+    outbox: Outbox,
+    trace: Option<PacketTrace>,
+    now: Time,
+    end: Time,
+    bin: Duration,
+    processed: u64,
+    seed: u64,
+    traced_state: bool,
+}
+
+impl Simulation {
+    /// Builds the network and schedules the flows. Every error that a run could meet is found
+    /// here: bad queue or loss parameters, flows without a route, a zero bin.
+    pub fn new(
+        topology: Topology,
+        flows: Vec<FlowSetup>,
+        losses: Vec<LossSetup>,
+        config: SimConfig,
+        seed: u64,
+    ) -> Result<Simulation, BuildError> {
+        if config.bin.is_zero() {
+            return Err(BuildError::Config("the bin width must be above 0".into()));
+        }
+        let routes = topology.routes();
+        let mut links = Vec::with_capacity(topology.links().len());
+        for spec in topology.links() {
+            let queue =
+                Queue::try_new(&spec.queue, spec.rate_bps, spec.delay).map_err(|error| {
+                    BuildError::Queue {
+                        link: spec.name.clone(),
+                        error,
+                    }
+                })?;
+            links.push(Link::new(
+                spec.to,
+                spec.rate_bps,
+                spec.delay,
+                queue,
+                stream(seed, &format!("link:{}:queue", spec.name)),
+                Vec::new(),
+                LinkMonitor::new(config.bin, spec.rate_bps),
+            ));
+        }
+        for (index, setup) in losses.iter().enumerate() {
+            let link = links
+                .get_mut(setup.link.0 as usize)
+                .ok_or_else(|| BuildError::Config(format!("loss model #{index}: no such link")))?;
+            if setup.flow.is_some_and(|f| f.0 as usize >= flows.len()) {
+                return Err(BuildError::Config(format!(
+                    "loss model #{index}: no such flow"
+                )));
+            }
+            let model = LossModel::try_new(&setup.model, setup.flow)
+                .map_err(|error| BuildError::Loss { index, error })?;
+            let name = &topology.link(setup.link).name;
+            let k = link.losses.len();
+            link.losses.push(AttachedLoss {
+                model,
+                rng: stream(seed, &format!("link:{name}:loss:{k}")),
+            });
+        }
+
+        let end = Time::ZERO + config.duration;
+        let mut events = EventQueue::with_capacity(4 * links.len() + 4 * flows.len() + 16);
+        let mut agents = Vec::with_capacity(2 * flows.len());
+        let mut flow_slots = Vec::with_capacity(flows.len());
+        let mut base_rtts = Vec::with_capacity(flows.len());
+        let mut loss_event_rtts = Vec::with_capacity(flows.len());
+        let mut traced_state = false;
+        for (index, setup) in flows.iter().enumerate() {
+            let flow_error = |reason: String| BuildError::Flow {
+                flow: setup.name.clone(),
+                reason,
+            };
+            if flows[..index].iter().any(|other| other.name == setup.name) {
+                return Err(flow_error("two flows have this name".into()));
+            }
+            if setup.from == setup.to {
+                return Err(flow_error("its source and sink are the same node".into()));
+            }
+            let forward = routes
+                .path(&topology, setup.from, setup.to)
+                .map_err(|e| flow_error(e.to_string()))?;
+            let backward = routes
+                .path(&topology, setup.to, setup.from)
+                .map_err(|e| flow_error(e.to_string()))?;
+            let reply = match setup.agent.reply_size_bytes() {
+                0 => DEFAULT_REPLY_BYTES,
+                size => size,
+            };
+            let one_way = |path: &[LinkId], size: u32| -> Duration {
+                path.iter()
+                    .map(|&id| {
+                        let spec = topology.link(id);
+                        spec.delay + transmission_time(size, spec.rate_bps)
+                    })
+                    .sum()
+            };
+            let base_rtt =
+                one_way(&forward, setup.agent.data_size_bytes()) + one_way(&backward, reply);
+            let loss_event_rtt = setup.loss_event_rtt.unwrap_or(base_rtt);
+
+            let flow = FlowId(index as u32);
+            let (source, sink) = setup.agent.build(
+                stream(seed, &format!("flow:{}:source", setup.name)),
+                stream(seed, &format!("flow:{}:sink", setup.name)),
+            );
+            let mut fields: Vec<&'static str> = source.trace_fields().to_vec();
+            fields.extend_from_slice(sink.trace_fields());
+            traced_state |= !fields.is_empty();
+            for (agent, node, peer, reverse) in [
+                (source, setup.from, setup.to, false),
+                (sink, setup.to, setup.from, true),
+            ] {
+                agents.push(AgentSlot {
+                    agent,
+                    flow,
+                    node,
+                    peer,
+                    reverse,
+                    next_seq: 0,
+                    deadline: None,
+                    generation: 0,
+                });
+            }
+
+            let mut lifecycle_rng = stream(seed, &format!("flow:{}:lifecycle", setup.name));
+            let start = setup.start.sample(&mut lifecycle_rng);
+            let stop = setup.stop.map(|stop| stop.sample(&mut lifecycle_rng));
+            events.push(Time::ZERO + start, Event::FlowStart(index as u32));
+            if let Some(stop) = stop {
+                events.push(Time::ZERO + stop, Event::FlowStop(index as u32));
+            }
+            flow_slots.push(FlowSlot {
+                monitor: FlowMonitor::new(config.bin, loss_event_rtt, &fields),
+                on_off: setup.on_off,
+                on_off_rng: stream(seed, &format!("flow:{}:on_off", setup.name)),
+                on: false,
+                stopped: false,
+                start,
+                trace_buffer: vec![0.0; fields.len()],
+            });
+            base_rtts.push(base_rtt);
+            loss_event_rtts.push(loss_event_rtt);
+        }
+        if traced_state && config.bin <= config.duration {
+            events.push(Time::ZERO + config.bin, Event::Sample(0));
+        }
+        Ok(Simulation {
+            topology,
+            routes,
+            links,
+            agents,
+            flows: flow_slots,
+            setups: flows,
+            base_rtts,
+            loss_event_rtts,
+            events,
+            outbox: Outbox::default(),
+            trace: config.packet_trace.map(PacketTrace::new),
+            now: Time::ZERO,
+            end,
+            bin: config.bin,
+            processed: 0,
+            seed,
+            traced_state,
+        })
+    }
+
+    /// The time of the last event processed.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// When the run ends.
+    pub fn end(&self) -> Time {
+        self.end
+    }
+
+    /// Events processed so far.
+    pub fn events_processed(&self) -> u64 {
+        self.processed
+    }
+
+    /// The topology being simulated.
+    pub fn topology(&self) -> &Topology {
+        &self.topology
+    }
+
+    /// Processes every event due at or before `until` (and at or before the end of the run).
+    /// Call it repeatedly with growing times to report progress on long runs.
+    pub fn run_until(&mut self, until: Time) {
+        let limit = until.min(self.end);
+        while let Some(time) = self.events.peek_time() {
+            if time > limit {
+                break;
+            }
+            let (time, event) = self.events.pop().expect("peeked");
+            self.now = time;
+            self.processed += 1;
+            self.handle(event);
+        }
+        self.now = self.now.max(limit);
+    }
+
+    /// Runs to the end and returns the results.
+    pub fn run(mut self) -> Results {
+        self.run_until(self.end);
+        self.finish()
+    }
+
+    /// Closes the monitors at the end of the run (whatever was processed so far) and returns the
+    /// results.
+    pub fn finish(self) -> Results {
+        let end = self.end;
+        let topology = &self.topology;
+        let flows = self
+            .flows
+            .into_iter()
+            .zip(&self.setups)
+            .enumerate()
+            .map(|(i, (slot, setup))| FlowResult {
+                name: setup.name.clone(),
+                kind: setup.agent.kind().to_string(),
+                variant: setup.agent.variant().to_string(),
+                from: topology.node_name(setup.from).to_string(),
+                to: topology.node_name(setup.to).to_string(),
+                start: slot.start,
+                base_rtt: self.base_rtts[i],
+                loss_event_rtt: self.loss_event_rtts[i],
+                record: slot.monitor.finish(end),
+            })
+            .collect();
+        let links = self
+            .links
+            .into_iter()
+            .zip(topology.links())
+            .map(|(link, spec)| LinkResult {
+                name: spec.name.clone(),
+                from: topology.node_name(spec.from).to_string(),
+                to: topology.node_name(spec.to).to_string(),
+                rate_bps: spec.rate_bps,
+                delay: spec.delay,
+                queue: link.queue.stats(),
+                record: link.monitor.finish(end),
+            })
+            .collect();
+        Results {
+            scenario: String::new(),
+            seed: self.seed,
+            version: env!("CARGO_PKG_VERSION").to_string(),
+            duration: end.saturating_since(Time::ZERO),
+            bin: self.bin,
+            events: self.processed,
+            flows,
+            links,
+            packet_trace: self.trace.map(|trace| PacketTraceResult {
+                overflowed: trace.overflowed(),
+                records: trace.into_records(),
+            }),
+        }
+    }
+
+    fn handle(&mut self, event: Event) {
+        match event {
+            Event::TransmissionEnd(link) => {
+                let (arrival, next_end) = self.links[link as usize].finish_transmission(self.now);
+                if let Some(at) = arrival {
+                    self.events.push(at, Event::Arrival(link));
+                }
+                if let Some(end) = next_end {
+                    self.transmission_started(link, end);
+                }
+            }
+            Event::Arrival(link) => {
+                let node = self.links[link as usize].to;
+                if let Some((packet, next)) = self.links[link as usize].take_arrival() {
+                    if let Some(at) = next {
+                        self.events.push(at, Event::Arrival(link));
+                    }
+                    self.at_node(node, packet);
+                }
+            }
+            Event::Timer { agent, generation } => {
+                let slot = &mut self.agents[agent as usize];
+                if slot.generation == generation && slot.deadline.is_some() {
+                    slot.deadline = None;
+                    slot.agent.handle_timeout(self.now, &mut self.outbox);
+                    self.after_callback(agent as usize);
+                }
+            }
+            Event::FlowStart(flow) => {
+                let slot = &mut self.flows[flow as usize];
+                if !slot.stopped && !slot.on {
+                    self.switch_on(flow);
+                }
+            }
+            Event::FlowStop(flow) => {
+                let slot = &mut self.flows[flow as usize];
+                slot.stopped = true;
+                if slot.on {
+                    slot.on = false;
+                    self.source_stop(flow);
+                }
+            }
+            Event::Toggle(flow) => {
+                let slot = &mut self.flows[flow as usize];
+                if slot.stopped {
+                    return;
+                }
+                if slot.on {
+                    slot.on = false;
+                    if let Some(on_off) = slot.on_off {
+                        let off = on_off.off.sample(&mut slot.on_off_rng);
+                        self.events.push(self.now + off, Event::Toggle(flow));
+                    }
+                    self.source_stop(flow);
+                } else {
+                    self.switch_on(flow);
+                }
+            }
+            Event::Sample(bin) => self.sample_state(bin),
+        }
+    }
+
+    /// Starts a flow's application and, with ON/OFF, schedules the end of the ON period.
+    fn switch_on(&mut self, flow: u32) {
+        let slot = &mut self.flows[flow as usize];
+        slot.on = true;
+        if let Some(on_off) = slot.on_off {
+            let on = on_off.on.sample(&mut slot.on_off_rng);
+            self.events.push(self.now + on, Event::Toggle(flow));
+        }
+        let source = 2 * flow as usize;
+        self.agents[source]
+            .agent
+            .on_start(self.now, &mut self.outbox);
+        self.after_callback(source);
+    }
+
+    fn source_stop(&mut self, flow: u32) {
+        let source = 2 * flow as usize;
+        self.agents[source]
+            .agent
+            .on_stop(self.now, &mut self.outbox);
+        self.after_callback(source);
+    }
+
+    /// Sends what the agent queued, then re-arms its timer if its deadline changed.
+    fn after_callback(&mut self, agent: usize) {
+        if !self.outbox.packets().is_empty() {
+            let mut outbox = std::mem::take(&mut self.outbox);
+            for outgoing in outbox.drain() {
+                self.emit(agent, outgoing);
+            }
+            self.outbox = outbox;
+        }
+        let slot = &mut self.agents[agent];
+        let deadline = slot.agent.poll_timeout();
+        if deadline != slot.deadline {
+            slot.deadline = deadline;
+            slot.generation = slot.generation.wrapping_add(1);
+            if let Some(at) = deadline {
+                // A deadline in the past fires now: time never runs backwards.
+                self.events.push(
+                    at.max(self.now),
+                    Event::Timer {
+                        agent: agent as u32,
+                        generation: slot.generation,
+                    },
+                );
+            }
+        }
+    }
+
+    /// Stamps an agent's packet and puts it on the network at the agent's node.
+    fn emit(&mut self, agent: usize, outgoing: Outgoing) {
+        let slot = &mut self.agents[agent];
+        let packet = Packet {
+            flow: slot.flow,
+            seq: slot.next_seq,
+            size_bytes: outgoing.size_bytes,
+            dst: slot.peer,
+            sent_at: self.now,
+            reverse: slot.reverse,
+            ecn_capable: outgoing.ecn_capable,
+            ecn_ce: false,
+            payload: outgoing.payload,
+        };
+        slot.next_seq += 1;
+        let node = slot.node;
+        let monitor = &mut self.flows[packet.flow.0 as usize].monitor;
+        if packet.reverse {
+            monitor.on_reverse_sent(self.now, packet.size_bytes);
+        } else {
+            monitor.on_sent(self.now, packet.size_bytes);
+        }
+        self.record(PacketEvent::Sent, None, node, &packet);
+        self.at_node(node, packet);
+    }
+
+    /// A packet is at `node`: deliver it, or forward it on the next link of its route.
+    fn at_node(&mut self, node: NodeId, packet: Packet) {
+        if packet.dst == node {
+            self.deliver(node, packet);
+            return;
+        }
+        let Some(link) = self.routes.next_hop(node, packet.dst) else {
+            // Routes to every flow's peer were checked when the simulation was built.
+            unreachable!("no route from node {} to {}", node.0, packet.dst.0);
+        };
+        let link = link.0;
+        match self.links[link as usize].offer(self.now, packet) {
+            Offer::Queued { started } => {
+                self.record(PacketEvent::Enqueued, Some(link), node, &packet);
+                if let Some(end) = started {
+                    self.transmission_started(link, end);
+                }
+            }
+            Offer::Dropped(packet, cause) => {
+                let monitor = &mut self.flows[packet.flow.0 as usize].monitor;
+                if packet.reverse {
+                    monitor.on_reverse_dropped(self.now, packet.size_bytes);
+                } else {
+                    monitor.on_dropped(self.now, packet.sent_at, packet.size_bytes);
+                }
+                self.record(PacketEvent::Dropped(cause), Some(link), node, &packet);
+            }
+        }
+    }
+
+    fn transmission_started(&mut self, link: u32, end: Time) {
+        self.events.push(end, Event::TransmissionEnd(link));
+        if self.trace.is_some() {
+            if let Some(packet) = self.links[link as usize].in_service().copied() {
+                let node = self.topology.link(LinkId(link)).from;
+                self.record(PacketEvent::TransmissionStart, Some(link), node, &packet);
+            }
+        }
+    }
+
+    /// Hands a packet to the agent at its destination.
+    fn deliver(&mut self, node: NodeId, packet: Packet) {
+        let monitor = &mut self.flows[packet.flow.0 as usize].monitor;
+        if packet.reverse {
+            monitor.on_reverse_received(self.now, packet.size_bytes);
+        } else {
+            monitor.on_received(self.now, packet.size_bytes);
+        }
+        self.record(PacketEvent::Delivered, None, node, &packet);
+        let agent = 2 * packet.flow.0 as usize + usize::from(!packet.reverse);
+        self.agents[agent]
+            .agent
+            .handle_packet(self.now, &packet, &mut self.outbox);
+        self.after_callback(agent);
+    }
+
+    /// Samples every flow's agent state at the end of bin `bin`, and schedules the next sample.
+    fn sample_state(&mut self, bin: u64) {
+        for (index, flow) in self.flows.iter_mut().enumerate() {
+            if flow.trace_buffer.is_empty() {
+                continue;
+            }
+            let source = &self.agents[2 * index].agent;
+            let sink = &self.agents[2 * index + 1].agent;
+            let split = source.trace_fields().len();
+            let (head, tail) = flow.trace_buffer.split_at_mut(split);
+            source.trace(head);
+            sink.trace(tail);
+            flow.monitor.record_state(bin as usize, &flow.trace_buffer);
+        }
+        let next = self.now + self.bin;
+        if self.traced_state && next <= self.end {
+            self.events.push(next, Event::Sample(bin + 1));
+        }
+    }
+
+    fn record(&mut self, event: PacketEvent, link: Option<u32>, node: NodeId, packet: &Packet) {
+        if let Some(trace) = &mut self.trace {
+            trace.record(PacketRecord {
+                time: self.now,
+                event,
+                link,
+                node: node.0,
+                flow: packet.flow.0,
+                seq: packet.seq,
+                size_bytes: packet.size_bytes,
+                reverse: packet.reverse,
+            });
+        }
+    }
+}
