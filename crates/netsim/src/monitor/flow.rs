@@ -253,9 +253,9 @@ impl FlowMonitor {
     }
 
     /// Ends the record at `end`: every per-bin series becomes exactly `ceil(end / bin)` long
-    /// (padded with zeros, or NaN for state; anything binned at or after `end` is cut). The
-    /// totals count every event reported, so the engine should call this with an `end` no
-    /// earlier than its last event, as it does when the run stops at `end`.
+    /// (padded with zeros, or NaN for state). The bins cover [0, end): an event at exactly
+    /// `end` or later is cut from the bins but stays in the totals, so per-bin sums equal the
+    /// totals only when every event was reported before `end`.
     pub fn finish(self, end: Time) -> FlowRecord {
         let n = self.bins.count(end);
         FlowRecord {
@@ -468,6 +468,16 @@ mod tests {
         let r = empty.finish(Time::ZERO);
         assert_eq!(r.bins, FlowBins::default());
         assert_eq!(r.state.values, vec![Vec::<f64>::new()]);
+    }
+
+    #[test]
+    fn an_event_at_exactly_the_end_is_in_the_totals_only() {
+        let mut m = monitor();
+        m.on_sent(ms(19), 100);
+        m.on_sent(ms(20), 100);
+        let r = m.finish(ms(20));
+        assert_eq!(r.bins.sent_packets, vec![0, 1]);
+        assert_eq!(r.totals.packets_sent, 2);
     }
 
     #[test]

@@ -242,9 +242,11 @@ impl LinkMonitor {
 
     /// Ends the record at `end`: integrates the current queue level up to `end`, clips the busy
     /// time of transmissions still in progress at `end`, and makes every per-bin series exactly
-    /// `ceil(end / bin)` long (padded with zeros, anything at or after `end` cut). The engine
-    /// should call this with an `end` no earlier than any time it reported (then every total is
-    /// over [0, end] exactly).
+    /// `ceil(end / bin)` long (padded with zeros). The bins cover [0, end): an arrival, drop or
+    /// departure at exactly `end` or later is cut from the bins but stays in the totals. The
+    /// engine should call this with an `end` no earlier than any time it reported: then the
+    /// queue integral and the busy time are over [0, end] exactly (an earlier `end` cannot
+    /// un-count what was integrated past it).
     pub fn finish(mut self, end: Time) -> LinkRecord {
         self.integrate_queue(end);
         let n = self.bins.count(end);
