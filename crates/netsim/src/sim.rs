@@ -11,6 +11,7 @@
 use std::fmt;
 use std::time::Duration;
 
+use tfrc::time::duration_nanos;
 use tfrc::Time;
 
 use crate::agent::{Agent, AgentConfig, AnyAgent, Outbox, Outgoing};
@@ -33,12 +34,16 @@ const DEFAULT_REPLY_BYTES: u32 = 40;
 /// Run-wide settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SimConfig {
-    /// Simulated time to run; events at exactly this time still run.
+    /// Simulated time to run: events before this time run, events at or after it do not (the
+    /// monitors' bins cover [0, duration)).
     pub duration: Duration,
     /// Width of the monitors' bins (above 0).
     pub bin: Duration,
     /// Keep a per-packet trace of at most this many records (`None`: no trace).
     pub packet_trace: Option<usize>,
+    /// The links whose per-bin series are kept (`None`: every link). The others keep totals
+    /// only, so memory stays small on topologies with many access links.
+    pub binned_links: Option<Vec<LinkId>>,
 }
 
 /// ON/OFF cycling of a flow's application (berumen's restarts): ON for a drawn time, then OFF
@@ -215,7 +220,16 @@ impl Simulation {
         }
         let routes = topology.routes();
         let mut links = Vec::with_capacity(topology.links().len());
-        for spec in topology.links() {
+        for (index, spec) in topology.links().iter().enumerate() {
+            let binned = config
+                .binned_links
+                .as_ref()
+                .is_none_or(|binned| binned.contains(&LinkId(index as u32)));
+            let monitor = if binned {
+                LinkMonitor::new(config.bin, spec.rate_bps)
+            } else {
+                LinkMonitor::totals_only(config.bin, spec.rate_bps)
+            };
             let queue =
                 Queue::try_new(&spec.queue, spec.rate_bps, spec.delay).map_err(|error| {
                     BuildError::Queue {
@@ -230,7 +244,7 @@ impl Simulation {
                 queue,
                 stream(seed, &format!("link:{}:queue", spec.name)),
                 Vec::new(),
-                LinkMonitor::new(config.bin, spec.rate_bps),
+                monitor,
             ));
         }
         for (index, setup) in losses.iter().enumerate() {
@@ -335,7 +349,7 @@ impl Simulation {
             base_rtts.push(base_rtt);
             loss_event_rtts.push(loss_event_rtt);
         }
-        if traced_state && config.bin <= config.duration {
+        if traced_state && config.bin < config.duration {
             events.push(Time::ZERO + config.bin, Event::Sample(0));
         }
         Ok(Simulation {
@@ -379,12 +393,12 @@ impl Simulation {
         &self.topology
     }
 
-    /// Processes every event due at or before `until` (and at or before the end of the run).
-    /// Call it repeatedly with growing times to report progress on long runs.
+    /// Processes every event due at or before `until` and before the end of the run. Call it
+    /// repeatedly with growing times to report progress on long runs.
     pub fn run_until(&mut self, until: Time) {
         let limit = until.min(self.end);
         while let Some(time) = self.events.peek_time() {
-            if time > limit {
+            if time > limit || time >= self.end {
                 break;
             }
             let (time, event) = self.events.pop().expect("peeked");
@@ -402,9 +416,13 @@ impl Simulation {
     }
 
     /// Closes the monitors at the end of the run (whatever was processed so far) and returns the
-    /// results.
-    pub fn finish(self) -> Results {
+    /// results. The state trace's last bin is sampled here, with the state at the end.
+    pub fn finish(mut self) -> Results {
         let end = self.end;
+        let bins = crate::monitor::Bins::new(self.bin).count(end);
+        if self.traced_state && bins > 0 {
+            self.sample_state(bins as u64 - 1);
+        }
         let topology = &self.topology;
         let flows = self
             .flows
@@ -511,7 +529,15 @@ impl Simulation {
                     self.switch_on(flow);
                 }
             }
-            Event::Sample(bin) => self.sample_state(bin),
+            Event::Sample(bin) => {
+                self.sample_state(bin);
+                // Bin k + 1 ends at (k + 2)·bin.
+                let next = duration_nanos(self.bin).saturating_mul(bin + 2);
+                if next < self.end.as_nanos() {
+                    self.events
+                        .push(Time::from_nanos(next), Event::Sample(bin + 1));
+                }
+            }
         }
     }
 
@@ -647,7 +673,7 @@ impl Simulation {
         self.after_callback(agent);
     }
 
-    /// Samples every flow's agent state at the end of bin `bin`, and schedules the next sample.
+    /// Samples every flow's agent state at the end of bin `bin`.
     fn sample_state(&mut self, bin: u64) {
         for (index, flow) in self.flows.iter_mut().enumerate() {
             if flow.trace_buffer.is_empty() {
@@ -660,10 +686,6 @@ impl Simulation {
             source.trace(head);
             sink.trace(tail);
             flow.monitor.record_state(bin as usize, &flow.trace_buffer);
-        }
-        let next = self.now + self.bin;
-        if self.traced_state && next <= self.end {
-            self.events.push(next, Event::Sample(bin + 1));
         }
     }
 

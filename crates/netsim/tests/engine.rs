@@ -41,6 +41,7 @@ fn config(duration: Duration) -> SimConfig {
         duration,
         bin: Duration::from_millis(100),
         packet_trace: None,
+        binned_links: None,
     }
 }
 

@@ -110,9 +110,9 @@ pub struct LinkMonitor {
     /// Busy nanoseconds per bin, transmissions counted in full (clipped at `finish`).
     busy_ns: PerBin<u64>,
     /// Integral of the queue length in packet·ns per bin.
-    queue_pkt_ns: PerBin<u128>,
+    queue_pkt_ns: PerBin<u64>,
     /// Integral of the queue length in byte·ns per bin.
-    queue_byte_ns: PerBin<u128>,
+    queue_byte_ns: PerBin<u64>,
     max_queue: PerBin<u32>,
     totals: LinkTotals,
     /// Busy nanoseconds in total, transmissions counted in full.
@@ -127,6 +127,8 @@ pub struct LinkMonitor {
     latest: Time,
     /// Transmissions that end after `latest`: (start, end).
     in_progress: Vec<(Time, Time)>,
+    /// Whether the per-bin series are kept (totals are always kept).
+    binned: bool,
 }
 
 impl LinkMonitor {
@@ -153,7 +155,22 @@ impl LinkMonitor {
             level_since: Time::ZERO,
             latest: Time::ZERO,
             in_progress: Vec::new(),
+            binned: true,
         }
+    }
+
+    /// A monitor that keeps the totals only: every per-bin series of its record is empty. For
+    /// links nobody plots (a dumbbell's access links), so memory does not grow with the run.
+    pub fn totals_only(bin: Duration, rate_bps: u64) -> LinkMonitor {
+        LinkMonitor {
+            binned: false,
+            ..LinkMonitor::new(bin, rate_bps)
+        }
+    }
+
+    /// Whether the per-bin series are kept.
+    pub fn is_binned(&self) -> bool {
+        self.binned
     }
 
     /// The bin grid.
@@ -169,8 +186,10 @@ impl LinkMonitor {
     /// A packet was offered to the link at `now`, before its loss model and queue.
     pub fn on_arrival(&mut self, now: Time, _size_bytes: u32) {
         self.saw(now);
-        let a = self.arrivals.at(self.bins.index(now));
-        *a = a.saturating_add(1);
+        if self.binned {
+            let a = self.arrivals.at(self.bins.index(now));
+            *a = a.saturating_add(1);
+        }
         self.totals.arrivals = self.totals.arrivals.saturating_add(1);
     }
 
@@ -178,8 +197,10 @@ impl LinkMonitor {
     /// is counted, not its size (the per-flow monitor keeps lost bytes).
     pub fn on_drop(&mut self, now: Time, _size_bytes: u32, cause: DropCause) {
         self.saw(now);
-        let d = self.drops.at(self.bins.index(now));
-        *d = d.saturating_add(1);
+        if self.binned {
+            let d = self.drops.at(self.bins.index(now));
+            *d = d.saturating_add(1);
+        }
         let total = match cause {
             DropCause::Queue => &mut self.totals.queue_drops,
             DropCause::LossModel => &mut self.totals.loss_model_drops,
@@ -202,21 +223,23 @@ impl LinkMonitor {
     /// departure counts in `start`'s bin; the busy time is split across the bins it covers.
     pub fn on_transmission(&mut self, start: Time, end: Time, size_bytes: u32) {
         self.saw(start);
-        let k = self.bins.index(start);
-        let d = self.departures.at(k);
-        *d = d.saturating_add(1);
-        let b = self.departed_bytes.at(k);
-        *b = b.saturating_add(u64::from(size_bytes));
+        if self.binned {
+            let k = self.bins.index(start);
+            let d = self.departures.at(k);
+            *d = d.saturating_add(1);
+            let b = self.departed_bytes.at(k);
+            *b = b.saturating_add(u64::from(size_bytes));
+            let busy = &mut self.busy_ns;
+            self.bins.split(start, end, |k, ns| {
+                let v = busy.at(k);
+                *v = v.saturating_add(ns);
+            });
+        }
         self.totals.departures = self.totals.departures.saturating_add(1);
         self.totals.bytes_departed = self
             .totals
             .bytes_departed
             .saturating_add(u64::from(size_bytes));
-        let busy = &mut self.busy_ns;
-        self.bins.split(start, end, |k, ns| {
-            let v = busy.at(k);
-            *v = v.saturating_add(ns);
-        });
         self.total_busy_ns = self
             .total_busy_ns
             .saturating_add(end.as_nanos().saturating_sub(start.as_nanos()));
@@ -249,7 +272,11 @@ impl LinkMonitor {
     /// un-count what was integrated past it).
     pub fn finish(mut self, end: Time) -> LinkRecord {
         self.integrate_queue(end);
-        let n = self.bins.count(end);
+        let n = if self.binned {
+            self.bins.count(end)
+        } else {
+            0
+        };
         let grid_end = self.bins.start(n);
         let busy_total = self.busy_clipped_at(end);
         for &(start, stop) in &self.in_progress {
@@ -295,20 +322,28 @@ impl LinkMonitor {
         }
         let (pkts, bytes) = (self.level_packets as u128, u128::from(self.level_bytes));
         let level = clamp_u32(self.level_packets);
+        let span = u128::from(to.as_nanos() - self.level_since.as_nanos());
+        self.total_queue_pkt_ns += pkts * span;
+        self.totals.max_queue_packets = self.totals.max_queue_packets.max(level);
+        if !self.binned {
+            self.level_since = to;
+            return;
+        }
         let (q_pkt, q_byte, q_max) = (
             &mut self.queue_pkt_ns,
             &mut self.queue_byte_ns,
             &mut self.max_queue,
         );
         self.bins.split(self.level_since, to, |k, ns| {
-            *q_pkt.at(k) += pkts * u128::from(ns);
-            *q_byte.at(k) += bytes * u128::from(ns);
+            // One bin's integral fits a u64 for any realistic level (2^64 ns·bytes is 18 GB held
+            // for 1 s); saturate rather than wrap beyond that.
+            let p = q_pkt.at(k);
+            *p = p.saturating_add(saturating_u64(pkts * u128::from(ns)));
+            let b = q_byte.at(k);
+            *b = b.saturating_add(saturating_u64(bytes * u128::from(ns)));
             let m = q_max.at(k);
             *m = (*m).max(level);
         });
-        let span = u128::from(to.as_nanos() - self.level_since.as_nanos());
-        self.total_queue_pkt_ns += pkts * span;
-        self.totals.max_queue_packets = self.totals.max_queue_packets.max(level);
         self.level_since = to;
     }
 
@@ -335,6 +370,11 @@ impl LinkMonitor {
             ..self.totals.clone()
         }
     }
+}
+
+/// A 128-bit product as a `u64`, saturating.
+fn saturating_u64(x: u128) -> u64 {
+    u64::try_from(x).unwrap_or(u64::MAX)
 }
 
 /// A queue length as a `u32`, saturating.
@@ -521,5 +561,23 @@ mod tests {
         let r = m.finish(ns(1000));
         assert!(r.bins.utilization.iter().all(|&u| u == 1.0));
         assert_eq!(r.totals.utilization, 1.0);
+    }
+
+    #[test]
+    fn totals_only_keeps_totals_and_no_bins() {
+        let mut binned = monitor();
+        let mut bare = LinkMonitor::totals_only(Duration::from_nanos(10), 1_000_000);
+        assert!(!bare.is_binned());
+        for m in [&mut binned, &mut bare] {
+            m.on_arrival(ns(1), 100);
+            m.on_queue_change(ns(1), 1, 100);
+            m.on_transmission(ns(2), ns(25), 100);
+            m.on_queue_change(ns(2), 0, 0);
+            m.on_drop(ns(12), 100, DropCause::Queue);
+        }
+        let (binned, bare) = (binned.finish(ns(30)), bare.finish(ns(30)));
+        assert_eq!(bare.totals, binned.totals);
+        assert_eq!(binned.bins.arrivals.len(), 3);
+        assert_eq!(bare.bins, LinkBins::default());
     }
 }
