@@ -77,10 +77,22 @@ fn bare_loop() -> Simulation {
     let mut t = Topology::new();
     let a = t.add_node("a").unwrap();
     let b = t.add_node("b").unwrap();
-    t.add_simplex(a, b, 1_000_000_000, Duration::from_millis(10), &QueueConfig::default())
-        .unwrap();
-    t.add_simplex(b, a, 1_000_000_000, Duration::from_millis(10), &QueueConfig::default())
-        .unwrap();
+    t.add_simplex(
+        a,
+        b,
+        1_000_000_000,
+        Duration::from_millis(10),
+        &QueueConfig::default(),
+    )
+    .unwrap();
+    t.add_simplex(
+        b,
+        a,
+        1_000_000_000,
+        Duration::from_millis(10),
+        &QueueConfig::default(),
+    )
+    .unwrap();
     let flows = vec![cbr_flow("cbr".into(), "a", "b", &t, 400_000_000)];
     let config = SimConfig {
         duration: Duration::from_secs(30),
@@ -113,7 +125,15 @@ fn red_dumbbell() -> Simulation {
     .build(1)
     .unwrap();
     let flows = (0..32)
-        .map(|i| cbr_flow(format!("cbr{i}"), &format!("left{i}"), &format!("right{i}"), &t, 515_625))
+        .map(|i| {
+            cbr_flow(
+                format!("cbr{i}"),
+                &format!("left{i}"),
+                &format!("right{i}"),
+                &t,
+                515_625,
+            )
+        })
         .collect();
     let bottlenecks = ["bottleneck", "bottleneck_reverse"].map(|n| t.link_named(n).unwrap());
     let config = SimConfig {
@@ -133,6 +153,10 @@ fn main() {
         measure("bare event loop (smoke)", bare_loop(), 30);
         return;
     }
-    measure("bare event loop, 1 CBR flow at 400 Mb/s on 1 Gb/s", bare_loop(), 30);
+    measure(
+        "bare event loop, 1 CBR flow at 400 Mb/s on 1 Gb/s",
+        bare_loop(),
+        30,
+    );
     measure("32 CBR flows, 15 Mb/s RED dumbbell", red_dumbbell(), 150);
 }

@@ -272,11 +272,7 @@ impl LinkMonitor {
     /// un-count what was integrated past it).
     pub fn finish(mut self, end: Time) -> LinkRecord {
         self.integrate_queue(end);
-        let n = if self.binned {
-            self.bins.count(end)
-        } else {
-            0
-        };
+        let n = if self.binned { self.bins.count(end) } else { 0 };
         let grid_end = self.bins.start(n);
         let busy_total = self.busy_clipped_at(end);
         for &(start, stop) in &self.in_progress {

@@ -217,10 +217,30 @@ impl<'a> Fields<'a> {
     ) -> Result<T, ScenarioError> {
         match self.value(key) {
             Some(value) => T::from_toml(value, &self.child_path(key)),
-            None => Err(ScenarioError::Missing {
+            None => Err(self.missing(key, expected)),
+        }
+    }
+
+    /// The error for an absent `key` the schema needs: if the table holds an unknown key that
+    /// looks like a misspelling of it (`hsots` for `hosts`), [`ScenarioError::UnknownKey`]
+    /// suggesting `key`, which says what to fix; otherwise [`ScenarioError::Missing`].
+    pub fn missing(&mut self, key: &'static str, expected: &str) -> ScenarioError {
+        self.know(key);
+        let misspelt = self
+            .table
+            .keys()
+            .filter(|k| !self.known.contains(&k.as_str()))
+            .find(|k| closest(k, [key]).is_some());
+        match misspelt {
+            Some(unknown) => ScenarioError::UnknownKey {
+                path: self.child_path(unknown),
+                suggestion: Some(key.to_owned()),
+                allowed: self.known.iter().map(|&k| k.to_owned()).collect(),
+            },
+            None => ScenarioError::Missing {
                 path: self.child_path(key),
                 expected: expected.to_owned(),
-            }),
+            },
         }
     }
 

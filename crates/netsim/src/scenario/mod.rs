@@ -1,17 +1,32 @@
-//! Scenario files: simulations described in TOML with human units.
+//! Scenario files: simulations described in TOML with human units (docs/scenario.md documents
+//! every field).
 //!
-//! This module holds the value layer the schema is built on: [`units`] reads durations, rates
+//! [`Scenario::from_toml_str`] parses and checks a file (building the network once, so that
+//! unknown node or link names, routes to nowhere and queue parameters that do not fit their link
+//! are found before anything runs); [`run`] runs it with a seed. The schema lives in
+//! `spec.rs` (top level), `topology_spec.rs`, `queue_spec.rs`, `flow_spec.rs` and
+//! `loss_spec.rs`; random-or-fixed values in `dists.rs`. The value layer under it: [`units`] reads durations, rates
 //! and sizes (`"10s"`, `"15Mbps"`, `"1500B"`); [`fields`] walks TOML tables, converting values
 //! ([`FromToml`]) and refusing unknown keys with a "did you mean" ([`Fields`]); [`error`] is the
 //! one error type, whose every message names the path of the offending value:
 //! `flows[2].start: expected a duration like "10s", found "ten"`. No input makes any of it panic.
 
+mod dists;
 pub mod error;
 pub mod fields;
+mod flow_spec;
+mod loss_spec;
+mod queue_spec;
+mod spec;
+mod topology_spec;
 pub mod units;
 
 pub use error::{describe, ScenarioError};
 pub use fields::{parse_document, Fields, FromToml};
+pub use flow_spec::FlowSpec;
+pub use loss_spec::LossSpec;
+pub use spec::{run, Scenario};
+pub use topology_spec::TopologySpec;
 pub use units::{
     format_duration, parse_duration, parse_rate, parse_size, BitRate, ByteSize, Quantity,
     UnitError, UnitProblem,

@@ -1,0 +1,207 @@
+//! The `[[flows]]` tables: which protocol runs between which nodes, and when (docs/scenario.md,
+//! "Flows").
+
+use std::time::Duration;
+
+use super::error::ScenarioError;
+use super::fields::Fields;
+use super::loss_spec::quoted;
+use super::units::{BitRate, ByteSize};
+use crate::agent::{AgentConfig, CbrConfig};
+use crate::dist::DurationDist;
+use crate::sim::OnOff;
+
+const KINDS: &[&str] = &["cbr"];
+const MAX_COUNT: usize = 100_000;
+
+/// One flow as the scenario describes it (after `count` is expanded).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// Unique name.
+    pub name: String,
+    /// The source's node name.
+    pub from: String,
+    /// The sink's node name.
+    pub to: String,
+    /// The protocol and its parameters.
+    pub agent: AgentConfig,
+    /// When the application starts.
+    pub start: DurationDist,
+    /// When it stops for good.
+    pub stop: Option<DurationDist>,
+    /// ON/OFF cycling.
+    pub on_off: Option<OnOff>,
+    /// Override of the RTT that groups losses into loss events.
+    pub loss_event_rtt: Option<Duration>,
+    /// Where the flow is in the file ("flows[2]").
+    pub path: String,
+}
+
+/// How flows without `from`/`to` get their endpoints: the k-th flow of a dumbbell runs from
+/// `left{k mod left}` to `right{k mod right}` (or back, with `reverse = true`).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum DefaultEndpoints {
+    /// Dumbbell host pairs.
+    Dumbbell {
+        /// Hosts on the left.
+        left: usize,
+        /// Hosts on the right.
+        right: usize,
+    },
+    /// No default: `from` and `to` are required.
+    None,
+}
+
+/// Reads every `[[flows]]` table, expanding `count`.
+pub(super) fn parse_flows(
+    tables: Vec<Fields<'_>>,
+    endpoints: DefaultEndpoints,
+) -> Result<Vec<FlowSpec>, ScenarioError> {
+    let mut flows: Vec<FlowSpec> = Vec::new();
+    let mut per_kind: Vec<(&'static str, usize)> = Vec::new();
+    for mut fields in tables {
+        let path = fields.path().to_string();
+        let kind = fields
+            .choice("kind", KINDS)?
+            .ok_or_else(|| fields.missing("kind", &format!("one of {}", quoted(KINDS))))?;
+        let name: Option<String> = fields.optional("name")?;
+        let count: usize = fields.or("count", 1)?;
+        if count == 0 || count > MAX_COUNT {
+            return Err(ScenarioError::invalid_text(
+                fields.child_path("count"),
+                format!("between 1 and {MAX_COUNT}"),
+                count.to_string(),
+            ));
+        }
+        let from: Option<String> = fields.optional("from")?;
+        let to: Option<String> = fields.optional("to")?;
+        let reverse: bool = fields.or("reverse", false)?;
+        let start: DurationDist = fields.or("start", DurationDist::Fixed(Duration::ZERO))?;
+        let stop: Option<DurationDist> = fields.optional("stop")?;
+        let on_off = match fields.table("on_off")? {
+            Some(mut table) => {
+                let expected = r#"a duration like "1s" or { exponential = "1s" }"#;
+                let on = table.required("on", expected)?;
+                let off = table.required("off", expected)?;
+                table.finish()?;
+                Some(OnOff { on, off })
+            }
+            None => None,
+        };
+        let loss_event_rtt: Option<Duration> = fields.optional("loss_event_rtt")?;
+        let agent = parse_agent(kind, &mut fields)?;
+        fields.finish()?;
+
+        let numbered = match per_kind.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => n,
+            None => {
+                per_kind.push((kind, 0));
+                &mut per_kind.last_mut().expect("just pushed").1
+            }
+        };
+        for j in 0..count {
+            let flow_name = match &name {
+                Some(base) if count == 1 => base.clone(),
+                Some(base) => format!("{base}{j}"),
+                None => {
+                    *numbered += 1;
+                    format!("{kind}{}", *numbered - 1)
+                }
+            };
+            if flows.iter().any(|f| f.name == flow_name) {
+                return Err(ScenarioError::invalid_text(
+                    format!("{path}.name"),
+                    "a name no other flow has",
+                    format!("{flow_name:?}"),
+                ));
+            }
+            let k = flows.len();
+            let (default_from, default_to) = match endpoints {
+                DefaultEndpoints::Dumbbell { left, right } if reverse => {
+                    (format!("right{}", k % right), format!("left{}", k % left))
+                }
+                DefaultEndpoints::Dumbbell { left, right } => {
+                    (format!("left{}", k % left), format!("right{}", k % right))
+                }
+                DefaultEndpoints::None => (String::new(), String::new()),
+            };
+            let endpoint = |given: &Option<String>, default: String, key: &str| match (
+                given,
+                default.is_empty(),
+            ) {
+                (Some(node), _) => Ok(node.clone()),
+                (None, false) => Ok(default),
+                (None, true) => Err(ScenarioError::Missing {
+                    path: format!("{path}.{key}"),
+                    expected: "a node name".into(),
+                }),
+            };
+            flows.push(FlowSpec {
+                name: flow_name,
+                from: endpoint(&from, default_from, "from")?,
+                to: endpoint(&to, default_to, "to")?,
+                agent: agent.clone(),
+                start,
+                stop,
+                on_off,
+                loss_event_rtt,
+                path: path.clone(),
+            });
+        }
+    }
+    Ok(flows)
+}
+
+/// The protocol's own keys.
+fn parse_agent(kind: &str, fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
+    match kind {
+        "cbr" => parse_cbr(fields),
+        other => Err(ScenarioError::invalid_text(
+            fields.child_path("kind"),
+            format!("one of {}", quoted(KINDS)),
+            format!("{other:?}"),
+        )),
+    }
+}
+
+/// `rate` (required), `size` (1000 B, the papers' packet size; ns-2's CBR default is 210 B),
+/// `random` (false) and `max_packets`.
+fn parse_cbr(fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
+    let rate: BitRate = fields.required("rate", r#"a rate like "1Mbps""#)?;
+    if rate.bps == 0 {
+        return Err(ScenarioError::invalid_text(
+            fields.child_path("rate"),
+            "a rate above 0",
+            "0bps",
+        ));
+    }
+    let size = packet_size(fields, "size", 1000)?;
+    Ok(AgentConfig::Cbr(CbrConfig {
+        rate_bps: rate.bps,
+        size_bytes: size,
+        random: fields.or("random", false)?,
+        max_packets: fields.optional("max_packets")?,
+    }))
+}
+
+/// A packet size in bytes between 1 B and 64 KiB.
+pub(super) fn packet_size(
+    fields: &mut Fields<'_>,
+    key: &'static str,
+    default_bytes: u32,
+) -> Result<u32, ScenarioError> {
+    let size: ByteSize = fields.or(
+        key,
+        ByteSize {
+            bytes: u64::from(default_bytes),
+        },
+    )?;
+    if size.bytes == 0 || size.bytes > 65_536 {
+        return Err(ScenarioError::invalid_text(
+            fields.child_path(key),
+            "a packet size between 1B and 64KiB",
+            size.to_string(),
+        ));
+    }
+    Ok(size.bytes as u32)
+}

@@ -1,0 +1,281 @@
+//! A whole scenario file: parsed, checked against the network it describes, and run
+//! (docs/scenario.md).
+
+use std::time::Duration;
+
+use super::error::ScenarioError;
+use super::fields::{parse_document, Fields};
+use super::flow_spec::{parse_flows, DefaultEndpoints, FlowSpec};
+use super::loss_spec::{parse_loss, LossSpec};
+use super::queue_spec::queue_error;
+use super::topology_spec::{parse_topology, QueuePaths, TopologySpec};
+use crate::packet::FlowId;
+use crate::results::Results;
+use crate::sim::{BuildError, FlowSetup, LossSetup, SimConfig, Simulation};
+
+const DEFAULT_BIN: Duration = Duration::from_millis(10);
+const DEFAULT_SEED: u64 = 1;
+/// The longest run a scenario may ask for (a sanity bound: about 11.6 days).
+const MAX_DURATION: Duration = Duration::from_secs(1_000_000);
+/// The most bins a run may keep per series (bounds memory: duration / bin).
+const MAX_BINS: u64 = 50_000_000;
+
+/// A validated scenario: everything needed to run it, and the text it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// A label for results and figures.
+    pub name: String,
+    /// Simulated time to run.
+    pub duration: Duration,
+    /// The seed used when the caller gives none.
+    pub seed: u64,
+    /// Width of the monitors' bins.
+    pub bin: Duration,
+    /// Keep a per-packet trace of at most this many records.
+    pub packet_trace: Option<usize>,
+    /// The links whose per-bin series are kept (`None`: the topology's default, see
+    /// [`TopologySpec::default_binned_links`]).
+    pub binned_links: Option<Vec<String>>,
+    /// The network.
+    pub topology: TopologySpec,
+    /// The flows, `count` expanded.
+    pub flows: Vec<FlowSpec>,
+    /// The loss models.
+    pub losses: Vec<LossSpec>,
+    queue_paths: QueuePaths,
+    source: String,
+}
+
+impl Scenario {
+    /// Parses and checks a scenario file's text. Every error names the field at fault.
+    pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let table = parse_document(text)?;
+        Scenario::from_table(&table, text.to_string())
+    }
+
+    /// Parses and checks a scenario already read into a TOML table (the Python front builds
+    /// these from dictionaries); `source` is kept as the scenario's text in the results.
+    pub fn from_table(table: &toml::Table, source: String) -> Result<Scenario, ScenarioError> {
+        let mut root = Fields::new(table, "");
+        let name: String = root.or("name", String::new())?;
+        root.declare(&["description"]);
+        let duration: Duration = root.required("duration", r#"a duration like "150s""#)?;
+        if duration.is_zero() || duration > MAX_DURATION {
+            return Err(ScenarioError::invalid_text(
+                "duration",
+                "a duration above 0 and at most 1000000s",
+                format!("{duration:?}"),
+            ));
+        }
+        let seed: u64 = root.or("seed", DEFAULT_SEED)?;
+        let (bin, packet_trace, binned_links) = match root.table("monitor")? {
+            Some(mut monitor) => {
+                let bin: Duration = monitor.or("bin", DEFAULT_BIN)?;
+                let trace: usize = monitor.or("packet_trace", 0)?;
+                let links = match monitor.value("links") {
+                    None => None,
+                    Some(toml::Value::String(all)) if all == "all" => Some(Vec::new()),
+                    Some(value) => {
+                        let path = monitor.child_path("links");
+                        let names =
+                            <Vec<String> as super::fields::FromToml>::from_toml(value, &path)
+                                .map_err(|_| {
+                                    ScenarioError::invalid(
+                                        path,
+                                        r#"a list of link names or "all""#,
+                                        value,
+                                    )
+                                })?;
+                        Some(names)
+                    }
+                };
+                monitor.finish()?;
+                (bin, (trace > 0).then_some(trace), links)
+            }
+            None => (DEFAULT_BIN, None, None),
+        };
+        if bin.is_zero() || duration.as_nanos() / bin.as_nanos() > u128::from(MAX_BINS) {
+            return Err(ScenarioError::invalid_text(
+                "monitor.bin",
+                format!("a bin above 0 and at least duration / {MAX_BINS}"),
+                format!("{bin:?}"),
+            ));
+        }
+        let topology_table = match root.table("topology")? {
+            Some(table) => table,
+            None => return Err(root.missing("topology", "a [topology] table")),
+        };
+        let (topology, queue_paths) = parse_topology(topology_table)?;
+        let endpoints = match &topology {
+            TopologySpec::Dumbbell(d) => DefaultEndpoints::Dumbbell {
+                left: d.left_hosts,
+                right: d.right_hosts,
+            },
+            _ => DefaultEndpoints::None,
+        };
+        let flows = parse_flows(root.tables("flows")?, endpoints)?;
+        let losses = root
+            .tables("losses")?
+            .into_iter()
+            .map(parse_loss)
+            .collect::<Result<Vec<_>, _>>()?;
+        root.finish()?;
+        let scenario = Scenario {
+            name,
+            duration,
+            seed,
+            bin,
+            packet_trace,
+            binned_links,
+            topology,
+            flows,
+            losses,
+            queue_paths,
+            source,
+        };
+        // Build once: names, routes and queue parameters that depend on the links are checked
+        // here, so a run never fails half-way.
+        scenario.simulation(scenario.seed)?;
+        Ok(scenario)
+    }
+
+    /// The text the scenario was read from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// A simulation of this scenario seeded with `seed`, ready to run (step it with
+    /// [`Simulation::run_until`] to report progress).
+    pub fn simulation(&self, seed: u64) -> Result<Simulation, ScenarioError> {
+        let topology = self.topology.build(seed).map_err(|error| {
+            ScenarioError::invalid_text("topology", "a valid topology", error.to_string())
+        })?;
+        let mut setups = Vec::with_capacity(self.flows.len());
+        for flow in &self.flows {
+            let node = |key: &str, name: &str| {
+                topology.node(name).ok_or_else(|| {
+                    ScenarioError::invalid_text(
+                        format!("{}.{key}", flow.path),
+                        "the name of a node of the topology",
+                        format!("{name:?}"),
+                    )
+                })
+            };
+            setups.push(FlowSetup {
+                name: flow.name.clone(),
+                from: node("from", &flow.from)?,
+                to: node("to", &flow.to)?,
+                agent: flow.agent.clone(),
+                start: flow.start,
+                stop: flow.stop,
+                on_off: flow.on_off,
+                loss_event_rtt: flow.loss_event_rtt,
+            });
+        }
+        let mut losses = Vec::with_capacity(self.losses.len());
+        for loss in &self.losses {
+            let link = topology.link_named(&loss.link).ok_or_else(|| {
+                ScenarioError::invalid_text(
+                    format!("{}.link", loss.path),
+                    "the name of a link of the topology",
+                    format!("{:?}", loss.link),
+                )
+            })?;
+            let flow = match &loss.flow {
+                Some(name) => Some(
+                    self.flows
+                        .iter()
+                        .position(|f| &f.name == name)
+                        .map(|i| FlowId(i as u32))
+                        .ok_or_else(|| {
+                            ScenarioError::invalid_text(
+                                format!("{}.flow", loss.path),
+                                "the name of a flow",
+                                format!("{name:?}"),
+                            )
+                        })?,
+                ),
+                None => None,
+            };
+            losses.push(LossSetup {
+                link,
+                flow,
+                model: loss.model.clone(),
+            });
+        }
+        let binned_links = match &self.binned_links {
+            // "all" is kept as an empty list.
+            Some(names) if names.is_empty() => None,
+            Some(names) => Some(
+                names
+                    .iter()
+                    .enumerate()
+                    .map(|(i, name)| {
+                        topology.link_named(name).ok_or_else(|| {
+                            ScenarioError::invalid_text(
+                                format!("monitor.links[{i}]"),
+                                "the name of a link of the topology",
+                                format!("{name:?}"),
+                            )
+                        })
+                    })
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+            None => self.topology.default_binned_links(&topology),
+        };
+        let config = SimConfig {
+            duration: self.duration,
+            bin: self.bin,
+            packet_trace: self.packet_trace,
+            binned_links,
+        };
+        Simulation::new(topology, setups, losses, config, seed).map_err(|e| self.build_error(e))
+    }
+
+    /// A build error as a scenario error at the right path.
+    fn build_error(&self, error: BuildError) -> ScenarioError {
+        match &error {
+            BuildError::Queue { link, error } => {
+                let path = self
+                    .queue_paths
+                    .iter()
+                    .find(|(name, _)| name == link || (name == "hop" && link.starts_with("hop")))
+                    .or_else(|| self.queue_paths.iter().find(|(name, _)| name == "*"))
+                    .map_or("topology".to_string(), |(_, path)| path.clone());
+                queue_error(&path, error.clone())
+            }
+            BuildError::Flow { flow, .. } => {
+                let path = self
+                    .flows
+                    .iter()
+                    .find(|f| &f.name == flow)
+                    .map_or("flows".to_string(), |f| f.path.clone());
+                ScenarioError::invalid_text(path, "a flow that can run", error.to_string())
+            }
+            BuildError::Loss { index, .. } => ScenarioError::invalid_text(
+                self.losses
+                    .get(*index)
+                    .map_or("losses".to_string(), |l| l.path.clone()),
+                "valid loss-model parameters",
+                error.to_string(),
+            ),
+            BuildError::Topology(_) => ScenarioError::invalid_text(
+                "flows",
+                "flows along existing routes",
+                error.to_string(),
+            ),
+            _ => {
+                ScenarioError::invalid_text("(scenario)", "a runnable scenario", error.to_string())
+            }
+        }
+    }
+}
+
+/// Runs `scenario` seeded with `seed` to its end. The results carry the scenario's text, the
+/// seed and the netsim version, so the run can be redone; the same scenario and seed give the
+/// same results, bit for bit.
+pub fn run(scenario: &Scenario, seed: u64) -> Result<Results, ScenarioError> {
+    let mut results = scenario.simulation(seed)?.run();
+    results.scenario = scenario.source.clone();
+    Ok(results)
+}
