@@ -3,8 +3,8 @@
 //!
 //! Per packet and hop there are two events, the end of its transmission and its arrival at the
 //! far end (see [`crate::link`]); an agent's timer is one event per deadline; flow starts, stops
-//! and ON/OFF toggles are one event each; the state trace is one event per bin (only when some
-//! agent reports state). Randomness: each link's queue and each attached loss model, each agent,
+//! and ON/OFF toggles are one event each. The state trace needs no events: before an event runs,
+//! every bin that ended at or before its time is sampled (the state only changes at events). Randomness: each link's queue and each attached loss model, each agent,
 //! each flow's start/stop draws and ON/OFF draws own a stream named after the link or flow, so
 //! adding a flow or a link leaves every other component's draws unchanged.
 
@@ -154,8 +154,6 @@ enum Event {
     FlowStop(u32),
     /// A flow's ON period ends or its OFF period ends.
     Toggle(u32),
-    /// The end of bin k: sample every agent's state.
-    Sample(u64),
 }
 
 /// One agent with its place in the network and its timer bookkeeping.
@@ -203,6 +201,8 @@ pub struct Simulation {
     processed: u64,
     seed: u64,
     traced_state: bool,
+    /// The next bin whose end-of-bin state sample is due.
+    next_sample: u64,
 }
 
 impl Simulation {
@@ -349,9 +349,6 @@ impl Simulation {
             base_rtts.push(base_rtt);
             loss_event_rtts.push(loss_event_rtt);
         }
-        if traced_state && config.bin < config.duration {
-            events.push(Time::ZERO + config.bin, Event::Sample(0));
-        }
         Ok(Simulation {
             topology,
             routes,
@@ -370,6 +367,7 @@ impl Simulation {
             processed: 0,
             seed,
             traced_state,
+            next_sample: 0,
         })
     }
 
@@ -401,6 +399,9 @@ impl Simulation {
             if time > limit || time >= self.end {
                 break;
             }
+            if self.traced_state {
+                self.sample_bins_ending_by(time);
+            }
             let (time, event) = self.events.pop().expect("peeked");
             self.now = time;
             self.processed += 1;
@@ -419,9 +420,14 @@ impl Simulation {
     /// results. The state trace's last bin is sampled here, with the state at the end.
     pub fn finish(mut self) -> Results {
         let end = self.end;
-        let bins = crate::monitor::Bins::new(self.bin).count(end);
-        if self.traced_state && bins > 0 {
-            self.sample_state(bins as u64 - 1);
+        if self.traced_state {
+            // Every bin not sampled yet ends at or after the last event processed: the state
+            // there is the final state.
+            let bins = crate::monitor::Bins::new(self.bin).count(end) as u64;
+            while self.next_sample < bins {
+                self.sample_state(self.next_sample);
+                self.next_sample += 1;
+            }
         }
         let topology = &self.topology;
         let flows = self
@@ -527,15 +533,6 @@ impl Simulation {
                     self.source_stop(flow);
                 } else {
                     self.switch_on(flow);
-                }
-            }
-            Event::Sample(bin) => {
-                self.sample_state(bin);
-                // Bin k + 1 ends at (k + 2)·bin.
-                let next = duration_nanos(self.bin).saturating_mul(bin + 2);
-                if next < self.end.as_nanos() {
-                    self.events
-                        .push(Time::from_nanos(next), Event::Sample(bin + 1));
                 }
             }
         }
@@ -673,7 +670,18 @@ impl Simulation {
         self.after_callback(agent);
     }
 
-    /// Samples every flow's agent state at the end of bin `bin`.
+    /// Samples the state at the end of every bin that ends at or before `time`, before any event
+    /// at `time` runs: bin k covers [k·bin, (k+1)·bin), so its sample must not see events at
+    /// (k+1)·bin. The state only changes at events, so sampling late is exact.
+    fn sample_bins_ending_by(&mut self, time: Time) {
+        let width = duration_nanos(self.bin);
+        while width.saturating_mul(self.next_sample + 1) <= time.as_nanos() {
+            self.sample_state(self.next_sample);
+            self.next_sample += 1;
+        }
+    }
+
+    /// Samples every flow's agent state as the state at the end of bin `bin`.
     fn sample_state(&mut self, bin: u64) {
         for (index, flow) in self.flows.iter_mut().enumerate() {
             if flow.trace_buffer.is_empty() {

@@ -337,3 +337,32 @@ fn run_until_in_steps_equals_one_run() {
     }
     assert_eq!(stepped.finish(), whole);
 }
+
+#[test]
+fn agent_state_is_sampled_at_the_end_of_every_bin() {
+    let t = pair(
+        100_000_000,
+        Duration::from_millis(1),
+        QueueConfig::default(),
+    );
+    // 1000 packets/s from 0.25 s; bins of 100 ms over 1.05 s (the last bin is partial).
+    let mut f = flow("f", NodeId(0), NodeId(1), cbr(8_000_000, 1000, false));
+    f.start = DurationDist::Fixed(Duration::from_millis(250));
+    let results = Simulation::new(t, vec![f], vec![], config(Duration::from_millis(1050)), 1)
+        .unwrap()
+        .run();
+    let state = &results.flows[0].record.state;
+    assert_eq!(state.fields, ["packets_sent"]);
+    let sent = &state.values[0];
+    assert_eq!(sent.len(), 11);
+    // Bin k covers [k/10, (k+1)/10) s: its sample counts the packets sent at 0.25 s, 0.251 s, ...
+    // before (k+1)/10 s; the last bin ends with the run, at 1.05 s.
+    let expected: Vec<f64> = (0..11)
+        .map(|k| {
+            let end_ms: i64 = if k == 10 { 1050 } else { (k + 1) * 100 };
+            (end_ms - 250).max(0) as f64
+        })
+        .collect();
+    assert_eq!(sent, &expected);
+    assert_eq!(results.flows[0].record.totals.packets_sent, 800);
+}

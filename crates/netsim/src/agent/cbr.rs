@@ -90,8 +90,9 @@ impl CbrSource {
 }
 
 impl Agent for CbrSource {
+    /// `packets_sent`: packets sent so far.
     fn trace_fields(&self) -> &'static [&'static str] {
-        &[]
+        &["packets_sent"]
     }
 
     fn on_start(&mut self, now: Time, out: &mut Outbox) {
@@ -116,7 +117,11 @@ impl Agent for CbrSource {
         }
     }
 
-    fn trace(&self, _values: &mut [f64]) {}
+    fn trace(&self, values: &mut [f64]) {
+        if let Some(sent) = values.first_mut() {
+            *sent = self.sent as f64;
+        }
+    }
 }
 
 #[cfg(test)]
