@@ -1,0 +1,362 @@
+//! The pending-event set: events ordered by (time, insertion sequence), so that events due at
+//! the same instant run in the order they were scheduled, on every machine and every run.
+//!
+//! [`EventQueue`] is a calendar queue (`calendar`): on the simulator's loads (see
+//! `benches/engine.rs`) it beat the binary heap (`heap`), which stays as the reference the
+//! tests and the benchmark compare it against. Both order by exactly the same key, and both
+//! accept pushes at any time, also earlier than the last popped one.
+
+#[doc(hidden)]
+pub mod calendar;
+#[doc(hidden)]
+pub mod heap;
+
+use tfrc::Time;
+
+/// A priority queue of events keyed by (time, sequence number). The sequence number is a
+/// counter of insertions, so ties in time break first-scheduled-first, exactly and always.
+///
+/// It is a calendar queue: O(1) expected per push and pop. A push earlier than the last popped
+/// time is ordered correctly; it costs at most one extra walk over the calendar's buckets on the
+/// next pop.
+#[derive(Debug)]
+pub struct EventQueue<E> {
+    inner: calendar::CalendarQueue<E>,
+}
+
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E> EventQueue<E> {
+    /// An empty queue.
+    pub fn new() -> Self {
+        EventQueue {
+            inner: calendar::CalendarQueue::new(),
+        }
+    }
+
+    /// An empty queue sized for about `capacity` pending events (a hint: the queue still grows
+    /// and shrinks with its contents).
+    pub fn with_capacity(capacity: usize) -> Self {
+        EventQueue {
+            inner: calendar::CalendarQueue::with_capacity(capacity),
+        }
+    }
+
+    /// Schedules `event` at `time` (any time, also one earlier than the last popped).
+    pub fn push(&mut self, time: Time, event: E) {
+        self.inner.push(time, event);
+    }
+
+    /// Removes and returns the earliest event (first scheduled among equal times).
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.inner.pop()
+    }
+
+    /// The time of the earliest pending event.
+    pub fn peek_time(&self) -> Option<Time> {
+        self.inner.peek_time()
+    }
+
+    /// Pending events.
+    pub fn len(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether nothing is pending.
+    pub fn is_empty(&self) -> bool {
+        self.inner.is_empty()
+    }
+
+    /// Events scheduled since construction (the next sequence number).
+    pub fn scheduled(&self) -> u64 {
+        self.inner.scheduled()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+
+    use super::calendar::CalendarQueue;
+    use super::heap::HeapQueue;
+    use super::EventQueue;
+    use crate::rng::{exponential, stream, uniform, SimRng};
+    use tfrc::Time;
+
+    /// The reference: a sorted map from (time, seq) to the event, and the last popped time.
+    #[derive(Default)]
+    struct Model {
+        map: BTreeMap<(u64, u64), u64>,
+        next_seq: u64,
+        now: u64,
+    }
+
+    impl Model {
+        fn push(&mut self, time: u64, event: u64) {
+            self.map.insert((time, self.next_seq), event);
+            self.next_seq += 1;
+        }
+
+        fn pop(&mut self) -> Option<(u64, u64)> {
+            let ((time, _), event) = self.map.pop_first()?;
+            self.now = time;
+            Some((time, event))
+        }
+
+        fn peek_time(&self) -> Option<u64> {
+            self.map.keys().next().map(|&(time, _)| time)
+        }
+    }
+
+    /// One step of a generated workload; push times are relative to the last popped time.
+    #[derive(Clone, Debug)]
+    enum Op {
+        Pop,
+        /// At now + delay.
+        Push(u64),
+        /// At now - back (saturating): earlier than the last popped time.
+        PushPast(u64),
+        /// Several events at now + delay.
+        Burst(u8, u64),
+    }
+
+    const FAR: u64 = 1_000_000_000_000_000; // 1e15 ns
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => Just(Op::Pop),
+            3 => (0u64..3).prop_map(|k| Op::Push(k * 1_000_000)),
+            3 => (0u64..2_000_000).prop_map(Op::Push),
+            1 => Just(Op::Push(FAR)),
+            1 => (0..FAR).prop_map(Op::Push),
+            1 => (0u64..5_000_000).prop_map(Op::PushPast),
+            1 => (1u8..60, 0u64..3).prop_map(|(n, k)| Op::Burst(n, k * 1000)),
+        ]
+    }
+
+    /// A hold-model increment: ties, short, long and far-future delays.
+    fn increment() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            3 => (0u64..3).prop_map(|k| k * 1_000_000),
+            3 => 0u64..2_000_000,
+            2 => Just(800_000u64),
+            2 => Just(50_000_000u64),
+            1 => 0u64..1_000_000_000,
+            1 => Just(FAR),
+        ]
+    }
+
+    /// The increment of load `load` of the benchmark (0: exponential, 1: the simulator's mix,
+    /// 2: ties).
+    fn load_increment(load: usize, rng: &mut SimRng) -> u64 {
+        match load {
+            0 => exponential(rng, 1e6) as u64,
+            1 => {
+                let u = uniform(rng);
+                if u < 0.45 {
+                    800_000
+                } else if u < 0.9 {
+                    50_000_000
+                } else {
+                    (uniform(rng) * 1e9) as u64
+                }
+            }
+            _ => (uniform(rng) * 3.0) as u64 * 1_000_000,
+        }
+    }
+
+    /// The same tests for every implementation.
+    macro_rules! queue_tests {
+        ($name:ident, $queue:ident) => {
+            mod $name {
+                use super::*;
+
+                /// Applies `ops` to a fresh queue and to the model, comparing after each step.
+                fn run_ops(ops: &[Op]) -> Result<(), TestCaseError> {
+                    let mut q = $queue::new();
+                    let mut m = Model::default();
+                    let mut id = 0u64;
+                    for op in ops {
+                        match *op {
+                            Op::Pop => {
+                                let got = q.pop().map(|(t, e)| (t.as_nanos(), e));
+                                prop_assert_eq!(got, m.pop());
+                            }
+                            Op::Push(delay) => {
+                                q.push(Time::from_nanos(m.now + delay), id);
+                                m.push(m.now + delay, id);
+                                id += 1;
+                            }
+                            Op::PushPast(back) => {
+                                let t = m.now.saturating_sub(back);
+                                q.push(Time::from_nanos(t), id);
+                                m.push(t, id);
+                                id += 1;
+                            }
+                            Op::Burst(n, delay) => {
+                                for _ in 0..n {
+                                    q.push(Time::from_nanos(m.now + delay), id);
+                                    m.push(m.now + delay, id);
+                                    id += 1;
+                                }
+                            }
+                        }
+                        prop_assert_eq!(q.len(), m.map.len());
+                        prop_assert_eq!(q.is_empty(), m.map.is_empty());
+                        prop_assert_eq!(q.scheduled(), m.next_seq);
+                        prop_assert_eq!(q.peek_time().map(Time::as_nanos), m.peek_time());
+                    }
+                    while let Some(expected) = m.pop() {
+                        prop_assert_eq!(q.pop().map(|(t, e)| (t.as_nanos(), e)), Some(expected));
+                    }
+                    prop_assert!(q.pop().is_none());
+                    prop_assert!(q.peek_time().is_none());
+                    Ok(())
+                }
+
+                /// The hold model: fills with `initial` times, then pops one and pushes one at
+                /// the popped time plus each increment in turn, comparing every pop.
+                fn run_hold(initial: &[u64], increments: &[u64]) -> Result<(), TestCaseError> {
+                    let mut q = $queue::with_capacity(initial.len());
+                    let mut m = Model::default();
+                    for (id, &t) in (0u64..).zip(initial) {
+                        q.push(Time::from_nanos(t), id);
+                        m.push(t, id);
+                    }
+                    for (id, &inc) in (initial.len() as u64..).zip(increments) {
+                        let got = q.pop().map(|(t, e)| (t.as_nanos(), e));
+                        prop_assert_eq!(got, m.pop());
+                        let Some((now, _)) = got else { break };
+                        q.push(Time::from_nanos(now + inc), id);
+                        m.push(now + inc, id);
+                        prop_assert_eq!(q.peek_time().map(Time::as_nanos), m.peek_time());
+                    }
+                    while let Some(expected) = m.pop() {
+                        prop_assert_eq!(q.pop().map(|(t, e)| (t.as_nanos(), e)), Some(expected));
+                    }
+                    prop_assert!(q.is_empty());
+                    Ok(())
+                }
+
+                /// The benchmark's loads, smaller and shorter, against the model.
+                fn run_load(load: usize, pending: usize, holds: usize) {
+                    let mut rng = stream(load as u64, "event-queue-test");
+                    let initial: Vec<u64> =
+                        (0..pending).map(|_| load_increment(load, &mut rng)).collect();
+                    let increments: Vec<u64> =
+                        (0..holds).map(|_| load_increment(load, &mut rng)).collect();
+                    run_hold(&initial, &increments).unwrap();
+                }
+
+                #[test]
+                fn earliest_first_and_ties_in_insertion_order() {
+                    let mut q = $queue::new();
+                    q.push(Time::from_nanos(20), "c");
+                    q.push(Time::from_nanos(10), "a");
+                    q.push(Time::from_nanos(20), "d");
+                    q.push(Time::from_nanos(10), "b");
+                    assert_eq!(q.peek_time(), Some(Time::from_nanos(10)));
+                    let order: Vec<_> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+                    assert_eq!(order, ["a", "b", "c", "d"]);
+                    assert!(q.is_empty());
+                    assert_eq!(q.scheduled(), 4);
+                }
+
+                #[test]
+                fn extreme_times() {
+                    let times = [u64::MAX, 0, FAR, u64::MAX, 1, 0, u64::MAX - 1, FAR];
+                    let mut q = $queue::default();
+                    for (i, &t) in times.iter().enumerate() {
+                        q.push(Time::from_nanos(t), i);
+                    }
+                    let got: Vec<(u64, usize)> =
+                        std::iter::from_fn(|| q.pop().map(|(t, i)| (t.as_nanos(), i))).collect();
+                    let mut expected: Vec<(u64, usize)> = times.iter().copied().zip(0..).collect();
+                    expected.sort();
+                    assert_eq!(got, expected);
+                }
+
+                #[test]
+                fn grows_then_drains_to_empty() {
+                    // Ten thousand events, then a hold period, then everything popped: the
+                    // calendar resizes up and back down.
+                    let mut rng = stream(3, "grow");
+                    let initial: Vec<u64> = (0..10_000).map(|_| load_increment(1, &mut rng)).collect();
+                    let increments: Vec<u64> = (0..5_000).map(|_| load_increment(0, &mut rng)).collect();
+                    run_hold(&initial, &increments).unwrap();
+                }
+
+                #[test]
+                fn changing_load_keeps_order() {
+                    // Dense times first (1 ns apart), then second-long increments, then ties:
+                    // the calendar has to re-estimate its width without a size change.
+                    let initial: Vec<u64> = (0..2_000).collect();
+                    let mut increments = vec![1_000_000_000; 20_000];
+                    increments.extend((0..20_000u64).map(|i| (i % 3) * 1_000_000));
+                    increments.extend((0..20_000u64).map(|i| i % 7));
+                    run_hold(&initial, &increments).unwrap();
+                }
+
+                #[test]
+                fn exponential_load() {
+                    run_load(0, 3_000, 30_000);
+                }
+
+                #[test]
+                fn simulator_mix_load() {
+                    run_load(1, 3_000, 30_000);
+                }
+
+                #[test]
+                fn ties_load() {
+                    run_load(2, 3_000, 30_000);
+                }
+
+                proptest! {
+                    #[test]
+                    fn pops_in_time_then_insertion_order(
+                        times in proptest::collection::vec(0u64..50, 0..200)
+                    ) {
+                        let mut q = $queue::new();
+                        for (i, &t) in times.iter().enumerate() {
+                            q.push(Time::from_nanos(t), i);
+                        }
+                        let mut expected: Vec<(u64, usize)> = times.iter().copied().zip(0..).collect();
+                        expected.sort();
+                        let got: Vec<(u64, usize)> =
+                            std::iter::from_fn(|| q.pop().map(|(t, i)| (t.as_nanos(), i))).collect();
+                        prop_assert_eq!(got, expected);
+                    }
+
+                    #[test]
+                    fn interleaved_pushes_and_pops_match_the_reference(
+                        ops in proptest::collection::vec(op(), 0..1500)
+                    ) {
+                        run_ops(&ops)?;
+                    }
+
+                    #[test]
+                    fn hold_model_matches_the_reference(
+                        initial in proptest::collection::vec(
+                            prop_oneof![0u64..3_000_000, (0u64..3).prop_map(|k| k * 1_000_000)],
+                            1..400,
+                        ),
+                        increments in proptest::collection::vec(increment(), 0..1500),
+                    ) {
+                        run_hold(&initial, &increments)?;
+                    }
+                }
+            }
+        };
+    }
+
+    queue_tests!(event_queue, EventQueue);
+    queue_tests!(calendar_queue, CalendarQueue);
+    queue_tests!(heap_queue, HeapQueue);
+}
