@@ -1,7 +1,9 @@
 //! The engine benchmark of the netsim issue, printed as figures (not a timed test):
 //! (a) the bare event loop: one CBR flow over one link, so nearly all work is the engine's;
 //! (b) 32 randomized CBR flows (16.5 Mb/s offered) through a 15 Mb/s RED dumbbell (ns-2.35
-//!     defaults, 100-packet buffer) for 150 simulated seconds, with the monitors on.
+//!     defaults, 100-packet buffer) for 150 simulated seconds, with the monitors on (10 ms bins
+//!     for every flow and both bottleneck directions);
+//! (c) the same load split over 1024 flows (more pending timers, more state samples).
 //! For each: events per wall-second, delivered packets per wall-second, and the resident memory
 //! sampled every 30 simulated seconds (flat, apart from the per-bin vectors).
 //!
@@ -60,6 +62,7 @@ fn measure(label: &str, mut sim: Simulation, seconds: u64) {
     let events = sim.events_processed();
     let results = sim.finish();
     let wall = start.elapsed().as_secs_f64();
+    let bins_mib = bin_bytes(&results) as f64 / (1024.0 * 1024.0);
     let delivered: u64 = results
         .flows
         .iter()
@@ -67,10 +70,45 @@ fn measure(label: &str, mut sim: Simulation, seconds: u64) {
         .sum();
     println!(
         "{label}: {seconds} s simulated in {wall:.2} s wall; {events} events = {:.2} M events/s; \
-         {delivered} packets delivered = {:.2} M packets/s; RSS every 30 s (MiB): {rss:?}",
+         {delivered} packets delivered = {:.2} M packets/s; RSS every 30 s (MiB): {rss:?}, \
+         of which the per-bin series at the end: {bins_mib:.0} MiB",
         events as f64 / wall / 1e6,
         delivered as f64 / wall / 1e6,
     );
+}
+
+/// Bytes held by the results' per-bin series (the only memory that grows with simulated time).
+fn bin_bytes(results: &netsim::results::Results) -> usize {
+    let flows: usize = results
+        .flows
+        .iter()
+        .map(|f| {
+            let b = &f.record.bins;
+            4 * (b.sent_packets.len() + b.received_packets.len() + b.dropped_packets.len())
+                + 4 * b.loss_events.len()
+                + 8 * (b.sent_bytes.len() + b.received_bytes.len() + b.dropped_bytes.len())
+                + f.record
+                    .state
+                    .values
+                    .iter()
+                    .map(|v| 8 * v.len())
+                    .sum::<usize>()
+        })
+        .sum();
+    let links: usize = results
+        .links
+        .iter()
+        .map(|l| {
+            let b = &l.record.bins;
+            8 * (b.mean_queue_packets.len() + b.mean_queue_bytes.len() + b.utilization.len())
+                + 8 * b.departed_bytes.len()
+                + 4 * (b.max_queue_packets.len()
+                    + b.arrivals.len()
+                    + b.drops.len()
+                    + b.departures.len())
+        })
+        .sum();
+    flows + links
 }
 
 fn bare_loop() -> Simulation {
@@ -103,7 +141,9 @@ fn bare_loop() -> Simulation {
     Simulation::new(t, flows, vec![], config, 1).unwrap()
 }
 
-fn red_dumbbell() -> Simulation {
+/// `flows` randomized CBR flows offering 16.5 Mb/s in all to a 15 Mb/s RED dumbbell (ns-2.35
+/// defaults, 100-packet buffer), access delays uniform in 1-3 ms, for `seconds`.
+fn red_dumbbell(flows: usize, seconds: u64) -> Simulation {
     let red = QueueConfig::Red(RedConfig::ns2_35().with_ns2_limit(100));
     let bottleneck = LinkParams {
         rate_bps: 15_000_000,
@@ -111,8 +151,8 @@ fn red_dumbbell() -> Simulation {
         queue: red,
     };
     let t = DumbbellConfig {
-        left_hosts: 32,
-        right_hosts: 32,
+        left_hosts: flows,
+        right_hosts: flows,
         forward: bottleneck.clone(),
         reverse: bottleneck,
         access_rate: RateDist::Fixed(100_000_000),
@@ -124,20 +164,21 @@ fn red_dumbbell() -> Simulation {
     }
     .build(1)
     .unwrap();
-    let flows = (0..32)
+    let rate = 16_500_000 / flows as u64;
+    let flows = (0..flows)
         .map(|i| {
             cbr_flow(
                 format!("cbr{i}"),
                 &format!("left{i}"),
                 &format!("right{i}"),
                 &t,
-                515_625,
+                rate,
             )
         })
         .collect();
     let bottlenecks = ["bottleneck", "bottleneck_reverse"].map(|n| t.link_named(n).unwrap());
     let config = SimConfig {
-        duration: Duration::from_secs(150),
+        duration: Duration::from_secs(seconds),
         bin: Duration::from_millis(10),
         packet_trace: None,
         binned_links: Some(bottlenecks.to_vec()),
@@ -158,5 +199,14 @@ fn main() {
         bare_loop(),
         30,
     );
-    measure("32 CBR flows, 15 Mb/s RED dumbbell", red_dumbbell(), 150);
+    measure(
+        "32 CBR flows, 15 Mb/s RED dumbbell",
+        red_dumbbell(32, 150),
+        150,
+    );
+    measure(
+        "1024 CBR flows, 15 Mb/s RED dumbbell",
+        red_dumbbell(1024, 150),
+        150,
+    );
 }

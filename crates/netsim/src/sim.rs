@@ -219,17 +219,19 @@ impl Simulation {
             return Err(BuildError::Config("the bin width must be above 0".into()));
         }
         let routes = topology.routes();
+        let bins = crate::monitor::Bins::new(config.bin).count(Time::ZERO + config.duration);
         let mut links = Vec::with_capacity(topology.links().len());
         for (index, spec) in topology.links().iter().enumerate() {
             let binned = config
                 .binned_links
                 .as_ref()
                 .is_none_or(|binned| binned.contains(&LinkId(index as u32)));
-            let monitor = if binned {
+            let mut monitor = if binned {
                 LinkMonitor::new(config.bin, spec.rate_bps)
             } else {
                 LinkMonitor::totals_only(config.bin, spec.rate_bps)
             };
+            monitor.reserve_bins(bins);
             let queue =
                 Queue::try_new(&spec.queue, spec.rate_bps, spec.delay).map_err(|error| {
                     BuildError::Queue {
@@ -337,8 +339,10 @@ impl Simulation {
             if let Some(stop) = stop {
                 events.push(Time::ZERO + stop, Event::FlowStop(index as u32));
             }
+            let mut monitor = FlowMonitor::new(config.bin, loss_event_rtt, &fields);
+            monitor.reserve_bins(bins);
             flow_slots.push(FlowSlot {
-                monitor: FlowMonitor::new(config.bin, loss_event_rtt, &fields),
+                monitor,
                 on_off: setup.on_off,
                 on_off_rng: stream(seed, &format!("flow:{}:on_off", setup.name)),
                 on: false,

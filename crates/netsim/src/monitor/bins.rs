@@ -97,6 +97,13 @@ impl<T: Copy> PerBin<T> {
         }
     }
 
+    /// Reserves room for `n` bins in all, so growing to `n` never reallocates (nor copies, nor
+    /// leaves the up-to-2x slack of doubling); pages are touched only as bins are reached.
+    pub fn reserve(&mut self, n: usize) {
+        self.values
+            .reserve_exact(n.saturating_sub(self.values.len()));
+    }
+
     /// Bin `k`'s value, for update in place; extends the series with the fill value up to `k`.
     pub fn at(&mut self, k: usize) -> &mut T {
         if k >= self.values.len() {

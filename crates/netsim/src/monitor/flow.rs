@@ -158,6 +158,20 @@ impl FlowMonitor {
         }
     }
 
+    /// Reserves room for `n` bins in every series (the engine knows the run's length).
+    pub fn reserve_bins(&mut self, n: usize) {
+        self.sent_packets.reserve(n);
+        self.sent_bytes.reserve(n);
+        self.received_packets.reserve(n);
+        self.received_bytes.reserve(n);
+        self.dropped_packets.reserve(n);
+        self.dropped_bytes.reserve(n);
+        self.loss_events.reserve(n);
+        for column in &mut self.state {
+            column.reserve(n);
+        }
+    }
+
     /// The bin grid.
     pub fn bins(&self) -> Bins {
         self.bins

@@ -168,6 +168,21 @@ impl LinkMonitor {
         }
     }
 
+    /// Reserves room for `n` bins in every series (nothing when the monitor keeps totals only).
+    pub fn reserve_bins(&mut self, n: usize) {
+        if !self.binned {
+            return;
+        }
+        self.arrivals.reserve(n);
+        self.drops.reserve(n);
+        self.departures.reserve(n);
+        self.departed_bytes.reserve(n);
+        self.busy_ns.reserve(n);
+        self.queue_pkt_ns.reserve(n);
+        self.queue_byte_ns.reserve(n);
+        self.max_queue.reserve(n);
+    }
+
     /// Whether the per-bin series are kept.
     pub fn is_binned(&self) -> bool {
         self.binned
