@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
 use netsim::event_queue::heap::HeapQueue;
+use netsim::event_queue::load::Load;
 use netsim::event_queue::EventQueue;
 use netsim::rng::{exponential, stream, uniform, SimRng};
 use netsim::Time;
@@ -59,40 +60,12 @@ macro_rules! impl_queue {
 impl_queue!(EventQueue);
 impl_queue!(HeapQueue);
 
-#[derive(Clone, Copy)]
-enum Load {
-    Exp,
-    Mix,
-    Ties,
+/// The benchmark's own use of the shared loads: the steady-state fill.
+trait Fill {
+    fn fill(self, rng: &mut SimRng) -> u64;
 }
 
-impl Load {
-    fn name(self) -> &'static str {
-        match self {
-            Load::Exp => "exp",
-            Load::Mix => "mix",
-            Load::Ties => "ties",
-        }
-    }
-
-    /// One increment, in nanoseconds.
-    fn increment(self, rng: &mut SimRng) -> u64 {
-        match self {
-            Load::Exp => exponential(rng, 1e6) as u64,
-            Load::Mix => {
-                let u = uniform(rng);
-                if u < 0.45 {
-                    800_000
-                } else if u < 0.9 {
-                    50_000_000
-                } else {
-                    (uniform(rng) * 1e9) as u64
-                }
-            }
-            Load::Ties => (uniform(rng) * 3.0) as u64 * 1_000_000,
-        }
-    }
-
+impl Fill for Load {
     /// The time-to-go of a pending event in the steady state of the hold model (the residual
     /// life of a renewal process: a length-biased increment, times a uniform fraction), except
     /// for `ties`, whose fill stays on the 1 ms grid.

@@ -16,6 +16,8 @@
 pub mod calendar;
 #[doc(hidden)]
 pub mod heap;
+#[doc(hidden)]
+pub mod load;
 
 use tfrc::Time;
 
@@ -89,8 +91,9 @@ mod tests {
 
     use super::calendar::CalendarQueue;
     use super::heap::HeapQueue;
+    use super::load::Load;
     use super::EventQueue;
-    use crate::rng::{exponential, stream, uniform, SimRng};
+    use crate::rng::{stream, SimRng};
     use tfrc::Time;
 
     /// The reference: a sorted map from (time, seq) to the event, and the last popped time.
@@ -159,20 +162,7 @@ mod tests {
     /// The increment of load `load` of the benchmark (0: exponential, 1: the simulator's mix,
     /// 2: ties).
     fn load_increment(load: usize, rng: &mut SimRng) -> u64 {
-        match load {
-            0 => exponential(rng, 1e6) as u64,
-            1 => {
-                let u = uniform(rng);
-                if u < 0.45 {
-                    800_000
-                } else if u < 0.9 {
-                    50_000_000
-                } else {
-                    (uniform(rng) * 1e9) as u64
-                }
-            }
-            _ => (uniform(rng) * 3.0) as u64 * 1_000_000,
-        }
+        [Load::Exp, Load::Mix, Load::Ties][load.min(2)].increment(rng)
     }
 
     /// The same tests for every implementation.
