@@ -1,6 +1,6 @@
-//! A seeded mutation fuzzer for `tfrc::wire` that runs on the stable toolchain (no nightly, no
-//! libFuzzer): design convention 3 says every parser has a fuzz target, and this is the wire
-//! formats' one.
+//! A seeded mutation fuzzer for `tfrc::wire` and for netsim's scenario files that runs on the
+//! stable toolchain (no nightly, no libFuzzer): design convention 3 says every parser has a fuzz
+//! target, and these are the wire formats' and the scenario parser's ([`scenario`]).
 //!
 //! [`fuzz_one`] is the target: it parses bytes as every packet kind, through every entry point,
 //! and checks that they agree with each other and with an independent reading of
@@ -10,8 +10,10 @@
 //! the input that caused one. The `tfrc-fuzz` binary is a command line around [`run`]:
 //!
 //! ```text
-//! cargo run --release -p tfrc-fuzz -- --seconds 600 --seed 1
+//! cargo run --release -p tfrc-fuzz -- --seconds 600 --seed 1 --target all
 //! ```
+
+pub mod scenario;
 
 use std::fmt::{self, Write as _};
 use std::panic::{self, AssertUnwindSafe};

@@ -1,26 +1,42 @@
-//! `tfrc-fuzz`: runs the seeded mutation fuzzer over the tfrc wire formats and prints the
-//! throughput and how the inputs parsed; exits 1 with the input in hex if the target panics.
+//! `tfrc-fuzz`: runs the seeded mutation fuzzer over the tfrc wire formats and netsim's scenario
+//! files and prints, per target, the throughput and how the inputs parsed; exits 1 with the input
+//! (hex for packets, minimized text for scenarios) if a target panics.
 //!
 //! ```text
 //! cargo run --release -p tfrc-fuzz -- [--seconds N] [--iterations N] [--seed N]
+//!                                     [--target wire|scenario|all]
 //! ```
 
 use std::process::ExitCode;
 use std::time::Duration;
 
+use tfrc_fuzz::scenario::{fuzz_scenario, minimize, panics, run_scenarios};
 use tfrc_fuzz::{run, FuzzConfig};
 
-const USAGE: &str = "usage: tfrc-fuzz [--seconds N] [--iterations N] [--seed N]
+const USAGE: &str = "usage: tfrc-fuzz [--seconds N] [--iterations N] [--seed N] [--target T]
 
-Fuzzes tfrc's wire parsers with seeded mutations of valid packets.
-  --seconds N     stop after N seconds of wall-clock time
-  --iterations N  stop after N inputs (alone, the run is reproducible from the seed)
-  --seed N        seed for the mutator (default 0)
-With neither limit the run lasts 10 seconds; with both, it stops at the first.";
+Fuzzes tfrc's wire parsers with seeded mutations of valid packets, and netsim's scenario
+parser with seeded mutations of example scenario files.
+  --seconds N     stop after N seconds of wall-clock time (per target)
+  --iterations N  stop after N inputs per target (alone, the run is reproducible from the seed)
+  --seed N        seed for the mutators (default 0)
+  --target T      wire, scenario or all (default all: wire, then scenario)
+With neither limit each target runs 10 seconds; with both, it stops at the first.";
+
+/// Which targets a run fuzzes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Target {
+    /// The tfrc wire formats.
+    Wire,
+    /// netsim scenario files.
+    Scenario,
+    /// Both, wire first.
+    All,
+}
 
 fn main() -> ExitCode {
-    let config = match parse_args(std::env::args().skip(1)) {
-        Ok(Some(config)) => config,
+    let (config, target) = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(parsed)) => parsed,
         Ok(None) => {
             println!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -36,26 +52,60 @@ fn main() -> ExitCode {
         (None, Some(d)) => format!("{} s", d.as_secs()),
         (None, None) => "the seed corpus".to_owned(),
     };
-    println!("tfrc-fuzz: seed {}, running for {limits}", config.seed);
-    match run(&config) {
-        Ok(report) => {
-            print!("{report}");
-            ExitCode::SUCCESS
-        }
-        Err(crash) => {
-            eprintln!("tfrc-fuzz: CRASH {crash}");
-            ExitCode::FAILURE
+    println!(
+        "tfrc-fuzz: seed {}, running each target for {limits}",
+        config.seed
+    );
+    if matches!(target, Target::Wire | Target::All) {
+        println!("== target wire");
+        match run(&config) {
+            Ok(report) => print!("{report}"),
+            Err(crash) => {
+                eprintln!("tfrc-fuzz: CRASH (wire) {crash}");
+                return ExitCode::FAILURE;
+            }
         }
     }
+    if matches!(target, Target::Scenario | Target::All) {
+        println!("== target scenario");
+        // Every caught panic would print its message; the crash report says it once.
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let outcome = run_scenarios(&config);
+        let outcome = outcome.map_err(|crash| {
+            let text = String::from_utf8_lossy(&crash.input).into_owned();
+            let small = minimize(&text, |t| panics(t, fuzz_scenario));
+            (crash, text, small)
+        });
+        std::panic::set_hook(hook);
+        match outcome {
+            Ok(report) => print!("{report}"),
+            Err((crash, text, small)) => {
+                eprintln!(
+                    "tfrc-fuzz: CRASH (scenario) panic at iteration {}: {}\n\
+                     --- input ({} bytes) ---\n{text}\n--- minimized ---\n{small}",
+                    crash.iteration,
+                    crash.message,
+                    text.len()
+                );
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }
 
-/// The configuration the arguments ask for, `None` for `--help`, or what is wrong with them.
-fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<FuzzConfig>, String> {
+/// The configuration and target the arguments ask for, `None` for `--help`, or what is wrong
+/// with them.
+fn parse_args(
+    args: impl IntoIterator<Item = String>,
+) -> Result<Option<(FuzzConfig, Target)>, String> {
     let mut config = FuzzConfig {
         seed: 0,
         iterations: None,
         duration: None,
     };
+    let mut target = Target::All;
     let mut args = args.into_iter();
     while let Some(flag) = args.next() {
         let mut value = || {
@@ -67,6 +117,17 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<FuzzConfi
             "--seconds" => config.duration = Some(Duration::from_secs(value()?)),
             "--iterations" => config.iterations = Some(value()?),
             "--seed" => config.seed = value()?,
+            "--target" => {
+                target = match args.next().as_deref() {
+                    Some("wire") => Target::Wire,
+                    Some("scenario") => Target::Scenario,
+                    Some("all") => Target::All,
+                    Some(other) => {
+                        return Err(format!("--target {other:?}: not wire, scenario or all"))
+                    }
+                    None => return Err("--target needs a value".into()),
+                }
+            }
             "-h" | "--help" => return Ok(None),
             other => return Err(format!("unknown argument {other:?}")),
         }
@@ -74,7 +135,7 @@ fn parse_args(args: impl IntoIterator<Item = String>) -> Result<Option<FuzzConfi
     if config.iterations.is_none() && config.duration.is_none() {
         config.duration = FuzzConfig::default().duration;
     }
-    Ok(Some(config))
+    Ok(Some((config, target)))
 }
 
 #[cfg(test)]
@@ -82,7 +143,11 @@ mod tests {
     use super::*;
 
     fn parse(args: &[&str]) -> Result<Option<FuzzConfig>, String> {
-        parse_args(args.iter().map(|s| s.to_string()))
+        parse_args(args.iter().map(|s| s.to_string())).map(|parsed| parsed.map(|(c, _)| c))
+    }
+
+    fn target(args: &[&str]) -> Result<Option<Target>, String> {
+        parse_args(args.iter().map(|s| s.to_string())).map(|parsed| parsed.map(|(_, t)| t))
     }
 
     #[test]
@@ -108,5 +173,18 @@ mod tests {
         assert!(parse(&["--seconds"]).is_err());
         assert!(parse(&["--seed", "-1"]).is_err());
         assert!(parse(&["--fast"]).is_err());
+    }
+
+    #[test]
+    fn targets() {
+        assert_eq!(target(&[]), Ok(Some(Target::All)));
+        assert_eq!(target(&["--target", "wire"]), Ok(Some(Target::Wire)));
+        assert_eq!(
+            target(&["--target", "scenario", "--seed", "2"]),
+            Ok(Some(Target::Scenario))
+        );
+        assert_eq!(target(&["--target", "all"]), Ok(Some(Target::All)));
+        assert!(target(&["--target", "toml"]).is_err());
+        assert!(target(&["--target"]).is_err());
     }
 }
