@@ -275,12 +275,13 @@ impl Simulation {
         let mut base_rtts = Vec::with_capacity(flows.len());
         let mut loss_event_rtts = Vec::with_capacity(flows.len());
         let mut traced_state = false;
+        let mut names = std::collections::BTreeSet::new();
         for (index, setup) in flows.iter().enumerate() {
             let flow_error = |reason: String| BuildError::Flow {
                 flow: setup.name.clone(),
                 reason,
             };
-            if flows[..index].iter().any(|other| other.name == setup.name) {
+            if !names.insert(setup.name.as_str()) {
                 return Err(flow_error("two flows have this name".into()));
             }
             if setup.from == setup.to {

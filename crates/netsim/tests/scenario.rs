@@ -269,3 +269,42 @@ fn errors_carry_their_path() {
     let error = Scenario::from_toml_str(r#"duration = "5s""#).unwrap_err();
     assert!(matches!(error, ScenarioError::Missing { .. }), "{error}");
 }
+
+#[test]
+fn ns2_codes_link_selection_and_size_bounds() {
+    let base = example();
+    // ns-2's q_weight_ codes are accepted.
+    let coded = base.replacen("gentle = true }", "gentle = true, w_q = -1 }", 1);
+    Scenario::from_toml_str(&coded).unwrap();
+    let zero = base.replacen("gentle = true }", "gentle = true, w_q = 1.5 }", 1);
+    let message = Scenario::from_toml_str(&zero).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "topology.bottleneck.queue.w_q: expected a value in (0, 1], found 1.5"
+    );
+    // An empty list bins no link; "all" bins every link.
+    let none = base.replacen(r#"bin = "100ms""#, "bin = \"100ms\"\nlinks = []", 1);
+    let none = Scenario::from_toml_str(&none).unwrap();
+    let mut short = none.clone();
+    short.duration = std::time::Duration::from_secs(1);
+    let results = run(&short, 1).unwrap();
+    assert!(results
+        .links
+        .iter()
+        .all(|l| l.record.bins.arrivals.is_empty()));
+    let all = base.replacen(r#"bin = "100ms""#, "bin = \"100ms\"\nlinks = \"all\"", 1);
+    let mut all = Scenario::from_toml_str(&all).unwrap();
+    all.duration = std::time::Duration::from_secs(1);
+    let results = run(&all, 1).unwrap();
+    assert!(results
+        .links
+        .iter()
+        .all(|l| l.record.bins.arrivals.len() == 10));
+    // Bounds that keep the routing table small.
+    let huge = base.replacen("hosts = 16", "hosts = 3000", 1);
+    let message = Scenario::from_toml_str(&huge).unwrap_err().to_string();
+    assert!(
+        message.starts_with("topology.hosts: expected between 1 and 2500"),
+        "{message}"
+    );
+}

@@ -59,6 +59,7 @@ pub(super) fn parse_flows(
 ) -> Result<Vec<FlowSpec>, ScenarioError> {
     let mut flows: Vec<FlowSpec> = Vec::new();
     let mut per_kind: Vec<(&'static str, usize)> = Vec::new();
+    let mut names = std::collections::BTreeSet::new();
     for mut fields in tables {
         let path = fields.path().to_string();
         let kind = fields
@@ -108,7 +109,7 @@ pub(super) fn parse_flows(
                     format!("{kind}{}", *numbered - 1)
                 }
             };
-            if flows.iter().any(|f| f.name == flow_name) {
+            if !names.insert(flow_name.clone()) {
                 return Err(ScenarioError::invalid_text(
                     format!("{path}.name"),
                     "a name no other flow has",

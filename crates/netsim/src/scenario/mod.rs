@@ -25,7 +25,7 @@ pub use error::{describe, ScenarioError};
 pub use fields::{parse_document, Fields, FromToml};
 pub use flow_spec::FlowSpec;
 pub use loss_spec::LossSpec;
-pub use spec::{run, Scenario};
+pub use spec::{run, LinkBinning, Scenario};
 pub use topology_spec::TopologySpec;
 pub use units::{
     format_duration, parse_duration, parse_rate, parse_size, BitRate, ByteSize, Quantity,

@@ -94,12 +94,16 @@ fn parse_red(fields: &mut Fields<'_>) -> Result<QueueConfig, ScenarioError> {
             toml::Value::String(s) if s == "auto" => QueueWeight::AutoRtt,
             toml::Value::String(s) if s == "packet_time" => QueueWeight::AutoPacketTime,
             toml::Value::String(s) if s == "ten_packet_times" => QueueWeight::AutoTenPacketTimes,
+            // ns-2's codes for the automatic weights (`q_weight_` 0, -1, -2).
+            toml::Value::Integer(0) => QueueWeight::AutoPacketTime,
+            toml::Value::Integer(-1) => QueueWeight::AutoRtt,
+            toml::Value::Integer(-2) => QueueWeight::AutoTenPacketTimes,
             toml::Value::Float(w) => QueueWeight::Fixed(*w),
             toml::Value::Integer(w) => QueueWeight::Fixed(*w as f64),
             other => {
                 return Err(ScenarioError::invalid(
                     fields.child_path("w_q"),
-                    r#"a weight in (0, 1] or one of "auto", "packet_time", "ten_packet_times""#,
+                    r#"a weight in (0, 1], one of "auto", "packet_time", "ten_packet_times", or ns-2's code 0, -1, -2"#,
                     other,
                 ))
             }
@@ -137,7 +141,7 @@ fn parse_red(fields: &mut Fields<'_>) -> Result<QueueConfig, ScenarioError> {
 pub(super) fn queue_error(path: &str, error: QueueConfigError) -> ScenarioError {
     let key = match &error {
         QueueConfigError::OutOfRange { field, .. } => match *field {
-            "queue_weight" => "w_q",
+            "queue_weight" | "q_weight" => "w_q",
             "min_th_pkts" => "min_th",
             "max_th_pkts" => "max_th",
             "mean_packet_size_bytes" => "mean_packet_size",
@@ -152,5 +156,10 @@ pub(super) fn queue_error(path: &str, error: QueueConfigError) -> ScenarioError 
     } else {
         format!("{path}.{key}")
     };
-    ScenarioError::invalid_text(at, "valid queue parameters", error.to_string())
+    match error {
+        QueueConfigError::OutOfRange { value, rule, .. } => {
+            ScenarioError::invalid_text(at, format!("a value {rule}"), value.to_string())
+        }
+        other => ScenarioError::invalid_text(at, "valid queue parameters", other.to_string()),
+    }
 }

@@ -20,6 +20,17 @@ const MAX_DURATION: Duration = Duration::from_secs(1_000_000);
 /// The most bins a run may keep per series (bounds memory: duration / bin).
 const MAX_BINS: u64 = 50_000_000;
 
+/// Which links keep per-bin series (`monitor.links`); the others keep totals only.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkBinning {
+    /// The topology's default ([`TopologySpec::default_binned_links`]).
+    TopologyDefault,
+    /// Every link (`"all"`).
+    All,
+    /// These links only (an empty list bins none).
+    Only(Vec<String>),
+}
+
 /// A validated scenario: everything needed to run it, and the text it came from.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
@@ -33,9 +44,8 @@ pub struct Scenario {
     pub bin: Duration,
     /// Keep a per-packet trace of at most this many records.
     pub packet_trace: Option<usize>,
-    /// The links whose per-bin series are kept (`None`: the topology's default, see
-    /// [`TopologySpec::default_binned_links`]).
-    pub binned_links: Option<Vec<String>>,
+    /// The links whose per-bin series are kept.
+    pub binned_links: LinkBinning,
     /// The network.
     pub topology: TopologySpec,
     /// The flows, `count` expanded.
@@ -73,8 +83,8 @@ impl Scenario {
                 let bin: Duration = monitor.or("bin", DEFAULT_BIN)?;
                 let trace: usize = monitor.or("packet_trace", 0)?;
                 let links = match monitor.value("links") {
-                    None => None,
-                    Some(toml::Value::String(all)) if all == "all" => Some(Vec::new()),
+                    None => LinkBinning::TopologyDefault,
+                    Some(toml::Value::String(all)) if all == "all" => LinkBinning::All,
                     Some(value) => {
                         let path = monitor.child_path("links");
                         let names =
@@ -86,13 +96,13 @@ impl Scenario {
                                         value,
                                     )
                                 })?;
-                        Some(names)
+                        LinkBinning::Only(names)
                     }
                 };
                 monitor.finish()?;
                 (bin, (trace > 0).then_some(trace), links)
             }
-            None => (DEFAULT_BIN, None, None),
+            None => (DEFAULT_BIN, None, LinkBinning::TopologyDefault),
         };
         if bin.is_zero() || duration.as_nanos() / bin.as_nanos() > u128::from(MAX_BINS) {
             return Err(ScenarioError::invalid_text(
@@ -204,9 +214,8 @@ impl Scenario {
             });
         }
         let binned_links = match &self.binned_links {
-            // "all" is kept as an empty list.
-            Some(names) if names.is_empty() => None,
-            Some(names) => Some(
+            LinkBinning::All => None,
+            LinkBinning::Only(names) => Some(
                 names
                     .iter()
                     .enumerate()
@@ -221,7 +230,7 @@ impl Scenario {
                     })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
-            None => self.topology.default_binned_links(&topology),
+            LinkBinning::TopologyDefault => self.topology.default_binned_links(&topology),
         };
         let config = SimConfig {
             duration: self.duration,

@@ -16,6 +16,11 @@ use crate::topology::{
 
 const KINDS: &[&str] = &["dumbbell", "parking_lot", "graph"];
 const DEFAULT_ACCESS_RATE_BPS: u64 = 100_000_000;
+/// Static routing keeps a next-hop entry per (node, destination): 4 bytes times nodes². These
+/// bounds keep it under about 100 MB and its computation under a few seconds.
+const MAX_HOSTS_PER_SIDE: usize = 2_500;
+const MAX_HOPS: usize = 1_000;
+const MAX_GRAPH_NODES: usize = 5_000;
 
 /// A topology as the scenario describes it; [`TopologySpec::build`] makes the graph.
 #[derive(Clone, Debug, PartialEq)]
@@ -149,10 +154,10 @@ fn parse_dumbbell(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths),
         }
     };
     for (key, n) in [("hosts", left_hosts), ("hosts", right_hosts)] {
-        if n == 0 || n > 100_000 {
+        if n == 0 || n > MAX_HOSTS_PER_SIDE {
             return Err(ScenarioError::invalid_text(
                 fields.child_path(key),
-                "between 1 and 100000 hosts per side",
+                format!("between 1 and {MAX_HOSTS_PER_SIDE} hosts per side"),
                 n.to_string(),
             ));
         }
@@ -234,10 +239,10 @@ fn parse_dumbbell(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths),
 
 fn parse_parking_lot(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths), ScenarioError> {
     let hops: usize = fields.required("hops", "the number of router-to-router hops")?;
-    if hops == 0 || hops > 10_000 {
+    if hops == 0 || hops > MAX_HOPS {
         return Err(ScenarioError::invalid_text(
             fields.child_path("hops"),
-            "between 1 and 10000 hops",
+            format!("between 1 and {MAX_HOPS} hops"),
             hops.to_string(),
         ));
     }
@@ -275,6 +280,13 @@ fn parse_parking_lot(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePath
 
 fn parse_graph(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths), ScenarioError> {
     let names: Vec<String> = fields.required("nodes", "a list of node names")?;
+    if names.len() > MAX_GRAPH_NODES {
+        return Err(ScenarioError::invalid_text(
+            fields.child_path("nodes"),
+            format!("at most {MAX_GRAPH_NODES} nodes"),
+            format!("{} nodes", names.len()),
+        ));
+    }
     let mut topology = Topology::new();
     for (i, name) in names.iter().enumerate() {
         if name.is_empty() {
