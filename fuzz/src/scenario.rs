@@ -340,7 +340,7 @@ const NUMBERS: &[&str] = &[
 pub fn scenario_seed_corpus() -> Vec<Vec<u8>> {
     let mut corpus = vec![EXAMPLE_DUMBBELL.as_bytes().to_vec()];
     corpus.extend(
-        doc_toml_blocks(SCENARIO_DOC)
+        netsim::scenario::toml_blocks(SCENARIO_DOC)
             .into_iter()
             .filter(|block| block.contains("duration ="))
             .map(String::into_bytes),
@@ -348,28 +348,6 @@ pub fn scenario_seed_corpus() -> Vec<Vec<u8>> {
     corpus.push(PARKING_LOT.as_bytes().to_vec());
     corpus.push(UNEVEN_DUMBBELL.as_bytes().to_vec());
     corpus
-}
-
-/// The bodies of a Markdown text's ```toml blocks.
-fn doc_toml_blocks(markdown: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in markdown.lines() {
-        let fence = line.trim_start().starts_with("```");
-        match (current.as_mut(), fence) {
-            (None, true) if line.trim() == "```toml" => current = Some(String::new()),
-            (Some(body), true) => {
-                blocks.push(std::mem::take(body));
-                current = None;
-            }
-            (Some(body), false) => {
-                body.push_str(line);
-                body.push('\n');
-            }
-            (None, _) => {}
-        }
-    }
-    blocks
 }
 
 /// What became of one scenario input.

@@ -38,31 +38,9 @@ fn doc() -> String {
     std::fs::read_to_string(crate_path("../../docs/scenario.md")).unwrap()
 }
 
-/// The bodies of the fenced blocks whose info string is exactly `toml`.
-fn toml_blocks(markdown: &str) -> Vec<String> {
-    let mut blocks = Vec::new();
-    let mut current: Option<String> = None;
-    for line in markdown.lines() {
-        let fence = line.trim_start().starts_with("```");
-        match (&mut current, fence) {
-            (None, true) if line.trim() == "```toml" => current = Some(String::new()),
-            (Some(body), true) => {
-                blocks.push(std::mem::take(body));
-                current = None;
-            }
-            (Some(body), false) => {
-                body.push_str(line);
-                body.push('\n');
-            }
-            (None, _) => {}
-        }
-    }
-    blocks
-}
-
 #[test]
 fn every_complete_example_parses_and_runs() {
-    let complete: Vec<String> = toml_blocks(&doc())
+    let complete: Vec<String> = netsim::scenario::toml_blocks(&doc())
         .into_iter()
         .filter(|block| block.lines().any(|l| l.starts_with("duration =")))
         .collect();
@@ -90,7 +68,7 @@ fn every_complete_example_parses_and_runs() {
 
 #[test]
 fn the_examples_say_what_the_prose_says() {
-    let blocks = toml_blocks(&doc());
+    let blocks = netsim::scenario::toml_blocks(&doc());
     let dumbbell = Scenario::from_toml_str(&blocks[0]).unwrap();
     let names: Vec<(&str, &str, &str)> = dumbbell
         .flows

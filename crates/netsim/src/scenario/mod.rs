@@ -12,6 +12,7 @@
 //! `flows[2].start: expected a duration like "10s", found "ten"`. No input makes any of it panic.
 
 mod dists;
+mod doc_examples;
 pub mod error;
 pub mod fields;
 mod flow_spec;
@@ -21,6 +22,7 @@ mod spec;
 mod topology_spec;
 pub mod units;
 
+pub use doc_examples::toml_blocks;
 pub use error::{describe, ScenarioError};
 pub use fields::{parse_document, Fields, FromToml};
 pub use flow_spec::FlowSpec;

@@ -47,23 +47,20 @@ impl TopologySpec {
     /// dumbbell's two bottleneck directions, a parking lot's hops (both directions), every link
     /// of a graph (`None`). Access links keep totals only.
     pub fn default_binned_links(&self, built: &Topology) -> Option<Vec<LinkId>> {
-        let keep = |name: &str| match self {
-            TopologySpec::Dumbbell(_) => name.starts_with("bottleneck"),
-            TopologySpec::ParkingLot(_) => name.starts_with("hop"),
-            TopologySpec::Graph(_) => true,
+        let prefix = match self {
+            TopologySpec::Dumbbell(_) => "bottleneck",
+            TopologySpec::ParkingLot(_) => "hop",
+            TopologySpec::Graph(_) => return None,
         };
-        match self {
-            TopologySpec::Graph(_) => None,
-            _ => Some(
-                built
-                    .links()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, link)| keep(&link.name))
-                    .map(|(i, _)| LinkId(i as u32))
-                    .collect(),
-            ),
-        }
+        Some(
+            built
+                .links()
+                .iter()
+                .enumerate()
+                .filter(|(_, link)| link.name.starts_with(prefix))
+                .map(|(i, _)| LinkId(i as u32))
+                .collect(),
+        )
     }
 }
 
