@@ -123,6 +123,59 @@ pub fn deterministic_model_packets_per_s(rtt_s: f64, p: f64) -> f64 {
     1.2 / (rtt_s * p.sqrt())
 }
 
+/// The full PFTK model of TCP Reno throughput in packets per second (Padhye, Firoiu, Towsley and
+/// Kurose, SIGCOMM 1998, eq. (31)/(32); protocols.md §7), for checking simulated TCP.
+///
+/// `p` is the loss *indication* rate (loss events per packet sent), `rtt_s` the mean round-trip
+/// time, `t0_s` the base retransmission timeout, `b` the packets acknowledged per ACK (2 with
+/// delayed ACKs) and `w_max` the receiver window in packets (`None` for no limit). The window
+/// branch applies when the unconstrained mean window W(p) reaches `w_max`. `p = 0` gives
+/// `w_max / rtt` (infinity without a window); `p` at or above 1 gives 0.
+pub fn pftk_full_packets_per_s(p: f64, rtt_s: f64, t0_s: f64, b: f64, w_max: Option<f64>) -> f64 {
+    if p <= 0.0 || p.is_nan() {
+        return w_max.map_or(f64::INFINITY, |w| w / rtt_s);
+    }
+    if p >= 1.0 {
+        return 0.0;
+    }
+    let q = 1.0 - p;
+    let k = (2.0 + b) / (3.0 * b);
+    let w_unconstrained = k + (8.0 * q / (3.0 * b * p) + k * k).sqrt();
+    // Q(p, w): the probability that a loss indication is a timeout (PFTK eq. (24)).
+    let timeout_probability = |w: f64| {
+        let numerator = (1.0 - q.powi(3)) * (1.0 + q.powi(3) * (1.0 - q.powf(w - 3.0)));
+        let denominator = 1.0 - q.powf(w);
+        if denominator <= 0.0 {
+            1.0
+        } else {
+            (numerator / denominator).min(1.0)
+        }
+    };
+    // G(p): the mean length of a timeout sequence in units of T0, backoff capped at 64 T0.
+    let backoff = 1.0
+        + p
+        + 2.0 * p.powi(2)
+        + 4.0 * p.powi(3)
+        + 8.0 * p.powi(4)
+        + 16.0 * p.powi(5)
+        + 32.0 * p.powi(6);
+    match w_max {
+        Some(w) if w_unconstrained >= w => {
+            let qw = timeout_probability(w);
+            let packets = q / p + w + qw / q;
+            let time = rtt_s * (b * w / 8.0 + q / (p * w) + 2.0) + qw * backoff * t0_s / q;
+            packets / time
+        }
+        _ => {
+            let w = w_unconstrained;
+            let qw = timeout_probability(w);
+            let packets = q / p + w + qw / q;
+            let time = rtt_s * (b * w / 2.0 + 1.0) + qw * backoff * t0_s / q;
+            packets / time
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,5 +261,44 @@ mod tests {
         let x = sqrt_model_bytes_per_s(1000.0, 0.1, 0.01);
         assert!((x - 122_474.487).abs() < 0.01);
         assert!((deterministic_model_packets_per_s(0.1, 0.01) - 120.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pftk_full_matches_the_reference_values() {
+        // protocols.md §7: b = 1, p = 1%, RTT 100 ms, T0 400 ms: full 111.0 pkt/s, approx 112.3.
+        let full = pftk_full_packets_per_s(0.01, 0.1, 0.4, 1.0, None);
+        assert!((full - 110.96).abs() < 0.01, "{full}");
+        let capped = EquationShape {
+            b: 1.0,
+            cap_rto_term: true,
+        };
+        // approx/full = 1.01, 0.84, 0.51, 0.33 at p = 1%, 10%, 20%, 30%.
+        for (p, ratio) in [(0.01, 1.01), (0.1, 0.84), (0.2, 0.51), (0.3, 0.33)] {
+            let approx = throughput_bytes_per_s(capped, 1.0, 0.1, 0.4, p);
+            let full = pftk_full_packets_per_s(p, 0.1, 0.4, 1.0, None);
+            assert!(
+                (approx / full - ratio).abs() < 0.01,
+                "p {p}: {}",
+                approx / full
+            );
+        }
+    }
+
+    #[test]
+    fn pftk_window_branch_and_limits() {
+        // A window of 20 binds at low loss: the rate approaches 20 packets per RTT from below.
+        let limited = pftk_full_packets_per_s(1e-4, 0.1, 0.4, 1.0, Some(20.0));
+        assert!(limited < 200.0 && limited > 190.0, "{limited}");
+        // A window far above W(p) leaves the unconstrained branch in charge.
+        let free = pftk_full_packets_per_s(0.01, 0.1, 0.4, 1.0, None);
+        let wide = pftk_full_packets_per_s(0.01, 0.1, 0.4, 1.0, Some(1000.0));
+        assert_eq!(free, wide);
+        // Delayed ACKs (b = 2) lower the rate; no loss means the window alone; certain loss, 0.
+        assert!(pftk_full_packets_per_s(0.01, 0.1, 0.4, 2.0, None) < free);
+        assert_eq!(
+            pftk_full_packets_per_s(0.0, 0.1, 0.4, 1.0, Some(20.0)),
+            200.0
+        );
+        assert_eq!(pftk_full_packets_per_s(1.0, 0.1, 0.4, 1.0, None), 0.0);
     }
 }
