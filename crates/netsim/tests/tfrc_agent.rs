@@ -236,7 +236,7 @@ fn greedy_flow_fills_an_uncongested_bottleneck() {
 
 /// DropTail-congested flows send at the equation's rate for their own p and R: for each flow,
 /// the long-run throughput over X(p, R, t_RTO) with the run's mean of the sender's p, R and
-/// t_RTO lies within 10% (measured 0.998-1.055 over 1, 4 and 8 flows), and within 20% using the
+/// t_RTO lies within 10% (measured 0.998-1.044 over 1, 4 and 8 flows), and within 20% using the
 /// monitor's loss event rate (loss events per packet, grouped by the base RTT; measured
 /// 0.99-1.12) instead of the sender's estimate.
 #[test]
