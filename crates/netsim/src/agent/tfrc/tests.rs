@@ -377,3 +377,41 @@ fn configs_are_checked() {
     };
     assert_eq!(idle.validate(), Err(TfrcAgentError::ZeroApplicationRate));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+
+    /// Whatever the preset, application rate and loss pattern: the source never sends more than
+    /// its application produced, counts every packet it sends, and the receiver accounts for
+    /// every packet that arrived.
+    #[test]
+    fn the_pair_keeps_its_books(
+        floyd in proptest::bool::ANY,
+        app_kbps in proptest::option::of(10u64..20_000),
+        every in 2u64..200,
+        phase in 0u64..200,
+    ) {
+        let mut config = if floyd {
+            TfrcAgentConfig::preset("floyd2000").unwrap()
+        } else {
+            TfrcAgentConfig::default()
+        };
+        if let Some(kbps) = app_kbps {
+            config.application = TfrcApplication::Limited { rate_bps: kbps * 1000 };
+        }
+        let mut pair = Pair::new(&config, 1);
+        pair.drop_data = Box::new(move |seq| seq % every == phase % every);
+        pair.start();
+        pair.run_until(at_ms(3000));
+        let sent = pair.sent.len() as u64;
+        proptest::prop_assert_eq!(pair.source.stats().packets_sent, sent);
+        if let Some(interval) = config.application_interval() {
+            let produced = 3_000_000_000 / interval.as_nanos() as u64 + 1;
+            proptest::prop_assert!(sent <= produced, "{} > {}", sent, produced);
+        }
+        let dropped = (0..sent).filter(|s| s % every == phase % every).count() as u64;
+        let rx = pair.sink.stats();
+        proptest::prop_assert_eq!(rx.packets_received, sent - dropped - pair.forward.len() as u64);
+        proptest::prop_assert!(rx.packets_lost <= dropped);
+    }
+}
