@@ -287,6 +287,7 @@ impl Simulation {
             if setup.from == setup.to {
                 return Err(flow_error("its source and sink are the same node".into()));
             }
+            setup.agent.validate().map_err(&flow_error)?;
             let forward = routes
                 .path(&topology, setup.from, setup.to)
                 .map_err(|e| flow_error(e.to_string()))?;

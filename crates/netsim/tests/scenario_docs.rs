@@ -28,6 +28,7 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/flow_spec.rs",
     "src/scenario/loss_spec.rs",
     "src/scenario/dists.rs",
+    "src/scenario/tfrc_spec.rs",
 ];
 
 fn crate_path(relative: &str) -> PathBuf {

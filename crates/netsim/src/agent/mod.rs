@@ -15,14 +15,16 @@
 
 pub mod cbr;
 pub mod sink;
+pub mod tfrc;
 
-use tfrc::Time;
+use ::tfrc::Time;
 
 use crate::packet::{Packet, Payload};
 use crate::rng::SimRng;
 
 pub use cbr::{CbrConfig, CbrSource};
 pub use sink::Sink;
+pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
 
 /// One packet an agent asks the engine to send.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,6 +107,8 @@ pub trait Agent {
 pub enum AgentConfig {
     /// A constant-bit-rate source and a sink that only absorbs.
     Cbr(CbrConfig),
+    /// A TFRC source and sink (the `tfrc` crate's sender and receiver); boxed, being large.
+    Tfrc(Box<TfrcAgentConfig>),
 }
 
 impl AgentConfig {
@@ -112,6 +116,7 @@ impl AgentConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             AgentConfig::Cbr(_) => "cbr",
+            AgentConfig::Tfrc(_) => "tfrc",
         }
     }
 
@@ -119,6 +124,7 @@ impl AgentConfig {
     pub fn variant(&self) -> &'static str {
         match self {
             AgentConfig::Cbr(_) => "",
+            AgentConfig::Tfrc(config) => config.preset,
         }
     }
 
@@ -126,6 +132,7 @@ impl AgentConfig {
     pub fn data_size_bytes(&self) -> u32 {
         match self {
             AgentConfig::Cbr(config) => config.size_bytes,
+            AgentConfig::Tfrc(config) => config.size_bytes,
         }
     }
 
@@ -133,6 +140,16 @@ impl AgentConfig {
     pub fn reply_size_bytes(&self) -> u32 {
         match self {
             AgentConfig::Cbr(_) => 0,
+            AgentConfig::Tfrc(config) => config.feedback_size_bytes,
+        }
+    }
+
+    /// Checks the parameters the protocol cannot run with (the engine calls it when it builds
+    /// the flow); the text names the offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        match self {
+            AgentConfig::Cbr(_) => Ok(()),
+            AgentConfig::Tfrc(config) => config.validate().map_err(|e| e.to_string()),
         }
     }
 
@@ -144,18 +161,27 @@ impl AgentConfig {
                 AnyAgent::Cbr(CbrSource::new(config, source_rng)),
                 AnyAgent::Sink(Sink),
             ),
+            AgentConfig::Tfrc(config) => (
+                AnyAgent::TfrcSource(Box::new(TfrcSource::new(config, source_rng))),
+                AnyAgent::TfrcSink(Box::new(TfrcSink::new(config))),
+            ),
         }
     }
 }
 
-/// Every agent the simulator knows, as one type with static dispatch.
-#[derive(Clone, Debug)]
+/// Every agent the simulator knows, as one type with static dispatch. (Not `Clone`: a TFRC
+/// sender owns its dither generator as a boxed `RngCore`.)
+#[derive(Debug)]
 #[non_exhaustive]
 pub enum AnyAgent {
     /// A CBR source.
     Cbr(CbrSource),
     /// A sink that absorbs packets and sends nothing.
     Sink(Sink),
+    /// A TFRC source (boxed: its state is large next to the other variants).
+    TfrcSource(Box<TfrcSource>),
+    /// A TFRC sink.
+    TfrcSink(Box<TfrcSink>),
 }
 
 macro_rules! dispatch {
@@ -163,6 +189,8 @@ macro_rules! dispatch {
         match $self {
             AnyAgent::Cbr($agent) => $body,
             AnyAgent::Sink($agent) => $body,
+            AnyAgent::TfrcSource($agent) => $body,
+            AnyAgent::TfrcSink($agent) => $body,
         }
     };
 }

@@ -4,7 +4,7 @@
 //! [`Scenario::from_toml_str`] parses and checks a file (building the network once, so that
 //! unknown node or link names, routes to nowhere and queue parameters that do not fit their link
 //! are found before anything runs); [`run`] runs it with a seed. The schema lives in
-//! `spec.rs` (top level), `topology_spec.rs`, `queue_spec.rs`, `flow_spec.rs` and
+//! `spec.rs` (top level), `topology_spec.rs`, `queue_spec.rs`, `flow_spec.rs` (with `tfrc_spec.rs`) and
 //! `loss_spec.rs`; random-or-fixed values in `dists.rs`. The value layer under it: [`units`] reads durations, rates
 //! and sizes (`"10s"`, `"15Mbps"`, `"1500B"`); [`fields`] walks TOML tables, converting values
 //! ([`FromToml`]) and refusing unknown keys with a "did you mean" ([`Fields`]); [`error`] is the
@@ -19,6 +19,7 @@ mod flow_spec;
 mod loss_spec;
 mod queue_spec;
 mod spec;
+mod tfrc_spec;
 mod topology_spec;
 pub mod units;
 
