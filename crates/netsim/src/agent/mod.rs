@@ -15,6 +15,7 @@
 
 pub mod cbr;
 pub mod sink;
+pub mod tcp;
 
 use tfrc::Time;
 
@@ -23,6 +24,7 @@ use crate::rng::SimRng;
 
 pub use cbr::{CbrConfig, CbrSource};
 pub use sink::Sink;
+pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
 
 /// One packet an agent asks the engine to send.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -105,6 +107,10 @@ pub trait Agent {
 pub enum AgentConfig {
     /// A constant-bit-rate source and a sink that only absorbs.
     Cbr(CbrConfig),
+    /// A TCP sender of the configured variant and its receiver (docs/tcp.md).
+    Tcp(TcpConfig),
+    /// GAIMD(alpha, beta) on the Reno machinery and a TCP receiver (docs/tcp.md).
+    Gaimd(GaimdConfig),
 }
 
 impl AgentConfig {
@@ -112,13 +118,18 @@ impl AgentConfig {
     pub fn kind(&self) -> &'static str {
         match self {
             AgentConfig::Cbr(_) => "cbr",
+            AgentConfig::Tcp(_) => "tcp",
+            AgentConfig::Gaimd(_) => "gaimd",
         }
     }
 
-    /// The variant or preset within the kind ("" when the kind has none).
+    /// The variant or preset within the kind ("" when the kind has none): the TCP variant
+    /// ("sack"), or GAIMD's decrease rule ("ns2", "paper").
     pub fn variant(&self) -> &'static str {
         match self {
             AgentConfig::Cbr(_) => "",
+            AgentConfig::Tcp(config) => config.variant.name(),
+            AgentConfig::Gaimd(config) => config.rule.name(),
         }
     }
 
@@ -126,6 +137,8 @@ impl AgentConfig {
     pub fn data_size_bytes(&self) -> u32 {
         match self {
             AgentConfig::Cbr(config) => config.size_bytes,
+            AgentConfig::Tcp(config) => config.data_packet_bytes(),
+            AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
         }
     }
 
@@ -133,6 +146,8 @@ impl AgentConfig {
     pub fn reply_size_bytes(&self) -> u32 {
         match self {
             AgentConfig::Cbr(_) => 0,
+            AgentConfig::Tcp(config) => config.ack_bytes,
+            AgentConfig::Gaimd(config) => config.base.ack_bytes,
         }
     }
 
@@ -144,6 +159,17 @@ impl AgentConfig {
                 AnyAgent::Cbr(CbrSource::new(config, source_rng)),
                 AnyAgent::Sink(Sink),
             ),
+            AgentConfig::Tcp(config) => (
+                AnyAgent::TcpSender(Box::new(TcpSender::new(config, source_rng))),
+                AnyAgent::TcpSink(Box::new(TcpSink::new(config))),
+            ),
+            AgentConfig::Gaimd(config) => {
+                let tcp = config.tcp();
+                (
+                    AnyAgent::TcpSender(Box::new(TcpSender::new(&tcp, source_rng))),
+                    AnyAgent::TcpSink(Box::new(TcpSink::new(&tcp))),
+                )
+            }
         }
     }
 }
@@ -156,6 +182,10 @@ pub enum AnyAgent {
     Cbr(CbrSource),
     /// A sink that absorbs packets and sends nothing.
     Sink(Sink),
+    /// A TCP (or GAIMD) sender; boxed, as it is much larger than the other agents.
+    TcpSender(Box<TcpSender>),
+    /// A TCP receiver.
+    TcpSink(Box<TcpSink>),
 }
 
 macro_rules! dispatch {
@@ -163,6 +193,8 @@ macro_rules! dispatch {
         match $self {
             AnyAgent::Cbr($agent) => $body,
             AnyAgent::Sink($agent) => $body,
+            AnyAgent::TcpSender($agent) => $body,
+            AnyAgent::TcpSink($agent) => $body,
         }
     };
 }
