@@ -98,3 +98,201 @@ fn steady_throughput_is_the_window_over_the_rtt_or_the_bottleneck() {
     assert_eq!(f.record.totals.packets_dropped, 0);
     assert_eq!(last(f, "timeouts"), 0.0);
 }
+
+// ---- Test 3: Fall & Floyd (1996), one to four drops from one window ----
+
+/// What one Fall & Floyd run shows: timeouts, recovery entries, the smallest cwnd after the
+/// drops, and how long after the first drop the whole window (packets 100-119) was acked.
+#[derive(Debug)]
+struct Recovery {
+    timeouts: f64,
+    fast_retransmits: f64,
+    min_cwnd: f64,
+    recovery_s: f64,
+    rtt_s: f64,
+}
+
+/// One flow with a 20-packet window on a 10 Mb/s, 50 ms path (never congested) loses the
+/// arrivals 100, 102, .. (the first `drops`) at the bottleneck: packets of one window.
+fn fall_floyd(variant: &str, drops: usize) -> Recovery {
+    fall_floyd_with(variant, drops, "")
+}
+
+/// [`fall_floyd`] with extra flow keys.
+fn fall_floyd_with(variant: &str, drops: usize, extra: &str) -> Recovery {
+    let indices: Vec<String> = (0..drops).map(|i| (100 + 2 * i).to_string()).collect();
+    let text = format!(
+        r#"
+duration = "6s"
+[monitor]
+bin = "5ms"
+[topology]
+kind = "dumbbell"
+hosts = 1
+bottleneck = {{ rate = "10Mbps", delay = "50ms" }}
+[[flows]]
+name = "f"
+kind = "tcp"
+variant = "{variant}"
+preset = "ns2_2000"
+{extra}
+[[losses]]
+link = "bottleneck"
+flow = "f"
+kind = "list"
+indices = [{}]
+"#,
+        indices.join(", ")
+    );
+    let results = simulate(&text, 1);
+    let f = results.flow("f").unwrap();
+    let sent = state(f, "packets_sent");
+    let acked = state(f, "acked");
+    let first_drop = sent.iter().position(|&s| s > 100.0).unwrap();
+    let done = acked.iter().position(|&a| a >= 119.0).unwrap();
+    Recovery {
+        timeouts: last(f, "timeouts"),
+        fast_retransmits: last(f, "fast_retransmits"),
+        min_cwnd: state(f, "cwnd")[first_drop..]
+            .iter()
+            .cloned()
+            .fold(f64::MAX, f64::min),
+        recovery_s: (done - first_drop) as f64 * 0.005,
+        rtt_s: f.base_rtt.as_secs_f64(),
+    }
+}
+
+#[test]
+fn fall_floyd_tahoe_slow_starts_after_each_loss_event() {
+    for drops in 1..=4 {
+        let r = fall_floyd("tahoe", drops);
+        assert_eq!(r.fast_retransmits, 1.0, "{drops} drops: {r:?}");
+        assert_eq!(r.timeouts, 0.0, "{drops} drops: {r:?}");
+        assert_eq!(r.min_cwnd, 1.0, "{drops} drops: {r:?}");
+    }
+}
+
+#[test]
+fn fall_floyd_reno_recovers_one_drop_but_times_out_with_three_or_more() {
+    let one = fall_floyd("reno", 1);
+    assert_eq!((one.fast_retransmits, one.timeouts), (1.0, 0.0), "{one:?}");
+    assert!(one.min_cwnd >= 10.0, "halved, not slow start: {one:?}");
+    assert!(one.recovery_s < 2.5 * one.rtt_s, "{one:?}");
+    for drops in 3..=4 {
+        let r = fall_floyd("reno", drops);
+        assert!(r.timeouts >= 1.0, "{drops} drops: {r:?}");
+    }
+}
+
+#[test]
+fn fall_floyd_newreno_recovers_one_drop_per_rtt_without_a_timeout() {
+    let runs: Vec<Recovery> = (1..=4).map(|d| fall_floyd("newreno", d)).collect();
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(
+            (r.fast_retransmits, r.timeouts),
+            (1.0, 0.0),
+            "{} drops: {r:?}",
+            i + 1
+        );
+        assert!(r.min_cwnd >= 5.0, "{} drops: {r:?}", i + 1);
+    }
+    // Each further drop costs about one more RTT.
+    let rtt = runs[0].rtt_s;
+    for pair in runs.windows(2) {
+        let extra = pair[1].recovery_s - pair[0].recovery_s;
+        assert!(
+            (0.7 * rtt..1.3 * rtt).contains(&extra),
+            "{extra} s: {runs:?}"
+        );
+    }
+}
+
+#[test]
+fn fall_floyd_sack_recovers_all_drops_in_about_one_rtt() {
+    for recovery in ["sack1", "rfc6675"] {
+        let runs: Vec<Recovery> = (1..=4)
+            .map(|d| fall_floyd_with("sack", d, &format!("sack_recovery = \"{recovery}\"")))
+            .collect();
+        for (i, r) in runs.iter().enumerate() {
+            assert_eq!(
+                (r.fast_retransmits, r.timeouts),
+                (1.0, 0.0),
+                "{recovery}, {} drops: {r:?}",
+                i + 1
+            );
+            // Sack1's pipe must drain to the halved window before the second hole is resent
+            // (about half an RTT here); all holes are then resent within that RTT.
+            assert!(
+                r.recovery_s <= runs[0].recovery_s + r.rtt_s,
+                "{recovery}: {runs:?}"
+            );
+        }
+        // NewReno needs three more RTTs for four drops; SACK does far better.
+        let newreno = fall_floyd("newreno", 4);
+        assert!(
+            runs[3].recovery_s < newreno.recovery_s - 1.5 * newreno.rtt_s,
+            "{recovery}: {runs:?} vs NewReno {newreno:?}"
+        );
+    }
+}
+
+// ---- Test 4: Vegas alone keeps between alpha and beta packets queued, without loss ----
+
+#[test]
+fn vegas_alone_keeps_alpha_to_beta_packets_queued_without_loss() {
+    let flow = "kind = \"tcp\"\nvariant = \"vegas\"\npreset = \"ns2_2000\"\nwindow = 100";
+    let results = simulate(&one_flow("2.5Mbps", "30ms", 50, "60s", "1s", flow), 1);
+    let f = results.flow("f").unwrap();
+    let link = results.link("bottleneck").unwrap();
+    // Steady state: the second half of the run.
+    let queue = &link.record.bins.mean_queue_packets[30..60];
+    let mean = queue.iter().sum::<f64>() / queue.len() as f64;
+    assert!((1.0..=3.0).contains(&mean), "mean queue {mean} packets");
+    let drops: u32 = link.record.bins.drops[30..60].iter().sum();
+    assert_eq!(drops, 0);
+    assert_eq!(f.record.totals.packets_dropped, 0);
+    let diff = state(f, "vegas_diff")[30..60].to_vec();
+    assert!(diff.iter().all(|d| (1.0..=3.0).contains(d)), "{diff:?}");
+    // And the link is used: Vegas does not starve itself.
+    let utilization = &link.record.bins.utilization[30..60];
+    assert!(utilization.iter().all(|&u| u > 0.95), "{utilization:?}");
+}
+
+// ---- Test 6: two Reno flows with equal RTTs share a DropTail bottleneck fairly ----
+
+#[test]
+fn two_reno_flows_share_a_droptail_bottleneck_fairly() {
+    let text = r#"
+duration = "100s"
+[monitor]
+bin = "1s"
+[topology]
+kind = "dumbbell"
+hosts = 2
+bottleneck = { rate = "5Mbps", delay = "20ms", queue = { kind = "droptail", limit = 30 } }
+access = { rate = "100Mbps", delay = "5ms" }
+[[flows]]
+kind = "tcp"
+variant = "reno"
+preset = "ns2_35"
+window = 1000
+count = 2
+start = { uniform = ["0s", "1s"] }
+"#;
+    let results = simulate(text, 1);
+    let rates: Vec<f64> = results
+        .flows
+        .iter()
+        .map(|f| f.record.totals.bytes_received as f64)
+        .collect();
+    let sum: f64 = rates.iter().sum();
+    let squares: f64 = rates.iter().map(|r| r * r).sum();
+    let jain = sum * sum / (rates.len() as f64 * squares);
+    assert!(jain >= 0.9, "Jain's index {jain}: {rates:?}");
+    // Both saw losses and the link stayed busy.
+    for f in &results.flows {
+        assert!(f.record.totals.packets_dropped > 0, "{}", f.name);
+    }
+    let bottleneck = results.link("bottleneck").unwrap();
+    assert!(bottleneck.record.totals.utilization > 0.9);
+}
