@@ -15,11 +15,12 @@ use super::sender::{CwndAction, CwndCut, TcpSender};
 use crate::agent::Outbox;
 
 impl TcpSender {
-    /// Whether a fast retransmit may start now: the previous recovery is over, or only the SYN
-    /// has been acked so far (ns-2 `bugfix_ss_`, so that a lost first data packet can be fast
-    /// retransmitted).
+    /// Whether a fast retransmit may start now: something is outstanding, and the previous
+    /// recovery is over or only the SYN has been acked so far (ns-2 `bugfix_ss_`, so that a
+    /// lost first data packet can be fast retransmitted). (ns-2 would also "retransmit" a
+    /// packet never sent on duplicate ACKs of a finished transfer; netsim does not.)
     pub(super) fn may_fast_retransmit(&self) -> bool {
-        self.highest_ack > self.recover || self.highest_ack == 0
+        self.highest_ack < self.maxseq && (self.highest_ack > self.recover || self.highest_ack == 0)
     }
 
     /// Tahoe (`TcpAgent::recv`).

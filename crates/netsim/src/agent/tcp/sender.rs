@@ -613,3 +613,322 @@ impl Agent for TcpSender {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::agent::tcp::{GaimdConfig, GaimdRule, TcpSink};
+    use crate::packet::{FlowId, NodeId};
+    use crate::rng::stream;
+
+    fn ack_packet(ack: i64) -> Packet {
+        Packet::new(
+            FlowId(0),
+            0,
+            40,
+            NodeId(0),
+            Time::ZERO,
+            Payload::TcpAck(TcpAck::cumulative(ack)),
+        )
+    }
+
+    /// A sender fed with hand-made ACKs; returns the sequence numbers it sends.
+    struct Driver {
+        sender: TcpSender,
+        out: Outbox,
+        now: Time,
+    }
+
+    impl Driver {
+        fn new(config: TcpConfig) -> Driver {
+            let mut d = Driver {
+                sender: TcpSender::new(&config, stream(1, "test")),
+                out: Outbox::default(),
+                now: Time::ZERO,
+            };
+            d.sender.on_start(Time::ZERO, &mut d.out);
+            d.sent();
+            d
+        }
+
+        fn sent(&mut self) -> Vec<i64> {
+            self.out
+                .drain()
+                .map(|o| match o.payload {
+                    Payload::TcpData(d) => d.seqno,
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        }
+
+        fn ack(&mut self, ack: i64) -> Vec<i64> {
+            self.now = self.now + Duration::from_millis(1);
+            self.sender
+                .handle_packet(self.now, &ack_packet(ack), &mut self.out);
+            self.sent()
+        }
+    }
+
+    fn gaimd(rule: GaimdRule) -> Driver {
+        let config = GaimdConfig {
+            rule,
+            base: TcpConfig {
+                window: 1000,
+                ..TcpConfig::ns2_2000(TcpVariant::Reno)
+            },
+            ..GaimdConfig::yang2001()
+        };
+        Driver::new(config.tcp())
+    }
+
+    /// Grows the window by acking `n` packets one by one, then sends 3 dupacks.
+    fn grow_then_three_dupacks(d: &mut Driver, from: i64, n: i64) -> i64 {
+        for a in from..from + n {
+            d.ack(a);
+        }
+        let last = from + n - 1;
+        for _ in 0..3 {
+            d.ack(last);
+        }
+        last
+    }
+
+    #[test]
+    fn gaimd_ns2_rule_halves_first_then_cuts_to_beta() {
+        let mut d = gaimd(GaimdRule::Ns2);
+        // Slow start to 17, then the first decrease: halved (integer halving in ns2_2000).
+        let last = grow_then_three_dupacks(&mut d, 0, 16);
+        assert_eq!(d.sender.cwnd(), 8.0);
+        assert_eq!(d.sender.ssthresh(), 8.0);
+        // Leave recovery and grow in congestion avoidance by alpha/cwnd per ACK.
+        d.ack(last + 10);
+        assert_eq!(d.sender.cwnd(), 8.0 + 0.31 / 8.0);
+        for a in last + 11..last + 200 {
+            d.ack(a);
+        }
+        let before = d.sender.cwnd();
+        assert!(before > 10.0, "{before}");
+        for _ in 0..3 {
+            d.ack(last + 199);
+        }
+        // Not the first decrease, not slow start: cut to beta·win (whole packets).
+        assert_eq!(d.sender.cwnd(), (0.875 * before.trunc()).trunc());
+        assert_eq!(d.sender.ssthresh(), d.sender.cwnd());
+    }
+
+    #[test]
+    fn gaimd_paper_rule_always_cuts_to_beta_and_timeouts_too() {
+        let mut d = gaimd(GaimdRule::Paper);
+        grow_then_three_dupacks(&mut d, 0, 16);
+        assert_eq!(d.sender.cwnd(), (0.875f64 * 17.0).trunc());
+        let mut ns2 = gaimd(GaimdRule::Ns2);
+        grow_then_three_dupacks(&mut ns2, 0, 16);
+        // A timeout: cwnd 1 for both; ssthresh halves with ns-2's rule, beta with the paper's.
+        for d in [&mut d, &mut ns2] {
+            let at = d.sender.poll_timeout().unwrap();
+            d.now = at;
+            d.sender.handle_timeout(at, &mut d.out);
+            d.sent();
+            assert_eq!(d.sender.cwnd(), 1.0);
+        }
+        assert_eq!(d.sender.ssthresh(), (0.875f64 * 14.0).trunc());
+        assert_eq!(ns2.sender.ssthresh(), 4.0);
+    }
+
+    #[test]
+    fn tahoe_goes_back_n_and_reno_retransmits_one() {
+        let config = TcpConfig {
+            window: 1000,
+            ..TcpConfig::ns2_2000(TcpVariant::Tahoe)
+        };
+        let mut tahoe = Driver::new(config);
+        for a in 0..8 {
+            tahoe.ack(a);
+        }
+        // cwnd 9: packets up to 16 are out. Three dupacks of 7: cwnd 1, resend 8.
+        tahoe.ack(7);
+        tahoe.ack(7);
+        assert_eq!(tahoe.ack(7), vec![8]);
+        assert_eq!(tahoe.sender.cwnd(), 1.0);
+        assert_eq!(tahoe.sender.ssthresh(), 4.0);
+        // The ACK of 8 slow-starts from packet 9 on again (go-back-N).
+        assert_eq!(tahoe.ack(8), vec![9, 10]);
+        let mut reno = Driver::new(TcpConfig {
+            variant: TcpVariant::Reno,
+            ..config
+        });
+        for a in 0..8 {
+            reno.ack(a);
+        }
+        reno.ack(7);
+        reno.ack(7);
+        assert_eq!(reno.ack(7), vec![8]);
+        assert_eq!(reno.sender.cwnd(), 4.0);
+        assert!(reno.sender.in_recovery());
+        // Inflation: each further dupack adds one to dupwnd; after 6 more the window is
+        // cwnd 4 + dupwnd 9 = 13 beyond the ACK, so packets up to 20 are out.
+        let mut new = Vec::new();
+        for _ in 0..6 {
+            new.extend(reno.ack(7));
+        }
+        assert_eq!(new, vec![17, 18, 19, 20]);
+    }
+
+    #[test]
+    fn the_timer_backs_off_and_is_stopped_when_everything_is_acked() {
+        let config = TcpConfig {
+            max_packets: Some(3),
+            ..TcpConfig::ns2_35(TcpVariant::NewReno)
+        };
+        let mut d = Driver::new(config);
+        // SYN first (40 B), then nothing until it is acked.
+        let first = d.sender.poll_timeout().unwrap();
+        assert_eq!(first, Time::ZERO + Duration::from_secs(3));
+        d.now = first;
+        d.sender.handle_timeout(first, &mut d.out);
+        assert_eq!(d.sent(), vec![0], "the SYN is resent");
+        assert_eq!(d.sender.rto().backoff(), 2);
+        assert_eq!(
+            d.sender.poll_timeout(),
+            Some(first + Duration::from_secs(6))
+        );
+        // The SYN's ACK: a lost first packet leaves the initial window at 1.
+        assert_eq!(d.ack(0), vec![1]);
+        assert_eq!(d.ack(1), vec![2, 3]);
+        d.ack(3);
+        assert_eq!(d.sender.poll_timeout(), None, "all acked: the timer stops");
+        assert_eq!(d.sender.stats().timeouts, 1);
+    }
+
+    /// A sender and a receiver joined by fixed delays; data packets are dropped at random.
+    fn transfer(config: TcpConfig, loss: f64, seed: u64) -> (TcpSender, TcpSink) {
+        let mut sender = TcpSender::new(&config, stream(seed, "sender"));
+        let mut sink = TcpSink::new(&config);
+        let mut rng = stream(seed, "network");
+        let forward = Duration::from_millis(30);
+        let back = Duration::from_millis(20);
+        // In flight: (arrival, to the sink?, packet), FIFO per direction (fixed delays).
+        let mut to_sink: VecDeque<(Time, Packet)> = VecDeque::new();
+        let mut to_sender: VecDeque<(Time, Packet)> = VecDeque::new();
+        let mut out = Outbox::default();
+        let mut now = Time::ZERO;
+        let mut last_ack = -1;
+        let window = i64::from(config.window);
+        let emit = |sender: &TcpSender,
+                    out: &mut Outbox,
+                    now: Time,
+                    to_sink: &mut VecDeque<(Time, Packet)>,
+                    rng: &mut SimRng| {
+            for o in out.drain() {
+                if let Payload::TcpData(d) = o.payload {
+                    if !sender.in_recovery() {
+                        // Never more than min(cwnd + limited-transmit allowance, window)
+                        // beyond the cumulative ACK outside recovery.
+                        let allowance = (sender.cwnd as i64 + 2).min(window);
+                        assert!(
+                            d.seqno <= sender.highest_ack + allowance.max(1) + 1,
+                            "sent {} with ack {} cwnd {}",
+                            d.seqno,
+                            sender.highest_ack,
+                            sender.cwnd
+                        );
+                    }
+                    if uniform(rng) >= loss {
+                        let p = Packet::new(FlowId(0), 0, o.size_bytes, NodeId(1), now, o.payload);
+                        to_sink.push_back((now + forward, p));
+                    }
+                }
+            }
+        };
+        sender.on_start(now, &mut out);
+        emit(&sender, &mut out, now, &mut to_sink, &mut rng);
+        let limit = Time::from_secs_f64(20_000.0);
+        loop {
+            let next = [
+                to_sink.front().map(|e| e.0),
+                to_sender.front().map(|e| e.0),
+                sender.poll_timeout(),
+                sink.poll_timeout(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let Some(at) = next else { break };
+            if at > limit {
+                break;
+            }
+            now = at;
+            if to_sink.front().is_some_and(|e| e.0 <= now) {
+                let (_, p) = to_sink.pop_front().unwrap();
+                sink.handle_packet(now, &p, &mut out);
+            } else if to_sender.front().is_some_and(|e| e.0 <= now) {
+                let (_, p) = to_sender.pop_front().unwrap();
+                if let Payload::TcpAck(a) = p.payload {
+                    assert!(a.seqno() >= last_ack, "the cumulative ACK went back");
+                    last_ack = a.seqno();
+                }
+                sender.handle_packet(now, &p, &mut out);
+                emit(&sender, &mut out, now, &mut to_sink, &mut rng);
+                continue;
+            } else if sender.poll_timeout().is_some_and(|t| t <= now) {
+                sender.handle_timeout(now, &mut out);
+                emit(&sender, &mut out, now, &mut to_sink, &mut rng);
+                continue;
+            } else {
+                sink.handle_timeout(now, &mut out);
+            }
+            for o in out.drain() {
+                let p = Packet::new(FlowId(0), 0, o.size_bytes, NodeId(0), now, o.payload);
+                to_sender.push_back((now + back, p));
+            }
+        }
+        (sender, sink)
+    }
+
+    fn variant_strategy() -> impl Strategy<Value = TcpConfig> {
+        let variants = prop_oneof![
+            Just(TcpVariant::Tahoe),
+            Just(TcpVariant::Reno),
+            Just(TcpVariant::NewReno),
+            Just(TcpVariant::Sack),
+            Just(TcpVariant::Vegas),
+        ];
+        let presets = prop_oneof![Just("ns2_2000"), Just("ns2_35"), Just("rfc")];
+        (variants, presets, 0usize..2, 1u32..60).prop_map(|(v, p, sack, window)| TcpConfig {
+            window,
+            max_packets: Some(150),
+            sack_recovery: if sack == 0 {
+                super::super::SackRecovery::Sack1
+            } else {
+                super::super::SackRecovery::Rfc6675
+            },
+            ..TcpConfig::preset(p, v).unwrap()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Under random loss every packet of a finite flow is delivered, in order, exactly
+        /// once to the application; the cumulative ACK never goes back; outside recovery the
+        /// sender keeps within its windows.
+        #[test]
+        fn finite_flows_are_delivered_under_random_loss(
+            config in variant_strategy(),
+            loss in 0.0f64..0.3,
+            seed in 0u64..1000,
+        ) {
+            let (sender, sink) = transfer(config, loss, seed);
+            prop_assert_eq!(sink.delivered(), 150);
+            prop_assert_eq!(sender.highest_ack(), 150 - 1 + i64::from(config.syn));
+            prop_assert_eq!(sender.poll_timeout(), None);
+            if loss > 0.05 {
+                prop_assert!(sender.stats().retransmits > 0);
+            }
+        }
+    }
+}

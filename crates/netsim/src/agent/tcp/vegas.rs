@@ -169,7 +169,12 @@ impl TcpSender {
             if self.last_ack == 0 && self.cfg.syn && self.cfg.delay_growth {
                 self.cwnd = self.wnd_init;
             }
-            if self.dupacks > numdupacks && self.cwnd > self.vegas.newcwnd {
+            // ns-2 also "deflates" to a v_newcwnd_ of 0 left by a timeout, stalling the
+            // sender until the next timeout; netsim deflates only after a dupack cut.
+            if self.dupacks > numdupacks
+                && self.vegas.newcwnd > 0.0
+                && self.cwnd > self.vegas.newcwnd
+            {
                 // Deflate after the retransmission; Vegas uses ssthresh only in slow start.
                 self.cwnd = self.vegas.newcwnd;
                 self.ssthresh = 2.0;
@@ -283,7 +288,9 @@ impl TcpSender {
     /// cut since the packet left.
     fn vegas_retransmit(&mut self, now: Time, t: f64, expired: Option<i64>, out: &mut Outbox) {
         let first = self.vegas.get(self.last_ack + 1).unwrap_or_default();
-        if !(self.highest_ack > self.recover || self.last_cwnd_action != CwndAction::Timeout) {
+        if self.last_ack >= self.maxseq
+            || !(self.highest_ack > self.recover || self.last_cwnd_action != CwndAction::Timeout)
+        {
             return;
         }
         let mut win = self.window();
@@ -319,6 +326,11 @@ impl TcpSender {
     /// The coarse retransmission timeout (`VegasTcpAgent::timeout`): cwnd = 2, ssthresh
     /// halves, back off, go back N.
     pub(super) fn vegas_timeout(&mut self, now: Time, out: &mut Outbox) {
+        if self.highest_ack == self.maxseq {
+            // Nothing outstanding: nothing to time out (netsim stops the timer when idle).
+            self.rtx_at = None;
+            return;
+        }
         self.dupacks = 0;
         self.recover = self.maxseq;
         self.last_cwnd_action = CwndAction::Timeout;
