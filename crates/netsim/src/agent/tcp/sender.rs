@@ -666,7 +666,7 @@ mod tests {
         }
 
         fn ack(&mut self, ack: i64) -> Vec<i64> {
-            self.now = self.now + Duration::from_millis(1);
+            self.now += Duration::from_millis(1);
             self.sender
                 .handle_packet(self.now, &ack_packet(ack), &mut self.out);
             self.sent()
