@@ -296,3 +296,58 @@ start = { uniform = ["0s", "1s"] }
     let bottleneck = results.link("bottleneck").unwrap();
     assert!(bottleneck.record.totals.utilization > 0.9);
 }
+
+// ---- Scenario keys ----
+
+#[test]
+fn tcp_keys_are_checked_with_path_naming_errors() {
+    let base = one_flow("1Mbps", "10ms", 50, "1s", "100ms", "kind = \"tcp\"");
+    let error = |extra: &str| -> String {
+        let text = format!("{base}{extra}\n");
+        match Scenario::from_toml_str(&text) {
+            Ok(_) => panic!("accepted: {extra}"),
+            Err(e) => e.to_string(),
+        }
+    };
+    let e = error("variant = \"sak\"");
+    assert!(
+        e.contains("flows[0].variant") && e.contains("did you mean \"sack\""),
+        "{e}"
+    );
+    let e = error("preset = \"ns2_2001\"");
+    assert!(
+        e.contains("flows[0].preset") && e.contains("did you mean"),
+        "{e}"
+    );
+    let e = error("windw = 10");
+    assert!(e.contains("flows[0].windw") && e.contains("window"), "{e}");
+    let e = error("decrease = 1.5");
+    assert!(
+        e.contains("flows[0].decrease") && e.contains("(0, 1)"),
+        "{e}"
+    );
+    let e = error("max_sack_blocks = 4");
+    assert!(e.contains("flows[0].max_sack_blocks"), "{e}");
+    let gaimd = base.replace("kind = \"tcp\"", "kind = \"gaimd\"");
+    let e = match Scenario::from_toml_str(&format!("{gaimd}beta = 1.0\n")) {
+        Ok(_) => panic!("accepted beta = 1"),
+        Err(e) => e.to_string(),
+    };
+    assert!(e.contains("flows[0].beta"), "{e}");
+    // GAIMD takes no SACK keys.
+    assert!(Scenario::from_toml_str(&format!("{gaimd}sack_recovery = \"sack1\"\n")).is_err());
+    // Kinds and variants reach the results.
+    let results = simulate(&format!("{gaimd}rule = \"paper\"\n"), 1);
+    let f = results.flow("f").unwrap();
+    assert_eq!((f.kind.as_str(), f.variant.as_str()), ("gaimd", "paper"));
+    assert!(f.record.totals.packets_received > 0);
+}
+
+#[test]
+fn runs_are_deterministic_and_seeds_matter_with_overhead() {
+    let flow = "kind = \"tcp\"\nvariant = \"reno\"\npreset = \"ns2_2000\"\nwindow = 100\noverhead = \"2ms\"";
+    let text = one_flow("2Mbps", "20ms", 20, "10s", "100ms", flow);
+    let a = simulate(&text, 3);
+    assert_eq!(a, simulate(&text, 3));
+    assert_ne!(a.flows[0].record, simulate(&text, 4).flows[0].record);
+}
