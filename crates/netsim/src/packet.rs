@@ -19,6 +19,10 @@ pub enum Payload {
     TfrcData(tfrc::DataHeader),
     /// A TFRC feedback packet.
     TfrcFeedback(tfrc::FeedbackHeader),
+    /// A TCP data packet (ns-2 one-way TCP).
+    TcpData(crate::agent::tcp::TcpData),
+    /// A TCP acknowledgement, with SACK blocks from a SACK receiver.
+    TcpAck(crate::agent::tcp::TcpAck),
 }
 
 /// One packet in flight. Copy-sized: no heap allocation per packet.
@@ -79,4 +83,14 @@ pub(crate) fn test_packet(seq: u64, size_bytes: u32) -> Packet {
         Time::ZERO,
         Payload::Cbr,
     )
+}
+
+#[cfg(test)]
+mod size_tests {
+    /// TCP headers must not make every packet larger than the TFRC headers already do.
+    #[test]
+    fn packets_stay_small() {
+        assert!(std::mem::size_of::<super::Payload>() <= 40);
+        assert!(std::mem::size_of::<super::Packet>() <= 72);
+    }
 }

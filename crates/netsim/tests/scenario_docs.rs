@@ -27,6 +27,7 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/queue_spec.rs",
     "src/scenario/flow_spec.rs",
     "src/scenario/loss_spec.rs",
+    "src/scenario/tcp_spec.rs",
     "src/scenario/dists.rs",
     "src/scenario/tfrc_spec.rs",
 ];

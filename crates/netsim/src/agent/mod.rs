@@ -15,6 +15,7 @@
 
 pub mod cbr;
 pub mod sink;
+pub mod tcp;
 pub mod tfrc;
 
 use ::tfrc::Time;
@@ -24,6 +25,7 @@ use crate::rng::SimRng;
 
 pub use cbr::{CbrConfig, CbrSource};
 pub use sink::Sink;
+pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
 
 /// One packet an agent asks the engine to send.
@@ -109,6 +111,10 @@ pub enum AgentConfig {
     Cbr(CbrConfig),
     /// A TFRC source and sink (the `tfrc` crate's sender and receiver); boxed, being large.
     Tfrc(Box<TfrcAgentConfig>),
+    /// A TCP sender of the configured variant and its receiver (docs/tcp.md).
+    Tcp(TcpConfig),
+    /// GAIMD(alpha, beta) on the Reno machinery and a TCP receiver (docs/tcp.md).
+    Gaimd(GaimdConfig),
 }
 
 impl AgentConfig {
@@ -117,14 +123,19 @@ impl AgentConfig {
         match self {
             AgentConfig::Cbr(_) => "cbr",
             AgentConfig::Tfrc(_) => "tfrc",
+            AgentConfig::Tcp(_) => "tcp",
+            AgentConfig::Gaimd(_) => "gaimd",
         }
     }
 
-    /// The variant or preset within the kind ("" when the kind has none).
+    /// The variant or preset within the kind ("" when the kind has none): the TCP variant
+    /// ("sack"), or GAIMD's decrease rule ("ns2", "paper").
     pub fn variant(&self) -> &'static str {
         match self {
             AgentConfig::Cbr(_) => "",
             AgentConfig::Tfrc(config) => config.preset,
+            AgentConfig::Tcp(config) => config.variant.name(),
+            AgentConfig::Gaimd(config) => config.rule.name(),
         }
     }
 
@@ -133,6 +144,8 @@ impl AgentConfig {
         match self {
             AgentConfig::Cbr(config) => config.size_bytes,
             AgentConfig::Tfrc(config) => config.size_bytes,
+            AgentConfig::Tcp(config) => config.data_packet_bytes(),
+            AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
         }
     }
 
@@ -141,6 +154,8 @@ impl AgentConfig {
         match self {
             AgentConfig::Cbr(_) => 0,
             AgentConfig::Tfrc(config) => config.feedback_size_bytes,
+            AgentConfig::Tcp(config) => config.ack_bytes,
+            AgentConfig::Gaimd(config) => config.base.ack_bytes,
         }
     }
 
@@ -150,6 +165,8 @@ impl AgentConfig {
         match self {
             AgentConfig::Cbr(_) => Ok(()),
             AgentConfig::Tfrc(config) => config.validate().map_err(|e| e.to_string()),
+            AgentConfig::Tcp(config) => config.validate().map_err(|e| e.to_string()),
+            AgentConfig::Gaimd(config) => config.tcp().validate().map_err(|e| e.to_string()),
         }
     }
 
@@ -165,6 +182,17 @@ impl AgentConfig {
                 AnyAgent::TfrcSource(Box::new(TfrcSource::new(config, source_rng))),
                 AnyAgent::TfrcSink(Box::new(TfrcSink::new(config))),
             ),
+            AgentConfig::Tcp(config) => (
+                AnyAgent::TcpSender(Box::new(TcpSender::new(config, source_rng))),
+                AnyAgent::TcpSink(Box::new(TcpSink::new(config))),
+            ),
+            AgentConfig::Gaimd(config) => {
+                let tcp = config.tcp();
+                (
+                    AnyAgent::TcpSender(Box::new(TcpSender::new(&tcp, source_rng))),
+                    AnyAgent::TcpSink(Box::new(TcpSink::new(&tcp))),
+                )
+            }
         }
     }
 }
@@ -182,6 +210,10 @@ pub enum AnyAgent {
     TfrcSource(Box<TfrcSource>),
     /// A TFRC sink.
     TfrcSink(Box<TfrcSink>),
+    /// A TCP (or GAIMD) sender; boxed, as it is much larger than the other agents.
+    TcpSender(Box<TcpSender>),
+    /// A TCP receiver.
+    TcpSink(Box<TcpSink>),
 }
 
 macro_rules! dispatch {
@@ -191,6 +223,8 @@ macro_rules! dispatch {
             AnyAgent::Sink($agent) => $body,
             AnyAgent::TfrcSource($agent) => $body,
             AnyAgent::TfrcSink($agent) => $body,
+            AnyAgent::TcpSender($agent) => $body,
+            AnyAgent::TcpSink($agent) => $body,
         }
     };
 }

@@ -19,6 +19,7 @@ mod flow_spec;
 mod loss_spec;
 mod queue_spec;
 mod spec;
+mod tcp_spec;
 mod tfrc_spec;
 mod topology_spec;
 pub mod units;

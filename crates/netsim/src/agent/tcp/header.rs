@@ -1,0 +1,61 @@
+//! The TCP headers netsim's one-way TCP agents carry (ns-2 `hdr_tcp`, reduced to what the
+//! one-way agents read): a data packet's sequence number, an ACK's cumulative sequence number
+//! and up to [`MAX_SACK_BLOCKS`] SACK blocks. Both are small `Copy` values so that
+//! [`crate::packet::Packet`] stays allocation-free and no larger than the TFRC headers make it.
+
+/// The most SACK blocks an ACK can carry (ns-2's `NSA` is 3 for `Agent/TCPSink/Sack1`; RFC 2018
+/// allows 3 with timestamps, 4 without).
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// A TCP data packet: its sequence number in packets (ns-2 `hdr_tcp::seqno_`, +1 per packet,
+/// from 0; with `syn` packet 0 is the 40-byte SYN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpData {
+    /// Sequence number, in packets.
+    pub seqno: i64,
+}
+
+/// One SACK block: packets `left..right` (right exclusive, as ns-2's `sa_left`/`sa_right`) have
+/// arrived above the cumulative ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlock {
+    /// First packet of the block.
+    pub left: u32,
+    /// One past the last packet of the block.
+    pub right: u32,
+}
+
+/// A TCP acknowledgement (ns-2 one-way sinks): the highest in-order sequence number received
+/// (`Acker::Seqno()`, i.e. the next expected minus 1, so -1 before packet 0 arrives), and the
+/// SACK blocks, most recent first (RFC 2018 §4). The ACK number is 32 bits (like ns-2's `int`),
+/// which keeps [`crate::packet::Payload`] at 40 bytes: a flow may send up to 2^31 - 1 packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpAck {
+    /// The highest in-order sequence number received.
+    pub ack: i32,
+    /// SACK blocks; only the first `sack_len` are meaningful.
+    pub sack: [SackBlock; MAX_SACK_BLOCKS],
+    /// How many SACK blocks the ACK carries (0 from a non-SACK sink).
+    pub sack_len: u8,
+}
+
+impl TcpAck {
+    /// A plain cumulative ACK without SACK blocks.
+    pub fn cumulative(ack: i64) -> TcpAck {
+        TcpAck {
+            ack: ack.clamp(-1, i64::from(i32::MAX)) as i32,
+            sack: [SackBlock::default(); MAX_SACK_BLOCKS],
+            sack_len: 0,
+        }
+    }
+
+    /// The ACK number as a sequence number.
+    pub fn seqno(&self) -> i64 {
+        i64::from(self.ack)
+    }
+
+    /// The SACK blocks carried.
+    pub fn blocks(&self) -> &[SackBlock] {
+        &self.sack[..usize::from(self.sack_len).min(MAX_SACK_BLOCKS)]
+    }
+}

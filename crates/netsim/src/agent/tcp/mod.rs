@@ -1,0 +1,543 @@
+//! The TCP family as ns-2's one-way agents (protocols.md §1; docs/tcp.md): Tahoe, Reno,
+//! NewReno, SACK (ns-2 `Sack1` semantics, or RFC 6675 as an option) and Vegas, their receivers
+//! (immediate or delayed ACKs, SACK blocks), and GAIMD on the Reno machinery (§2).
+//!
+//! Everything is counted in packets of a fixed size, as in ns-2's `Agent/TCP`: data packet n
+//! carries sequence number n, an ACK carries the highest in-order sequence number received, the
+//! congestion window is a float and ssthresh a whole number of packets. The layout: [`TcpConfig`]
+//! and its presets here; `rto.rs` the retransmission timer estimator; `sender.rs` the machinery
+//! every variant shares (sending, window growth and reduction, timers, the trace); `reno.rs` the
+//! Tahoe, Reno and NewReno loss recovery; `sack.rs` and `scoreboard.rs` SACK recovery; `vegas.rs`
+//! Vegas; `sink.rs` the receivers; `header.rs` the packet headers.
+
+mod header;
+mod reno;
+pub mod rto;
+mod sack;
+pub mod scoreboard;
+mod sender;
+pub mod sink;
+mod vegas;
+
+use std::time::Duration;
+
+pub use header::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
+pub use rto::RtoEstimator;
+pub use sender::TcpSender;
+pub use sink::TcpSink;
+
+/// Which member of the TCP family a sender runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TcpVariant {
+    /// `Agent/TCP`: slow start, congestion avoidance, fast retransmit followed by slow start
+    /// (protocols.md §1.4).
+    Tahoe,
+    /// `Agent/TCP/Reno`: fast recovery with window inflation, left on any new ACK (§1.5).
+    Reno,
+    /// `Agent/TCP/Newreno`: fast recovery until the whole window is acked, one retransmission
+    /// per partial ACK (§1.6; RFC 6582).
+    NewReno,
+    /// SACK: `Agent/TCP/Sack1` or RFC 6675 recovery, per [`TcpConfig::sack_recovery`] (§1.7).
+    Sack,
+    /// `Agent/TCP/Vegas` (Brakmo and Peterson; §1.8).
+    Vegas,
+}
+
+impl TcpVariant {
+    /// Every variant's scenario name, in declaration order.
+    pub const NAMES: &'static [&'static str] = &["tahoe", "reno", "newreno", "sack", "vegas"];
+
+    /// The variant's scenario name ("tahoe", "reno", "newreno", "sack", "vegas").
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpVariant::Tahoe => "tahoe",
+            TcpVariant::Reno => "reno",
+            TcpVariant::NewReno => "newreno",
+            TcpVariant::Sack => "sack",
+            TcpVariant::Vegas => "vegas",
+        }
+    }
+
+    /// The variant named `name` (one of [`TcpVariant::NAMES`]).
+    pub fn from_name(name: &str) -> Option<TcpVariant> {
+        [
+            TcpVariant::Tahoe,
+            TcpVariant::Reno,
+            TcpVariant::NewReno,
+            TcpVariant::Sack,
+            TcpVariant::Vegas,
+        ]
+        .into_iter()
+        .find(|v| v.name() == name)
+    }
+}
+
+/// When the receiver acknowledges (protocols.md §1.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckPolicy {
+    /// `Agent/TCPSink`: one ACK per data packet, at once.
+    Immediate,
+    /// `Agent/TCPSink/DelAck`: an in-order packet is held until the next packet arrives or
+    /// `interval` passes (b = 2); out-of-order, hole-filling and SYN packets are acked at once.
+    Delayed {
+        /// The delayed-ACK timer (`interval_`, 100 ms in ns-2).
+        interval: Duration,
+    },
+}
+
+/// How a SACK sender recovers (protocols.md §1.7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SackRecovery {
+    /// ns-2 `Agent/TCP/Sack1`: any hole below a SACKed packet is lost, one retransmission per
+    /// hole per recovery, `pipe` decremented per ACK.
+    Sack1,
+    /// RFC 6675: `IsLost` with DupThresh, `SetPipe` recomputed per ACK, `NextSeg` with the rescue
+    /// retransmission, ssthresh = cwnd = max(FlightSize/2, 2).
+    Rfc6675,
+}
+
+impl SackRecovery {
+    /// Scenario names.
+    pub const NAMES: &'static [&'static str] = &["sack1", "rfc6675"];
+}
+
+/// Which window reductions use `decrease_num` (protocols.md §1.3, §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DecreaseRule {
+    /// ns-2's `slowdown()`: the first decrease of the connection, any decrease in slow start and
+    /// ssthresh after a timeout halve; other reductions multiply by `decrease_num`. The cwnd cut
+    /// also halves whenever `decrease_num` is 0.5.
+    Ns2,
+    /// Every reduction multiplies by `decrease_num` (yang2001's GAIMD rule, "always cut to
+    /// beta"); a timeout still sets cwnd to 1.
+    Paper,
+}
+
+/// Vegas's thresholds in packets (ns-2 `v_alpha_`, `v_beta_`, `v_gamma_`; Brakmo and Peterson
+/// 1995 §3.2).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VegasParams {
+    /// Below this many extra packets in the network, grow by one packet per RTT (1).
+    pub alpha: f64,
+    /// Above this many, shrink by one packet per RTT (3).
+    pub beta: f64,
+    /// Above this many during slow start, leave slow start (1).
+    pub gamma: f64,
+}
+
+impl Default for VegasParams {
+    fn default() -> VegasParams {
+        VegasParams {
+            alpha: 1.0,
+            beta: 3.0,
+            gamma: 1.0,
+        }
+    }
+}
+
+/// Every knob of a TCP flow (sender and receiver). Use a preset ([`TcpConfig::ns2_2000`],
+/// [`TcpConfig::ns2_35`], [`TcpConfig::rfc`]) and change what differs; the ns-2 names are given
+/// per field.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// The family member.
+    pub variant: TcpVariant,
+    /// Payload bytes per data packet (`packetSize_`), above 0.
+    pub size_bytes: u32,
+    /// Receiver window in packets (`window_`): the sender never has more than this many
+    /// unacknowledged packets beyond the cumulative ACK; also the initial ssthresh. Above 0.
+    pub window: u32,
+    /// Initial congestion window in packets (`windowInit_`), above 0.
+    pub initial_window: u32,
+    /// Model a SYN exchange: packet 0 is a 40-byte SYN (`syn_`).
+    pub syn: bool,
+    /// With `syn`, cwnd is 1 until the SYN is acked, then `initial_window` (`delay_growth_`).
+    pub delay_growth: bool,
+    /// RTT measurement granularity (`tcpTick_`), above 0.
+    pub tick: Duration,
+    /// RTO floor (`minrto_`; zero for none, the 2-tick floor still applies).
+    pub min_rto: Duration,
+    /// RTO cap (`maxrto_`).
+    pub max_rto: Duration,
+    /// RTO before the first RTT sample (`rtxcur_init_`).
+    pub initial_rto: Duration,
+    /// Apply the floor before the backoff (true, RFC 2988/6298) or after it (`rfc2988_`).
+    pub rfc2988: bool,
+    /// Add `header_bytes` of TCP/IP header to every data packet on the wire (`useHeaders_`).
+    /// Vegas never does (ns-2's Vegas `output()` has no header accounting).
+    pub use_headers: bool,
+    /// TCP/IP header size in bytes (`tcpip_base_hdr_size_`): the SYN's size, and what
+    /// `use_headers` adds.
+    pub header_bytes: u32,
+    /// Limited transmit: the 1st and 2nd dupacks each may send a new packet (`singledup_`,
+    /// RFC 3042).
+    pub limited_transmit: bool,
+    /// Halve the window in floating point (true) or in whole packets (`precisionReduce_`).
+    pub precision_reduce: bool,
+    /// Random send delay: an ACK that would send arms a U(0, overhead) timer instead, and the
+    /// window's worth is sent when it fires (`overhead_`, protocols.md §1.11). Zero: off.
+    pub overhead: Duration,
+    /// Congestion window cap in packets (`maxcwnd_`; 0: none).
+    pub max_cwnd: u32,
+    /// Congestion-avoidance increase per RTT in packets (`increase_num_`; GAIMD's alpha).
+    pub increase_num: f64,
+    /// Multiplicative decrease factor (`decrease_num_`; GAIMD's beta), in (0, 1).
+    pub decrease_num: f64,
+    /// Which reductions halve regardless of `decrease_num`.
+    pub decrease_rule: DecreaseRule,
+    /// Duplicate ACKs that trigger fast retransmit (`numdupacks_`), at least 1.
+    pub numdupacks: u32,
+    /// ACK size in bytes (TCPSink `packetSize_`).
+    pub ack_bytes: u32,
+    /// Bytes each SACK block adds to an ACK (ns-2 `Sacker::append_ack` adds 8).
+    pub sack_block_bytes: u32,
+    /// The receiver's ACK policy.
+    pub ack: AckPolicy,
+    /// SACK blocks per ACK for the SACK variant (`maxSackBlocks_`), 1 to [`MAX_SACK_BLOCKS`].
+    pub max_sack_blocks: u8,
+    /// SACK recovery algorithm.
+    pub sack_recovery: SackRecovery,
+    /// NewReno partial window deflation (`partial_window_deflation_`).
+    pub partial_window_deflation: bool,
+    /// NewReno restarts the retransmit timer on the first partial ACK only
+    /// (`newreno_changes1_`, the "impatient" variant of RFC 6582 §4).
+    pub newreno_impatient: bool,
+    /// Vegas thresholds.
+    pub vegas: VegasParams,
+    /// Stop after this many data packets (ns-2 `maxpkts_`/`advance`); `None`: a greedy FTP.
+    pub max_packets: Option<u64>,
+}
+
+impl TcpConfig {
+    /// The ns-2 defaults of about 2000, which floyd2000, yang2001 and hassan ran with
+    /// (protocols.md §0, "about 2000" column; dates in ns-2.35's CHANGES.html): 1000-byte
+    /// packets, `window_` 20, `windowInit_` 1, no SYN, `tcpTick_` 0.1 s, no `minrto_` (the
+    /// 2-tick floor gives 0.2 s), `maxrto_` 64 s, `rtxcur_init_` 6 s, `rfc2988_` false, no
+    /// headers, no limited transmit, integer window halving, immediate ACKs (`Agent/TCPSink`),
+    /// 3 SACK blocks with `Sack1` recovery, NewReno without partial window deflation and
+    /// restarting the timer on every partial ACK (both changed 2003/5/5).
+    pub fn ns2_2000(variant: TcpVariant) -> TcpConfig {
+        TcpConfig {
+            variant,
+            size_bytes: 1000,
+            window: 20,
+            initial_window: 1,
+            syn: false,
+            delay_growth: false,
+            tick: Duration::from_millis(100),
+            min_rto: Duration::ZERO,
+            max_rto: Duration::from_secs(64),
+            initial_rto: Duration::from_secs(6),
+            rfc2988: false,
+            use_headers: false,
+            header_bytes: 40,
+            limited_transmit: false,
+            precision_reduce: false,
+            overhead: Duration::ZERO,
+            max_cwnd: 0,
+            increase_num: 1.0,
+            decrease_num: 0.5,
+            decrease_rule: DecreaseRule::Ns2,
+            numdupacks: 3,
+            ack_bytes: 40,
+            sack_block_bytes: 8,
+            ack: AckPolicy::Immediate,
+            max_sack_blocks: 3,
+            sack_recovery: SackRecovery::Sack1,
+            partial_window_deflation: false,
+            newreno_impatient: false,
+            vegas: VegasParams::default(),
+            max_packets: None,
+        }
+    }
+
+    /// ns-2.35's own defaults (`tcl/lib/ns-default.tcl`; protocols.md §0, "ns-2.35" column):
+    /// `window_` 20, `windowInit_` 2, `syn_` and `delay_growth_` on, `tcpTick_` 0.01 s,
+    /// `minrto_` 0.2 s, `maxrto_` 60 s, `rtxcur_init_` 3 s, `rfc2988_` on, `useHeaders_` on,
+    /// `singledup_` 1, `precisionReduce_` on, NewReno `partial_window_deflation_` 1 and
+    /// `newreno_changes1_` 1; immediate ACKs; `Sack1` recovery.
+    pub fn ns2_35(variant: TcpVariant) -> TcpConfig {
+        TcpConfig {
+            initial_window: 2,
+            syn: true,
+            delay_growth: true,
+            tick: Duration::from_millis(10),
+            min_rto: Duration::from_millis(200),
+            max_rto: Duration::from_secs(60),
+            initial_rto: Duration::from_secs(3),
+            rfc2988: true,
+            use_headers: true,
+            limited_transmit: true,
+            precision_reduce: true,
+            partial_window_deflation: true,
+            newreno_impatient: true,
+            ..TcpConfig::ns2_2000(variant)
+        }
+    }
+
+    /// Today's standard TCP on the ns-2 machinery: RFC 6298 timers (minimum and initial RTO
+    /// 1 s, cap 60 s, floor before backoff, 1 ms clock granularity), RFC 3390's initial window
+    /// in whole packets (4 packets of 1000 B; see [`rfc3390_initial_window`]), a SYN exchange,
+    /// delayed ACKs every 2 packets or 100 ms (RFC 5681 §4.2 requires under 500 ms), no window
+    /// cap (`window` 1 000 000 packets), limited transmit (RFC 3042), RFC 6675 SACK recovery,
+    /// NewReno with partial window deflation and the impatient timer (RFC 6582), headers on.
+    pub fn rfc(variant: TcpVariant) -> TcpConfig {
+        TcpConfig {
+            window: 1_000_000,
+            initial_window: rfc3390_initial_window(1000),
+            tick: Duration::from_millis(1),
+            min_rto: Duration::from_secs(1),
+            initial_rto: Duration::from_secs(1),
+            ack: AckPolicy::Delayed {
+                interval: Duration::from_millis(100),
+            },
+            sack_recovery: SackRecovery::Rfc6675,
+            ..TcpConfig::ns2_35(variant)
+        }
+    }
+
+    /// The preset named `name` (one of [`TcpConfig::PRESETS`]) for `variant`.
+    pub fn preset(name: &str, variant: TcpVariant) -> Option<TcpConfig> {
+        match name {
+            "ns2_2000" => Some(TcpConfig::ns2_2000(variant)),
+            "ns2_35" => Some(TcpConfig::ns2_35(variant)),
+            "rfc" => Some(TcpConfig::rfc(variant)),
+            _ => None,
+        }
+    }
+
+    /// Preset names.
+    pub const PRESETS: &'static [&'static str] = &["ns2_2000", "ns2_35", "rfc"];
+
+    /// Size on the wire of a data packet (payload plus header when `use_headers`; Vegas never
+    /// adds the header).
+    pub fn data_packet_bytes(&self) -> u32 {
+        if self.use_headers && self.variant != TcpVariant::Vegas {
+            self.size_bytes.saturating_add(self.header_bytes)
+        } else {
+            self.size_bytes
+        }
+    }
+
+    /// Checks the ranges documented per field; the error names the field by its scenario key.
+    pub fn validate(&self) -> Result<(), TcpConfigError> {
+        let fail =
+            |field: &'static str, reason: &'static str| Err(TcpConfigError { field, reason });
+        if self.size_bytes == 0 {
+            return fail("size", "a size above 0");
+        }
+        if self.window == 0 {
+            return fail("window", "at least 1 packet");
+        }
+        if self.initial_window == 0 {
+            return fail("initial_window", "at least 1 packet");
+        }
+        if self.tick.is_zero() {
+            return fail("tick", "a duration above 0");
+        }
+        if self.max_rto.is_zero() || self.max_rto < self.min_rto {
+            return fail("max_rto", "a duration above 0 and at least min_rto");
+        }
+        if !(self.increase_num > 0.0 && self.increase_num.is_finite()) {
+            return fail("increase", "a number above 0");
+        }
+        if !(self.decrease_num > 0.0 && self.decrease_num < 1.0) {
+            return fail("decrease", "a number in (0, 1)");
+        }
+        if self.numdupacks == 0 {
+            return fail("numdupacks", "at least 1");
+        }
+        if self.max_sack_blocks == 0 || usize::from(self.max_sack_blocks) > MAX_SACK_BLOCKS {
+            return fail("max_sack_blocks", "between 1 and 3");
+        }
+        if let AckPolicy::Delayed { interval } = self.ack {
+            if interval.is_zero() {
+                return fail("ack_interval", "a duration above 0");
+            }
+        }
+        let v = self.vegas;
+        if !(v.alpha >= 0.0 && v.beta.is_finite()) {
+            return fail("vegas_alpha", "a number of at least 0");
+        }
+        if v.beta < v.alpha {
+            return fail("vegas_beta", "a number of at least vegas_alpha");
+        }
+        if v.gamma < 0.0 {
+            return fail("vegas_gamma", "a number of at least 0");
+        }
+        if self.max_packets == Some(0) {
+            return fail("max_packets", "at least 1");
+        }
+        Ok(())
+    }
+}
+
+/// A [`TcpConfig`] field outside its range.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpConfigError {
+    /// The field's scenario key ("window", "decrease", ...).
+    pub field: &'static str,
+    /// What it must be.
+    pub reason: &'static str,
+}
+
+impl std::fmt::Display for TcpConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: expected {}", self.field, self.reason)
+    }
+}
+
+impl std::error::Error for TcpConfigError {}
+
+/// RFC 3390's initial window, min(4·MSS, max(2·MSS, 4380 B)), in whole packets of `mss_bytes`
+/// (at least 1): 4 packets up to 1095 B, 3 up to 2190 B, then 2.
+pub fn rfc3390_initial_window(mss_bytes: u32) -> u32 {
+    let mss = u64::from(mss_bytes.max(1));
+    let bytes = (4 * mss).min((2 * mss).max(4380));
+    (bytes / mss).max(1) as u32
+}
+
+/// GAIMD's decrease rule choice (protocols.md §2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GaimdRule {
+    /// ns-2's GAIMD (Reno with `increase_num_` = alpha, `decrease_num_` = beta): the first
+    /// decrease, decreases in slow start, and ssthresh after timeouts halve ([`DecreaseRule::Ns2`]).
+    Ns2,
+    /// yang2001's rule: every congestion indication cuts to beta ([`DecreaseRule::Paper`]).
+    Paper,
+}
+
+impl GaimdRule {
+    /// Scenario names.
+    pub const NAMES: &'static [&'static str] = &["ns2", "paper"];
+
+    /// The scenario name.
+    pub fn name(self) -> &'static str {
+        match self {
+            GaimdRule::Ns2 => "ns2",
+            GaimdRule::Paper => "paper",
+        }
+    }
+}
+
+/// GAIMD(alpha, beta) (Yang and Lam, ICNP 2000) on the Reno machinery of `base`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GaimdConfig {
+    /// Additive increase per RTT in packets (0.31 in yang2001).
+    pub alpha: f64,
+    /// Multiplicative decrease factor (7/8 in yang2001).
+    pub beta: f64,
+    /// How the decrease rule treats the first decrease, slow start and timeouts.
+    pub rule: GaimdRule,
+    /// Every other TCP knob; its variant is ignored (GAIMD runs Reno), and its
+    /// `increase_num`/`decrease_num`/`decrease_rule` are replaced by alpha, beta and the rule.
+    pub base: TcpConfig,
+}
+
+impl GaimdConfig {
+    /// yang2001's GAIMD(0.31, 7/8) with ns-2's rule on the `ns2_2000` preset.
+    pub fn yang2001() -> GaimdConfig {
+        GaimdConfig {
+            alpha: 0.31,
+            beta: 0.875,
+            rule: GaimdRule::Ns2,
+            base: TcpConfig::ns2_2000(TcpVariant::Reno),
+        }
+    }
+
+    /// The TCP configuration the GAIMD sender runs: Reno with increase alpha, decrease beta.
+    pub fn tcp(&self) -> TcpConfig {
+        TcpConfig {
+            variant: TcpVariant::Reno,
+            increase_num: self.alpha,
+            decrease_num: self.beta,
+            decrease_rule: match self.rule {
+                GaimdRule::Ns2 => DecreaseRule::Ns2,
+                GaimdRule::Paper => DecreaseRule::Paper,
+            },
+            ..self.base
+        }
+    }
+}
+
+impl Default for GaimdConfig {
+    fn default() -> GaimdConfig {
+        GaimdConfig::yang2001()
+    }
+}
+
+/// The TCP-friendly alpha for a given beta, 4(1-beta²)/3 (Yang and Lam 2000; protocols.md §2):
+/// 0.3125 at beta = 7/8, 1 at beta = 1/2.
+pub fn friendly_alpha(beta: f64) -> f64 {
+    4.0 * (1.0 - beta * beta) / 3.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_follow_the_reference_tables() {
+        let old = TcpConfig::ns2_2000(TcpVariant::Reno);
+        assert_eq!((old.window, old.initial_window, old.syn), (20, 1, false));
+        assert_eq!(old.tick, Duration::from_millis(100));
+        assert_eq!(old.initial_rto, Duration::from_secs(6));
+        assert_eq!(old.max_rto, Duration::from_secs(64));
+        assert!(!old.rfc2988 && !old.use_headers && !old.limited_transmit);
+        assert_eq!(old.data_packet_bytes(), 1000);
+        let new = TcpConfig::ns2_35(TcpVariant::Reno);
+        assert_eq!((new.window, new.initial_window, new.syn), (20, 2, true));
+        assert_eq!(new.min_rto, Duration::from_millis(200));
+        assert_eq!(new.initial_rto, Duration::from_secs(3));
+        assert_eq!(new.data_packet_bytes(), 1040);
+        assert!(new.partial_window_deflation && new.newreno_impatient);
+        let rfc = TcpConfig::rfc(TcpVariant::Sack);
+        assert_eq!(rfc.min_rto, Duration::from_secs(1));
+        assert_eq!(rfc.initial_rto, Duration::from_secs(1));
+        assert_eq!(rfc.initial_window, 4);
+        assert_eq!(rfc.sack_recovery, SackRecovery::Rfc6675);
+        assert!(matches!(rfc.ack, AckPolicy::Delayed { .. }));
+        for name in TcpConfig::PRESETS {
+            let config = TcpConfig::preset(name, TcpVariant::Vegas).unwrap();
+            assert!(config.validate().is_ok(), "{name}");
+            assert_eq!(config.data_packet_bytes(), 1000, "Vegas never adds headers");
+        }
+        assert_eq!(TcpConfig::preset("ns3", TcpVariant::Reno), None);
+    }
+
+    #[test]
+    fn rfc3390_windows() {
+        assert_eq!(rfc3390_initial_window(536), 4);
+        assert_eq!(rfc3390_initial_window(1000), 4);
+        assert_eq!(rfc3390_initial_window(1460), 3);
+        assert_eq!(rfc3390_initial_window(4000), 2);
+    }
+
+    #[test]
+    fn gaimd_maps_onto_reno_and_the_friendly_alpha() {
+        assert!((friendly_alpha(0.875) - 0.3125).abs() < 1e-12);
+        assert!((friendly_alpha(0.5) - 1.0).abs() < 1e-12);
+        let gaimd = GaimdConfig::yang2001();
+        let tcp = gaimd.tcp();
+        assert_eq!(tcp.variant, TcpVariant::Reno);
+        assert_eq!((tcp.increase_num, tcp.decrease_num), (0.31, 0.875));
+        assert_eq!(tcp.decrease_rule, DecreaseRule::Ns2);
+        let paper = GaimdConfig {
+            rule: GaimdRule::Paper,
+            ..gaimd
+        };
+        assert_eq!(paper.tcp().decrease_rule, DecreaseRule::Paper);
+    }
+
+    #[test]
+    fn variants_round_trip_their_names_and_validation_names_fields() {
+        for name in TcpVariant::NAMES {
+            assert_eq!(TcpVariant::from_name(name).unwrap().name(), *name);
+        }
+        let bad = TcpConfig {
+            decrease_num: 1.0,
+            ..TcpConfig::rfc(TcpVariant::Reno)
+        };
+        assert_eq!(bad.validate().unwrap_err().field, "decrease");
+    }
+}

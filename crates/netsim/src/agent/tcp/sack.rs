@@ -1,0 +1,326 @@
+//! SACK loss recovery (protocols.md §1.7), in two flavours:
+//!
+//! - ns-2 `Agent/TCP/Sack1` (`tcp/tcp-sack1.cc`): only duplicate ACKs that carry new SACK
+//!   information count; on the `numdupacks`-th, ssthresh and cwnd halve, `pipe` is set to the
+//!   packets outstanding minus `numdupacks`, and the first hole is retransmitted. In recovery
+//!   every ACK takes one from `pipe` (a partial ACK one more, restarting the timer), each
+//!   packet sent adds one, and the sender sends while `pipe < cwnd`: first the lowest hole below
+//!   the highest SACKed packet not yet retransmitted (any such hole counts as lost), then new
+//!   data. Recovery ends when the ACK reaches `recover`; cwnd neither grows nor inflates in it.
+//! - RFC 6675: `IsLost` needs `numdupacks` SACKed packets above a hole, `pipe` is recomputed
+//!   on every ACK by `SetPipe`, the sender sends while `cwnd - pipe >= 1` what `NextSeg`
+//!   chooses (lost holes, new data, other holes, one rescue retransmission), and entry sets
+//!   ssthresh = cwnd = max(FlightSize/2, 2) (RFC 5681 eq. 4).
+//!
+//! Both discard the scoreboard on a timeout and go back N (RFC 6675 §5.1 allows keeping it).
+
+use tfrc::Time;
+
+use super::header::TcpAck;
+use super::scoreboard::Scoreboard;
+use super::sender::{CwndAction, CwndCut, TcpSender};
+use super::SackRecovery;
+use crate::agent::Outbox;
+
+/// SACK sender state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct SackState {
+    pub(super) scoreboard: Scoreboard,
+    /// In fast recovery (`fastrecov_`).
+    pub(super) in_recovery: bool,
+    /// Sack1's estimate of packets in the network (`pipe_`).
+    pipe: i64,
+    /// The last retransmission timeout has not been followed by a new ACK yet (`timeout_`):
+    /// duplicate ACKs are ignored meanwhile.
+    after_timeout: bool,
+    /// RFC 6675 HighRxt: the highest packet retransmitted in this recovery.
+    high_rxt: i64,
+    /// RFC 6675 RescueRxt.
+    rescue_rxt: Option<i64>,
+}
+
+impl TcpSender {
+    fn rfc6675(&self) -> bool {
+        self.cfg.sack_recovery == SackRecovery::Rfc6675
+    }
+
+    /// A SACK sender's ACK (`Sack1TcpAgent::recv`, or the RFC 6675 rules).
+    pub(super) fn sack_recv(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) {
+        if self.rfc6675() {
+            return self.rfc6675_recv(now, ack, out);
+        }
+        let seq = ack.seqno();
+        let valid = seq >= self.last_ack;
+        if !self.sack.in_recovery {
+            if seq > self.last_ack {
+                self.firstpartial = false;
+                self.recv_newack(now, seq);
+                self.sack.after_timeout = false;
+                self.sack.scoreboard.clear();
+                self.after_syn_acked();
+            } else if seq == self.last_ack && !self.sack.after_timeout {
+                let changed = self.sack.scoreboard.update(self.highest_ack, ack.blocks());
+                if changed {
+                    self.dupacks += 1;
+                    if self.dupacks == self.cfg.numdupacks {
+                        self.sack1_enter_recovery(now, out);
+                    } else if self.dupacks < self.cfg.numdupacks && self.cfg.limited_transmit {
+                        self.send_one(now, out);
+                    }
+                }
+            }
+            if valid && self.dupacks == 0 {
+                self.send_much(now, false, 0, out);
+            }
+        } else {
+            self.sack.pipe -= 1;
+            if seq >= self.recover {
+                // Recovery is over; cwnd stays where the cut left it.
+                self.recover = 0;
+                self.sack.in_recovery = false;
+                self.newack(now, seq);
+                self.sack.after_timeout = false;
+                self.sack.scoreboard.clear();
+            } else if seq > self.highest_ack {
+                // A partial ACK: count it twice, restart the timer.
+                self.highest_ack = seq;
+                self.sack.scoreboard.update(self.highest_ack, ack.blocks());
+                self.sack.pipe -= 1;
+                self.newtimer(now, seq);
+                self.rto.reset_backoff();
+            } else if !self.sack.after_timeout {
+                let changed = self.sack.scoreboard.update(self.highest_ack, ack.blocks());
+                if changed && self.dupacks > 0 {
+                    self.dupacks += 1;
+                }
+            }
+            if valid {
+                self.send_much(now, false, 0, out);
+            }
+        }
+    }
+
+    /// Sack1's `dupack_action`.
+    fn sack1_enter_recovery(&mut self, now: Time, out: &mut Outbox) {
+        if !self.may_fast_retransmit() {
+            return;
+        }
+        self.recover = self.maxseq;
+        self.sack.pipe = self.maxseq - self.highest_ack - i64::from(self.cfg.numdupacks);
+        self.reset_rtx_timer(now, true, false);
+        self.sack.in_recovery = true;
+        self.stats.fast_retransmits += 1;
+        self.sack
+            .scoreboard
+            .mark_retransmitted(self.highest_ack + 1);
+        self.last_cwnd_action = CwndAction::Dupack;
+        self.slowdown(true, CwndCut::Decrease);
+        self.output(now, self.last_ack + 1, out);
+    }
+
+    /// Sending for SACK senders (`Sack1TcpAgent::send_much`, or RFC 6675 §5 step (C)).
+    pub(super) fn sack_send_much(
+        &mut self,
+        now: Time,
+        force: bool,
+        maxburst: u32,
+        out: &mut Outbox,
+    ) {
+        if !force && self.delsnd_at.is_some() {
+            return;
+        }
+        if self.rfc6675() && self.sack.in_recovery {
+            return self.rfc6675_send(now, force, out);
+        }
+        let rwnd = i64::from(self.cfg.window);
+        let mut win = self.window();
+        let mut sent = 0;
+        loop {
+            let open = if self.sack.in_recovery {
+                self.sack.pipe < self.cwnd as i64
+            } else {
+                self.t_seqno <= self.last_ack + win
+            };
+            if !open || self.last_ack + 1 >= self.curseq {
+                break;
+            }
+            if !self.arm_delayed_send(now, force) {
+                return;
+            }
+            // Outside recovery an RFC 6675 sender only sends new data.
+            let hole = if self.rfc6675() {
+                None
+            } else {
+                self.sack.scoreboard.next_retransmission()
+            };
+            let next = match hole {
+                None => {
+                    let limit = if self.sack.in_recovery { rwnd } else { win };
+                    if self.t_seqno <= self.highest_ack + limit && self.t_seqno < self.curseq {
+                        self.t_seqno += 1;
+                        Some(self.t_seqno - 1)
+                    } else {
+                        None
+                    }
+                }
+                Some(hole) if self.recover > 0 && hole <= self.highest_ack + rwnd => {
+                    self.sack.scoreboard.mark_retransmitted(hole);
+                    win = self.window();
+                    Some(hole)
+                }
+                Some(_) => None,
+            };
+            let Some(seq) = next else { break };
+            self.output(now, seq, out);
+            if self.t_seqno <= seq {
+                self.t_seqno = seq + 1;
+            }
+            sent += 1;
+            self.sack.pipe += 1;
+            if maxburst > 0 && sent == maxburst {
+                break;
+            }
+        }
+    }
+
+    /// Sack1's and RFC 6675's timeout additions: leave recovery, ignore dupacks until a new
+    /// ACK, forget the scoreboard.
+    pub(super) fn sack_on_timeout(&mut self) {
+        self.dupacks = 0;
+        self.sack.in_recovery = false;
+        self.sack.after_timeout = true;
+        if self.highest_ack > self.last_ack {
+            self.last_ack = self.highest_ack;
+        }
+        self.recover = self.maxseq;
+        self.sack.scoreboard.clear();
+    }
+
+    /// An ACK under RFC 6675 (§5): scoreboard update, DupAcks counting ACKs with new SACK
+    /// information, entry on DupThresh or `IsLost(HighACK+1)`, and sending per `NextSeg`.
+    fn rfc6675_recv(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) {
+        let seq = ack.seqno();
+        let thresh = self.cfg.numdupacks;
+        if seq > self.highest_ack {
+            if self.sack.in_recovery && seq >= self.recover {
+                self.sack.in_recovery = false;
+                self.newack(now, seq);
+                self.sack.scoreboard.clear();
+            } else if self.sack.in_recovery {
+                // A partial ACK: no growth in recovery (RFC 6675 §5 (C)); restart the timer.
+                self.newack(now, seq);
+            } else {
+                self.recv_newack(now, seq);
+                self.after_syn_acked();
+            }
+            self.sack.after_timeout = false;
+            self.sack.scoreboard.update(self.highest_ack, ack.blocks());
+        } else if seq == self.highest_ack && !self.sack.after_timeout {
+            if self.sack.scoreboard.update(self.highest_ack, ack.blocks()) {
+                self.dupacks += 1;
+            }
+        } else {
+            return;
+        }
+        if !self.sack.in_recovery {
+            let first_lost = self
+                .sack
+                .scoreboard
+                .lost_below(thresh)
+                .is_some_and(|l| self.highest_ack + 1 < l);
+            if (self.dupacks >= thresh || first_lost) && self.may_fast_retransmit() {
+                self.rfc6675_enter_recovery(now, out);
+            } else if seq == self.highest_ack
+                && self.dupacks > 0
+                && self.dupacks < thresh
+                && self.cfg.limited_transmit
+            {
+                self.send_one(now, out);
+                return;
+            }
+        }
+        if self.dupacks == 0 || self.sack.in_recovery {
+            self.sack_send_much(now, false, 0, out);
+        }
+    }
+
+    /// RFC 6675 §5 step (4): RecoveryPoint = HighData, ssthresh = cwnd = max(FlightSize/2, 2)
+    /// (times `decrease_num`/0.5 for non-standard decreases), retransmit the first hole.
+    fn rfc6675_enter_recovery(&mut self, now: Time, out: &mut Outbox) {
+        self.recover = self.maxseq;
+        self.sack.in_recovery = true;
+        self.stats.fast_retransmits += 1;
+        self.last_cwnd_action = CwndAction::Dupack;
+        self.first_decrease = false;
+        let flight = (self.maxseq - self.highest_ack) as f64;
+        self.ssthresh = (flight * self.cfg.decrease_num).trunc().max(2.0);
+        self.cwnd = self.ssthresh;
+        self.reset_rtx_timer(now, true, false);
+        self.sack.rescue_rxt = None;
+        let first = self.highest_ack + 1;
+        self.sack.scoreboard.mark_retransmitted(first);
+        self.sack.high_rxt = first;
+        self.output(now, first, out);
+    }
+
+    /// RFC 6675 `NextSeg` (§4).
+    fn rfc6675_next_seg(&mut self) -> Option<i64> {
+        let thresh = self.cfg.numdupacks;
+        let board = &self.sack.scoreboard;
+        let from = self.sack.high_rxt.max(self.highest_ack) + 1;
+        let lost_below = board.lost_below(thresh);
+        // (1) the first lost hole above HighRxt.
+        if let Some(hole) = board.next_unsacked(from) {
+            if lost_below.is_some_and(|l| hole < l) {
+                self.sack.high_rxt = hole;
+                return Some(hole);
+            }
+        }
+        // (2) new data, if the receiver window allows.
+        if self.t_seqno < self.curseq
+            && self.t_seqno <= self.highest_ack + i64::from(self.cfg.window)
+        {
+            self.t_seqno += 1;
+            return Some(self.t_seqno - 1);
+        }
+        // (3) any hole above HighRxt.
+        if let Some(hole) = board.next_unsacked(from) {
+            self.sack.high_rxt = hole;
+            return Some(hole);
+        }
+        // (4) one rescue retransmission of the highest unSACKed packet per recovery.
+        if self.sack.rescue_rxt.is_none_or(|r| self.highest_ack > r) {
+            let highest = (self.highest_ack + 1..=self.maxseq)
+                .rev()
+                .find(|&s| !board.is_sacked(s))?;
+            self.sack.rescue_rxt = Some(self.recover);
+            return Some(highest);
+        }
+        None
+    }
+
+    /// RFC 6675 §5 (C): send while cwnd - pipe >= 1.
+    fn rfc6675_send(&mut self, now: Time, force: bool, out: &mut Outbox) {
+        let thresh = self.cfg.numdupacks;
+        let mut pipe = self
+            .sack
+            .scoreboard
+            .pipe(self.highest_ack, self.maxseq, thresh);
+        while self.cwnd - pipe as f64 >= 1.0 {
+            if !self.arm_delayed_send(now, force) {
+                return;
+            }
+            let Some(seq) = self.rfc6675_next_seg() else {
+                break;
+            };
+            if seq <= self.maxseq {
+                self.sack.scoreboard.mark_retransmitted(seq);
+            }
+            self.output(now, seq, out);
+            if self.t_seqno <= seq {
+                self.t_seqno = seq + 1;
+            }
+            pipe += 1;
+        }
+    }
+}

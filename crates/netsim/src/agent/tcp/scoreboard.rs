@@ -1,0 +1,255 @@
+//! The SACK sender's scoreboard (ns-2 `tcp/scoreboard.cc`; RFC 6675 §3): for each packet above
+//! the cumulative ACK up to the highest one SACKed (or retransmitted), whether the receiver has
+//! SACKed it and whether it was retransmitted in the current recovery.
+//!
+//! The packets are a ring starting just above the cumulative ACK, so advancing the ACK and
+//! adding SACK blocks cost O(1) per packet and nothing is allocated in steady state.
+
+use std::collections::VecDeque;
+
+use super::header::SackBlock;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Slot {
+    sacked: bool,
+    retransmitted: bool,
+}
+
+/// SACK state of the packets above the cumulative ACK.
+#[derive(Clone, Debug, Default)]
+pub struct Scoreboard {
+    /// Sequence number of `slots[0]` (the cumulative ACK + 1 when non-empty).
+    first: i64,
+    slots: VecDeque<Slot>,
+    /// The highest SACKed sequence number, if any.
+    high_sacked: Option<i64>,
+}
+
+impl Scoreboard {
+    /// An empty scoreboard.
+    pub fn new() -> Scoreboard {
+        Scoreboard::default()
+    }
+
+    /// Forgets everything (after a timeout, or when recovery ends; ns-2 `ClearScoreBoard`).
+    pub fn clear(&mut self) {
+        self.slots.clear();
+        self.high_sacked = None;
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Drops packets up to `cum_ack` and records `blocks`. Returns whether anything changed:
+    /// the left edge moved or some packet became SACKed (ns-2 `UpdateScoreBoard` and
+    /// `CheckUpdate`; RFC 6675's "new SACK information").
+    pub fn update(&mut self, cum_ack: i64, blocks: &[SackBlock]) -> bool {
+        let mut changed = self.advance(cum_ack);
+        for block in blocks {
+            let left = i64::from(block.left).max(cum_ack + 1);
+            let right = i64::from(block.right);
+            if right <= left {
+                continue;
+            }
+            if self.slots.is_empty() {
+                self.first = cum_ack + 1;
+            }
+            while self.first > left {
+                self.slots.push_front(Slot::default());
+                self.first -= 1;
+            }
+            self.extend_to(right - 1);
+            for seq in left..right {
+                let slot = &mut self.slots[(seq - self.first) as usize];
+                if !slot.sacked {
+                    slot.sacked = true;
+                    changed = true;
+                }
+                // A SACKed packet needs no retransmission (ns-2 clears the flag too).
+                slot.retransmitted = false;
+            }
+            self.high_sacked = Some(self.high_sacked.map_or(right - 1, |h| h.max(right - 1)));
+        }
+        changed
+    }
+
+    /// Removes packets at or below `cum_ack`; whether any was removed.
+    fn advance(&mut self, cum_ack: i64) -> bool {
+        let mut changed = false;
+        while !self.slots.is_empty() && self.first <= cum_ack {
+            self.slots.pop_front();
+            self.first += 1;
+            changed = true;
+        }
+        if self.slots.is_empty() {
+            self.first = cum_ack + 1;
+            self.high_sacked = None;
+        }
+        if self.high_sacked.is_some_and(|h| h <= cum_ack) {
+            self.high_sacked = None;
+        }
+        changed
+    }
+
+    /// Grows the ring so that it covers `seq`.
+    fn extend_to(&mut self, seq: i64) {
+        while self.first + (self.slots.len() as i64) <= seq {
+            self.slots.push_back(Slot::default());
+        }
+    }
+
+    /// Marks `seq` (above the cumulative ACK) as retransmitted in this recovery.
+    pub fn mark_retransmitted(&mut self, seq: i64) {
+        if self.slots.is_empty() {
+            self.first = seq;
+        }
+        if seq < self.first {
+            return;
+        }
+        self.extend_to(seq);
+        self.slots[(seq - self.first) as usize].retransmitted = true;
+    }
+
+    /// The highest SACKed packet.
+    pub fn high_sacked(&self) -> Option<i64> {
+        self.high_sacked
+    }
+
+    /// Whether `seq` is SACKed.
+    pub fn is_sacked(&self, seq: i64) -> bool {
+        self.slot(seq).is_some_and(|s| s.sacked)
+    }
+
+    /// Whether `seq` was retransmitted in this recovery.
+    pub fn is_retransmitted(&self, seq: i64) -> bool {
+        self.slot(seq).is_some_and(|s| s.retransmitted)
+    }
+
+    fn slot(&self, seq: i64) -> Option<Slot> {
+        if seq < self.first {
+            return None;
+        }
+        self.slots.get((seq - self.first) as usize).copied()
+    }
+
+    /// ns-2 Sack1's `GetNextRetran`: the lowest packet below the highest SACKed one that is
+    /// neither SACKed nor retransmitted (every hole below a SACK counts as lost).
+    pub fn next_retransmission(&self) -> Option<i64> {
+        let high = self.high_sacked?;
+        (self.first..high).find(|&seq| {
+            let slot = self.slots[(seq - self.first) as usize];
+            !slot.sacked && !slot.retransmitted
+        })
+    }
+
+    /// RFC 6675 `IsLost` for every packet at once: packets below the returned sequence number
+    /// have at least `dup_thresh` SACKed packets above them (in packets, the "DupThresh
+    /// discontiguous SACKed segments" and "(DupThresh-1)·SMSS SACKed bytes" tests agree), and
+    /// are lost; `None` when fewer than `dup_thresh` packets are SACKed.
+    pub fn lost_below(&self, dup_thresh: u32) -> Option<i64> {
+        let mut count = 0;
+        for (i, slot) in self.slots.iter().enumerate().rev() {
+            if slot.sacked {
+                count += 1;
+                if count >= dup_thresh {
+                    return Some(self.first + i as i64);
+                }
+            }
+        }
+        None
+    }
+
+    /// RFC 6675 `SetPipe` over the packets `cum_ack+1 ..= high_data`: each one not SACKed
+    /// counts once if not lost, and once more if retransmitted.
+    pub fn pipe(&self, cum_ack: i64, high_data: i64, dup_thresh: u32) -> i64 {
+        let lost_below = self.lost_below(dup_thresh);
+        let mut pipe = 0;
+        for seq in cum_ack + 1..=high_data {
+            let slot = self.slot(seq).unwrap_or_default();
+            if slot.sacked {
+                continue;
+            }
+            if lost_below.is_none_or(|l| seq >= l) {
+                pipe += 1;
+            }
+            if slot.retransmitted {
+                pipe += 1;
+            }
+        }
+        pipe
+    }
+
+    /// The lowest packet at or above `from` and below the highest SACKed one that is not
+    /// SACKed (RFC 6675 `NextSeg` rules 1 and 3 walk these).
+    pub fn next_unsacked(&self, from: i64) -> Option<i64> {
+        let high = self.high_sacked?;
+        (from.max(self.first)..high).find(|&seq| !self.is_sacked(seq))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(left: u32, right: u32) -> SackBlock {
+        SackBlock { left, right }
+    }
+
+    #[test]
+    fn blocks_mark_packets_and_the_ack_advances_the_left_edge() {
+        let mut sb = Scoreboard::new();
+        // Packet 5 lost, 6..8 arrived.
+        assert!(sb.update(4, &[block(6, 9)]));
+        assert!(!sb.is_sacked(5));
+        assert!(sb.is_sacked(6) && sb.is_sacked(8));
+        assert_eq!(sb.high_sacked(), Some(8));
+        // The same information again changes nothing: not a counted dupack.
+        assert!(!sb.update(4, &[block(6, 9)]));
+        assert!(sb.update(4, &[block(6, 10)]));
+        assert_eq!(sb.next_retransmission(), Some(5));
+        sb.mark_retransmitted(5);
+        assert_eq!(sb.next_retransmission(), None);
+        // The retransmission arrives: the ACK covers everything.
+        assert!(sb.update(9, &[]));
+        assert!(sb.is_empty());
+        assert_eq!(sb.high_sacked(), None);
+    }
+
+    #[test]
+    fn several_holes_are_retransmitted_lowest_first_and_once() {
+        let mut sb = Scoreboard::new();
+        // 10 lost, 11 ok, 12 and 13 lost, 14..15 ok.
+        sb.update(9, &[block(14, 16), block(11, 12)]);
+        assert_eq!(sb.next_retransmission(), Some(10));
+        sb.mark_retransmitted(10);
+        assert_eq!(sb.next_retransmission(), Some(12));
+        sb.mark_retransmitted(12);
+        assert_eq!(sb.next_retransmission(), Some(13));
+        sb.mark_retransmitted(13);
+        assert_eq!(sb.next_retransmission(), None);
+        // Stale blocks below the ACK are ignored.
+        assert!(!sb.update(9, &[block(3, 8)]));
+    }
+
+    #[test]
+    fn rfc6675_is_lost_and_pipe() {
+        let mut sb = Scoreboard::new();
+        // ACK 0; packets 1, 2 missing; 3, 4, 5 SACKed; 6 missing; 7 SACKed; sent up to 9.
+        sb.update(0, &[block(7, 8), block(3, 6)]);
+        // Four SACKed packets: everything below the 3rd highest SACKed (4) is lost.
+        assert_eq!(sb.lost_below(3), Some(4));
+        // Pipe over 1..=9: 1, 2 lost (0); 6 has only one SACKed above it (1); 8, 9 (2).
+        assert_eq!(sb.pipe(0, 9, 3), 3);
+        sb.mark_retransmitted(1);
+        assert_eq!(sb.pipe(0, 9, 3), 4);
+        assert_eq!(sb.next_unsacked(2), Some(2));
+        assert_eq!(sb.next_unsacked(3), Some(6));
+        assert_eq!(sb.next_unsacked(7), None);
+        // A retransmission beyond the highest SACK (the rescue) is remembered.
+        sb.mark_retransmitted(9);
+        assert!(sb.is_retransmitted(9));
+        assert_eq!(sb.pipe(0, 9, 3), 5);
+    }
+}

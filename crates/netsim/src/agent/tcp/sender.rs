@@ -1,0 +1,934 @@
+//! The TCP sender: the machinery every variant shares, after ns-2's `TcpAgent` (`tcp/tcp.cc`;
+//! protocols.md §1.1-§1.3, §1.10, §1.11): `send_much` under min(cwnd, window), `output` with
+//! Karn-style timing of one packet per RTT, `opencwnd`, `slowdown`, the retransmit and
+//! delayed-send timers, the timeout response, limited transmit (`send_one`) and the trace.
+//! Loss recovery is per variant: `reno.rs` (Tahoe, Reno, NewReno), `sack.rs`, `vegas.rs`.
+
+use std::time::Duration;
+
+use tfrc::Time;
+
+use super::header::{TcpAck, TcpData};
+use super::rto::RtoEstimator;
+use super::sack::SackState;
+use super::vegas::VegasState;
+use super::{DecreaseRule, TcpConfig, TcpVariant};
+use crate::agent::{Agent, Outbox};
+use crate::packet::{Packet, Payload};
+use crate::rng::{uniform, SimRng};
+
+/// The application's supply of a greedy source (ns-2 `TCP_MAXSEQ`).
+const GREEDY: i64 = i64::MAX / 4;
+
+/// The last congestion response (ns-2 `last_cwnd_action_`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CwndAction {
+    /// None yet.
+    None,
+    /// Fast retransmit (recovery entered, not yet left).
+    Dupack,
+    /// Retransmission timeout.
+    Timeout,
+    /// Fast recovery was left.
+    Exited,
+}
+
+/// What `slowdown` does to cwnd (ns-2's `CLOSE_CWND_*` flags).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CwndCut {
+    /// Halve it (or multiply by `decrease_num`, per the rule).
+    Decrease,
+    /// Set it to one packet (`CLOSE_CWND_ONE`, `CLOSE_CWND_RESTART` with `wnd_restart_` 1).
+    One,
+}
+
+/// Counters reported in the trace (cumulative).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TcpStats {
+    /// Data packets sent, retransmissions and the SYN included (`ndatapack_`).
+    pub packets_sent: u64,
+    /// Retransmitted packets (`nrexmitpack_`).
+    pub retransmits: u64,
+    /// Retransmission timeouts with data outstanding (`nrexmit_`).
+    pub timeouts: u64,
+    /// Fast retransmits: entries into loss recovery on duplicate ACKs.
+    pub fast_retransmits: u64,
+    /// ACKs received.
+    pub acks: u64,
+    /// RTT samples taken (one timed packet per RTT).
+    pub rtt_samples: u64,
+    /// Sum of those samples in seconds, unrounded (for a mean RTT over any period).
+    pub rtt_sum: f64,
+}
+
+/// A TCP sender (the source agent of a `tcp` or `gaimd` flow).
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    pub(super) cfg: TcpConfig,
+    pub(super) rng: SimRng,
+    pub(super) rto: RtoEstimator,
+    /// One past the last packet the application has supplied (`curseq_`).
+    pub(super) curseq: i64,
+    /// Next packet to send (`t_seqno_`).
+    pub(super) t_seqno: i64,
+    /// Highest packet sent (`maxseq_`).
+    pub(super) maxseq: i64,
+    /// Highest cumulative ACK (`highest_ack_`).
+    pub(super) highest_ack: i64,
+    /// Last ACK processed as new (`last_ack_`; Sack1 holds it during recovery).
+    pub(super) last_ack: i64,
+    /// Congestion window in packets (`cwnd_`).
+    pub(super) cwnd: f64,
+    /// Slow-start threshold in packets, a whole number (`ssthresh_`).
+    pub(super) ssthresh: f64,
+    /// Duplicate ACKs in a row (`dupacks_`).
+    pub(super) dupacks: u32,
+    /// Reno window inflation during fast recovery (`dupwnd_`).
+    pub(super) dupwnd: f64,
+    /// Highest packet sent when the last recovery began (`recover_`).
+    pub(super) recover: i64,
+    pub(super) last_cwnd_action: CwndAction,
+    pub(super) first_decrease: bool,
+    /// The initial window (`wnd_init_`; drops to 1 if the first packet is lost).
+    pub(super) wnd_init: f64,
+    /// A packet is being timed (`rtt_active_`), which one (`rtt_seq_`) and since when.
+    pub(super) rtt_active: bool,
+    pub(super) rtt_seq: i64,
+    pub(super) rtt_ts: Time,
+    /// Retransmission timer deadline.
+    pub(super) rtx_at: Option<Time>,
+    /// Delayed-send (`overhead`) timer deadline.
+    pub(super) delsnd_at: Option<Time>,
+    /// When the last outstanding packet was acked with nothing left to send.
+    pub(super) idle_since: Option<Time>,
+    /// NewReno: a partial ACK has been seen in this recovery (`firstpartial_`).
+    pub(super) firstpartial: bool,
+    /// When the first packet was sent (Vegas measures time from it).
+    pub(super) first_sent: Option<Time>,
+    pub(super) sack: SackState,
+    pub(super) vegas: VegasState,
+    pub(super) stats: TcpStats,
+}
+
+/// Trace fields of every variant; see [`TcpSender::trace_fields`].
+const FIELDS: &[&str] = &[
+    "cwnd",
+    "ssthresh",
+    "srtt",
+    "rttvar",
+    "rto",
+    "backoff",
+    "flight",
+    "packets_sent",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "acked",
+    "rtt_samples",
+    "rtt_sum",
+];
+
+/// Vegas adds its base RTT and last `diff`.
+const VEGAS_FIELDS: &[&str] = &[
+    "cwnd",
+    "ssthresh",
+    "srtt",
+    "rttvar",
+    "rto",
+    "backoff",
+    "flight",
+    "packets_sent",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "acked",
+    "rtt_samples",
+    "rtt_sum",
+    "base_rtt",
+    "vegas_diff",
+];
+
+impl TcpSender {
+    /// A sender with `config` (validated by the caller) and its own RNG, waiting for
+    /// [`Agent::on_start`].
+    pub fn new(config: &TcpConfig, mut rng: SimRng) -> TcpSender {
+        let phase = uniform(&mut rng) * config.tick.as_secs_f64();
+        let rto = RtoEstimator::new(
+            config.tick,
+            config.min_rto,
+            config.max_rto,
+            config.initial_rto,
+            config.rfc2988,
+            phase,
+        );
+        let wnd_init = f64::from(config.initial_window);
+        let cwnd = if config.syn && config.delay_growth {
+            1.0
+        } else {
+            wnd_init
+        };
+        TcpSender {
+            cfg: *config,
+            rng,
+            rto,
+            curseq: 0,
+            t_seqno: 0,
+            maxseq: -1,
+            highest_ack: -1,
+            last_ack: -1,
+            cwnd,
+            ssthresh: f64::from(config.window),
+            dupacks: 0,
+            dupwnd: 0.0,
+            recover: 0,
+            last_cwnd_action: CwndAction::None,
+            first_decrease: true,
+            wnd_init,
+            rtt_active: false,
+            rtt_seq: -1,
+            rtt_ts: Time::ZERO,
+            rtx_at: None,
+            delsnd_at: None,
+            idle_since: None,
+            firstpartial: false,
+            first_sent: None,
+            sack: SackState::default(),
+            vegas: VegasState::default(),
+            stats: TcpStats::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TcpConfig {
+        &self.cfg
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> TcpStats {
+        self.stats
+    }
+
+    /// The congestion window in packets.
+    pub fn cwnd(&self) -> f64 {
+        self.cwnd
+    }
+
+    /// The slow-start threshold in packets.
+    pub fn ssthresh(&self) -> f64 {
+        self.ssthresh
+    }
+
+    /// The highest cumulative ACK received (-1 before any).
+    pub fn highest_ack(&self) -> i64 {
+        self.highest_ack
+    }
+
+    /// The highest packet sent (-1 before any).
+    pub fn max_sent(&self) -> i64 {
+        self.maxseq
+    }
+
+    /// The RTO estimator.
+    pub fn rto(&self) -> &RtoEstimator {
+        &self.rto
+    }
+
+    /// Whether the sender is in fast recovery (Reno inflation, NewReno, SACK recovery).
+    pub fn in_recovery(&self) -> bool {
+        self.dupwnd > 0.0 || self.sack.in_recovery || self.vegas_inflated()
+    }
+
+    /// The first data packet's sequence number (1 after a SYN).
+    fn first_data(&self) -> i64 {
+        i64::from(self.cfg.syn)
+    }
+
+    /// What the application supplies when on: everything, or up to `max_packets` data packets.
+    fn supply(&self) -> i64 {
+        match self.cfg.max_packets {
+            Some(n) => self
+                .first_data()
+                .saturating_add(i64::try_from(n).unwrap_or(GREEDY))
+                .min(GREEDY),
+            None => GREEDY,
+        }
+    }
+
+    /// `window()`: min(int(cwnd) + dupwnd, window_) packets beyond the cumulative ACK.
+    pub(super) fn window(&self) -> i64 {
+        ((self.cwnd as i64) + (self.dupwnd as i64)).min(i64::from(self.cfg.window))
+    }
+
+    /// `windowd()`: the same in floating point.
+    pub(super) fn windowd(&self) -> f64 {
+        (self.cwnd + self.dupwnd).min(f64::from(self.cfg.window))
+    }
+
+    /// Size on the wire of packet `seqno`.
+    fn packet_bytes(&self, seqno: i64) -> u32 {
+        if seqno == 0 && self.cfg.syn && self.cfg.variant != TcpVariant::Vegas {
+            self.cfg.header_bytes
+        } else {
+            self.cfg.data_packet_bytes()
+        }
+    }
+
+    /// Sends packet `seqno` (`output`): timing, retransmission count, and the timer.
+    pub(super) fn output(&mut self, now: Time, seqno: i64, out: &mut Outbox) {
+        out.send(
+            self.packet_bytes(seqno),
+            Payload::TcpData(TcpData { seqno }),
+        );
+        self.stats.packets_sent += 1;
+        self.first_sent.get_or_insert(now);
+        self.idle_since = None;
+        let nothing_outstanding = self.highest_ack == self.maxseq;
+        if seqno > self.maxseq {
+            self.maxseq = seqno;
+            if !self.rtt_active {
+                self.rtt_active = true;
+                if seqno > self.rtt_seq {
+                    self.rtt_seq = seqno;
+                    self.rtt_ts = now;
+                }
+            }
+        } else {
+            self.stats.retransmits += 1;
+        }
+        if self.cfg.variant == TcpVariant::Vegas {
+            self.vegas_on_output(now, seqno);
+        }
+        let force = nothing_outstanding && self.cfg.variant != TcpVariant::Vegas;
+        if self.rtx_at.is_none() || force {
+            self.set_rtx_timer(now);
+        }
+    }
+
+    /// Arms the retransmission timer one RTO from now.
+    pub(super) fn set_rtx_timer(&mut self, now: Time) {
+        self.rtx_at = Some(now + self.rto.timeout());
+    }
+
+    /// `reset_rtx_timer(mild, backoff)`: optionally back off, re-arm, and unless `mild` go
+    /// back to the first unacked packet; timing stops (Karn).
+    pub(super) fn reset_rtx_timer(&mut self, now: Time, mild: bool, backoff: bool) {
+        if backoff {
+            self.rto.back_off();
+        }
+        self.set_rtx_timer(now);
+        if !mild {
+            self.t_seqno = self.highest_ack + 1;
+        }
+        self.rtt_active = false;
+    }
+
+    /// `newtimer`: re-arm while data is outstanding; when everything sent is acked, stop the
+    /// timer (RFC 6298 §5.2) and remember when the sender went idle.
+    pub(super) fn newtimer(&mut self, now: Time, ack: i64) {
+        if ack < self.maxseq || self.cwnd < 1.0 {
+            self.set_rtx_timer(now);
+        } else {
+            self.rtx_at = None;
+            self.idle_since = Some(now);
+        }
+    }
+
+    /// `newack`: a cumulative ACK for new data: the RTT sample if it covers the timed packet
+    /// (which also ends the backoff), and the timer.
+    pub(super) fn newack(&mut self, now: Time, ack: i64) {
+        self.dupacks = 0;
+        self.last_ack = ack;
+        self.highest_ack = ack;
+        if self.t_seqno < ack + 1 {
+            self.t_seqno = ack + 1;
+        }
+        if self.rtt_active && ack >= self.rtt_seq {
+            self.rto.reset_backoff();
+            self.rtt_active = false;
+            let sample = now.saturating_since(self.rtt_ts);
+            self.rto.sample(sample, now);
+            self.stats.rtt_samples += 1;
+            self.stats.rtt_sum += sample.as_secs_f64();
+        }
+        self.newtimer(now, ack);
+    }
+
+    /// `recv_newack_helper`: `newack`, then open the window.
+    pub(super) fn recv_newack(&mut self, now: Time, ack: i64) {
+        self.newack(now, ack);
+        self.opencwnd();
+    }
+
+    /// After the SYN is acked, start from the initial window (`delay_growth_`).
+    pub(super) fn after_syn_acked(&mut self) {
+        if self.last_ack == 0 && self.cfg.syn && self.cfg.delay_growth {
+            self.cwnd = self.wnd_init;
+        }
+    }
+
+    /// `opencwnd` (`windowOption_` 1): +1 per ACK in slow start, +increase_num/cwnd per ACK in
+    /// congestion avoidance; capped by `max_cwnd`.
+    pub(super) fn opencwnd(&mut self) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += self.cfg.increase_num / self.cwnd;
+        }
+        if self.cfg.max_cwnd > 0 && (self.cwnd as i64) > i64::from(self.cfg.max_cwnd) {
+            self.cwnd = f64::from(self.cfg.max_cwnd);
+        }
+    }
+
+    /// `slowdown`: halve (or multiply by `decrease_num`) ssthresh if `ssthresh_cut`, and cut cwnd
+    /// as `cut` says, on win = min(cwnd (+dupwnd), window). With [`DecreaseRule::Ns2`], the
+    /// first decrease, decreases in slow start and ssthresh after a timeout halve; the cwnd cut
+    /// also halves when `decrease_num` is 0.5. ssthresh is never below 2.
+    pub(super) fn slowdown(&mut self, ssthresh_cut: bool, cut: CwndCut) {
+        let slowstart = self.cwnd < self.ssthresh;
+        let (halfwin, decreasewin) = if self.cfg.precision_reduce {
+            let win = self.windowd();
+            (win / 2.0, self.cfg.decrease_num * win)
+        } else {
+            let win = self.window();
+            (
+                (win / 2) as f64,
+                (self.cfg.decrease_num * win as f64).trunc(),
+            )
+        };
+        let quirks = self.cfg.decrease_rule == DecreaseRule::Ns2;
+        if ssthresh_cut {
+            let halve = quirks
+                && (self.first_decrease
+                    || slowstart
+                    || self.last_cwnd_action == CwndAction::Timeout);
+            self.ssthresh = if halve { halfwin } else { decreasewin }.trunc();
+        }
+        match cut {
+            CwndCut::Decrease => {
+                let halve =
+                    (quirks && (self.first_decrease || slowstart)) || self.cfg.decrease_num == 0.5;
+                self.cwnd = if halve { halfwin } else { decreasewin };
+            }
+            CwndCut::One => self.cwnd = 1.0,
+        }
+        if self.ssthresh < 2.0 {
+            self.ssthresh = 2.0;
+        }
+        self.first_decrease = false;
+    }
+
+    /// `send_much`: send while the window allows and the application has data; with
+    /// `overhead`, a non-forced call arms the delayed-send timer instead. `maxburst` 0: no limit.
+    pub(super) fn send_much(&mut self, now: Time, force: bool, maxburst: u32, out: &mut Outbox) {
+        if self.cfg.variant == TcpVariant::Sack {
+            self.sack_send_much(now, force, maxburst, out);
+            return;
+        }
+        if !force && self.delsnd_at.is_some() {
+            return;
+        }
+        let mut win = self.window();
+        let mut sent = 0;
+        while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
+            if !self.arm_delayed_send(now, force) {
+                return;
+            }
+            self.output(now, self.t_seqno, out);
+            self.t_seqno += 1;
+            sent += 1;
+            win = self.window();
+            if maxburst > 0 && sent == maxburst {
+                break;
+            }
+        }
+    }
+
+    /// With `overhead` and not `force`, arms the delayed-send timer (if not armed) and says
+    /// "do not send now" (false).
+    pub(super) fn arm_delayed_send(&mut self, now: Time, force: bool) -> bool {
+        if self.cfg.overhead.is_zero() || force {
+            return true;
+        }
+        if self.delsnd_at.is_none() {
+            let delay = uniform(&mut self.rng) * self.cfg.overhead.as_secs_f64();
+            self.delsnd_at = Some(now + Duration::from_secs_f64(delay));
+        }
+        false
+    }
+
+    /// `send_one` (limited transmit, RFC 3042): one new packet on the 1st or 2nd dupack if the
+    /// receiver window allows and no more than cwnd + dupacks are outstanding.
+    pub(super) fn send_one(&mut self, now: Time, out: &mut Outbox) {
+        let t = self.t_seqno;
+        if t <= self.highest_ack + i64::from(self.cfg.window)
+            && t < self.curseq
+            && (t as f64) <= self.highest_ack as f64 + self.cwnd + f64::from(self.dupacks)
+        {
+            self.output(now, t, out);
+            self.t_seqno += 1;
+        }
+    }
+
+    /// The retransmission timer expired (`TcpAgent::timeout` with the variants' additions).
+    fn rtx_timeout(&mut self, now: Time, out: &mut Outbox) {
+        match self.cfg.variant {
+            TcpVariant::Vegas => return self.vegas_timeout(now, out),
+            TcpVariant::Sack => self.sack_on_timeout(),
+            TcpVariant::Reno | TcpVariant::NewReno => {
+                self.dupwnd = 0.0;
+                self.dupacks = 0;
+                self.recover = self.maxseq;
+            }
+            TcpVariant::Tahoe => {}
+        }
+        if self.cwnd < 1.0 {
+            self.cwnd = 1.0;
+        }
+        let outstanding = self.highest_ack != self.maxseq;
+        self.recover = self.maxseq;
+        if self.highest_ack == -1 && self.wnd_init > 1.0 {
+            // The first packet was lost: no larger initial window (bugfix_ss_).
+            self.wnd_init = 1.0;
+        }
+        if outstanding {
+            self.stats.timeouts += 1;
+            self.last_cwnd_action = CwndAction::Timeout;
+            self.slowdown(true, CwndCut::One);
+            self.reset_rtx_timer(now, false, true);
+        } else {
+            self.slowdown(false, CwndCut::One);
+            self.rtx_at = None;
+            self.t_seqno = self.highest_ack + 1;
+        }
+        self.last_cwnd_action = CwndAction::Timeout;
+        self.send_much(now, false, 0, out);
+    }
+
+    /// The sender went idle (everything acked) and the application restarts: ns-2's
+    /// retransmit timer would have fired with nothing outstanding once an RTO had passed,
+    /// setting cwnd to 1 (`slow_start_restart_`, `restart_bugfix_`); emulate that once.
+    fn restart_after_idle(&mut self, now: Time) {
+        if let Some(since) = self.idle_since.take() {
+            if now >= since + self.rto.timeout() {
+                if self.cfg.variant == TcpVariant::Vegas {
+                    self.cwnd = 2.0;
+                } else {
+                    self.slowdown(false, CwndCut::One);
+                }
+                self.last_cwnd_action = CwndAction::Timeout;
+            }
+        }
+    }
+
+    fn handle_ack(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) {
+        self.stats.acks += 1;
+        match self.cfg.variant {
+            TcpVariant::Tahoe => self.tahoe_recv(now, ack.seqno(), out),
+            TcpVariant::Reno => self.reno_recv(now, ack.seqno(), out),
+            TcpVariant::NewReno => self.newreno_recv(now, ack.seqno(), out),
+            TcpVariant::Sack => self.sack_recv(now, ack, out),
+            TcpVariant::Vegas => self.vegas_recv(now, ack.seqno(), out),
+        }
+    }
+}
+
+impl Agent for TcpSender {
+    /// Per bin: `cwnd` and `ssthresh` (packets), `srtt`, `rttvar` and `rto` (seconds, the
+    /// smoothed estimates in whole ticks and the timeout that would be armed now), `backoff`
+    /// (the RTO multiplier), `flight` (packets sent and not cumulatively acked), and cumulative
+    /// counters: `packets_sent` (data packets including retransmissions and the SYN),
+    /// `retransmits`, `timeouts` (with data outstanding), `fast_retransmits` (entries into
+    /// recovery on duplicate ACKs), `acked` (the highest cumulative ACK, a sequence number),
+    /// `rtt_samples` and `rtt_sum` (the unrounded RTT samples' count and sum in seconds: their
+    /// differences between two bins give the mean RTT in between). Vegas adds `base_rtt`
+    /// (seconds) and `vegas_diff` (packets, the last per-RTT estimate of queued packets).
+    fn trace_fields(&self) -> &'static [&'static str] {
+        if self.cfg.variant == TcpVariant::Vegas {
+            VEGAS_FIELDS
+        } else {
+            FIELDS
+        }
+    }
+
+    fn on_start(&mut self, now: Time, out: &mut Outbox) {
+        self.curseq = self.supply();
+        self.restart_after_idle(now);
+        self.send_much(now, false, 0, out);
+    }
+
+    fn on_stop(&mut self, _now: Time, _out: &mut Outbox) {
+        // No new data; what was sent is still delivered reliably.
+        self.curseq = self.curseq.min(self.maxseq + 1).max(0);
+    }
+
+    fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
+        if let Payload::TcpAck(ack) = packet.payload {
+            self.handle_ack(now, &ack, out);
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        match (self.rtx_at, self.delsnd_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
+        if self.rtx_at.is_some_and(|at| at <= now) {
+            self.rtx_at = None;
+            self.rtx_timeout(now, out);
+        }
+        if self.delsnd_at.is_some_and(|at| at <= now) {
+            self.delsnd_at = None;
+            self.send_much(now, true, 0, out);
+        }
+    }
+
+    fn trace(&self, values: &mut [f64]) {
+        let common = [
+            self.cwnd,
+            self.ssthresh,
+            self.rto.srtt_secs(),
+            self.rto.rttvar_secs(),
+            self.rto.timeout().as_secs_f64(),
+            f64::from(self.rto.backoff()),
+            (self.maxseq - self.highest_ack) as f64,
+            self.stats.packets_sent as f64,
+            self.stats.retransmits as f64,
+            self.stats.timeouts as f64,
+            self.stats.fast_retransmits as f64,
+            self.highest_ack as f64,
+            self.stats.rtt_samples as f64,
+            self.stats.rtt_sum,
+        ];
+        for (slot, value) in values.iter_mut().zip(common) {
+            *slot = value;
+        }
+        if self.cfg.variant == TcpVariant::Vegas {
+            if let [.., base, diff] = values {
+                *base = self.vegas.base_rtt_secs();
+                *diff = self.vegas.last_diff();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::agent::tcp::{GaimdConfig, GaimdRule, TcpSink};
+    use crate::packet::{FlowId, NodeId};
+    use crate::rng::stream;
+
+    fn ack_packet(ack: i64) -> Packet {
+        Packet::new(
+            FlowId(0),
+            0,
+            40,
+            NodeId(0),
+            Time::ZERO,
+            Payload::TcpAck(TcpAck::cumulative(ack)),
+        )
+    }
+
+    /// A sender fed with hand-made ACKs; returns the sequence numbers it sends.
+    struct Driver {
+        sender: TcpSender,
+        out: Outbox,
+        now: Time,
+    }
+
+    impl Driver {
+        fn new(config: TcpConfig) -> Driver {
+            let mut d = Driver {
+                sender: TcpSender::new(&config, stream(1, "test")),
+                out: Outbox::default(),
+                now: Time::ZERO,
+            };
+            d.sender.on_start(Time::ZERO, &mut d.out);
+            d.sent();
+            d
+        }
+
+        fn sent(&mut self) -> Vec<i64> {
+            self.out
+                .drain()
+                .map(|o| match o.payload {
+                    Payload::TcpData(d) => d.seqno,
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        }
+
+        fn ack(&mut self, ack: i64) -> Vec<i64> {
+            self.now += Duration::from_millis(1);
+            self.sender
+                .handle_packet(self.now, &ack_packet(ack), &mut self.out);
+            self.sent()
+        }
+    }
+
+    fn gaimd(rule: GaimdRule) -> Driver {
+        let config = GaimdConfig {
+            rule,
+            base: TcpConfig {
+                window: 1000,
+                ..TcpConfig::ns2_2000(TcpVariant::Reno)
+            },
+            ..GaimdConfig::yang2001()
+        };
+        Driver::new(config.tcp())
+    }
+
+    /// Grows the window by acking `n` packets one by one, then sends 3 dupacks.
+    fn grow_then_three_dupacks(d: &mut Driver, from: i64, n: i64) -> i64 {
+        for a in from..from + n {
+            d.ack(a);
+        }
+        let last = from + n - 1;
+        for _ in 0..3 {
+            d.ack(last);
+        }
+        last
+    }
+
+    #[test]
+    fn gaimd_ns2_rule_halves_first_then_cuts_to_beta() {
+        let mut d = gaimd(GaimdRule::Ns2);
+        // Slow start to 17, then the first decrease: halved (integer halving in ns2_2000).
+        let last = grow_then_three_dupacks(&mut d, 0, 16);
+        assert_eq!(d.sender.cwnd(), 8.0);
+        assert_eq!(d.sender.ssthresh(), 8.0);
+        // Leave recovery and grow in congestion avoidance by alpha/cwnd per ACK.
+        d.ack(last + 10);
+        assert_eq!(d.sender.cwnd(), 8.0 + 0.31 / 8.0);
+        for a in last + 11..last + 200 {
+            d.ack(a);
+        }
+        let before = d.sender.cwnd();
+        assert!(before > 10.0, "{before}");
+        for _ in 0..3 {
+            d.ack(last + 199);
+        }
+        // Not the first decrease, not slow start: cut to beta·win (whole packets).
+        assert_eq!(d.sender.cwnd(), (0.875 * before.trunc()).trunc());
+        assert_eq!(d.sender.ssthresh(), d.sender.cwnd());
+    }
+
+    #[test]
+    fn gaimd_paper_rule_always_cuts_to_beta_and_timeouts_too() {
+        let mut d = gaimd(GaimdRule::Paper);
+        grow_then_three_dupacks(&mut d, 0, 16);
+        assert_eq!(d.sender.cwnd(), (0.875f64 * 17.0).trunc());
+        let mut ns2 = gaimd(GaimdRule::Ns2);
+        grow_then_three_dupacks(&mut ns2, 0, 16);
+        // A timeout: cwnd 1 for both; ssthresh halves with ns-2's rule, beta with the paper's.
+        for d in [&mut d, &mut ns2] {
+            let at = d.sender.poll_timeout().unwrap();
+            d.now = at;
+            d.sender.handle_timeout(at, &mut d.out);
+            d.sent();
+            assert_eq!(d.sender.cwnd(), 1.0);
+        }
+        assert_eq!(d.sender.ssthresh(), (0.875f64 * 14.0).trunc());
+        assert_eq!(ns2.sender.ssthresh(), 4.0);
+    }
+
+    #[test]
+    fn tahoe_goes_back_n_and_reno_retransmits_one() {
+        let config = TcpConfig {
+            window: 1000,
+            ..TcpConfig::ns2_2000(TcpVariant::Tahoe)
+        };
+        let mut tahoe = Driver::new(config);
+        for a in 0..8 {
+            tahoe.ack(a);
+        }
+        // cwnd 9: packets up to 16 are out. Three dupacks of 7: cwnd 1, resend 8.
+        tahoe.ack(7);
+        tahoe.ack(7);
+        assert_eq!(tahoe.ack(7), vec![8]);
+        assert_eq!(tahoe.sender.cwnd(), 1.0);
+        assert_eq!(tahoe.sender.ssthresh(), 4.0);
+        // The ACK of 8 slow-starts from packet 9 on again (go-back-N).
+        assert_eq!(tahoe.ack(8), vec![9, 10]);
+        let mut reno = Driver::new(TcpConfig {
+            variant: TcpVariant::Reno,
+            ..config
+        });
+        for a in 0..8 {
+            reno.ack(a);
+        }
+        reno.ack(7);
+        reno.ack(7);
+        assert_eq!(reno.ack(7), vec![8]);
+        assert_eq!(reno.sender.cwnd(), 4.0);
+        assert!(reno.sender.in_recovery());
+        // Inflation: each further dupack adds one to dupwnd; after 6 more the window is
+        // cwnd 4 + dupwnd 9 = 13 beyond the ACK, so packets up to 20 are out.
+        let mut new = Vec::new();
+        for _ in 0..6 {
+            new.extend(reno.ack(7));
+        }
+        assert_eq!(new, vec![17, 18, 19, 20]);
+    }
+
+    #[test]
+    fn the_timer_backs_off_and_is_stopped_when_everything_is_acked() {
+        let config = TcpConfig {
+            max_packets: Some(3),
+            ..TcpConfig::ns2_35(TcpVariant::NewReno)
+        };
+        let mut d = Driver::new(config);
+        // SYN first (40 B), then nothing until it is acked.
+        let first = d.sender.poll_timeout().unwrap();
+        assert_eq!(first, Time::ZERO + Duration::from_secs(3));
+        d.now = first;
+        d.sender.handle_timeout(first, &mut d.out);
+        assert_eq!(d.sent(), vec![0], "the SYN is resent");
+        assert_eq!(d.sender.rto().backoff(), 2);
+        assert_eq!(
+            d.sender.poll_timeout(),
+            Some(first + Duration::from_secs(6))
+        );
+        // The SYN's ACK: a lost first packet leaves the initial window at 1.
+        assert_eq!(d.ack(0), vec![1]);
+        assert_eq!(d.ack(1), vec![2, 3]);
+        d.ack(3);
+        assert_eq!(d.sender.poll_timeout(), None, "all acked: the timer stops");
+        assert_eq!(d.sender.stats().timeouts, 1);
+    }
+
+    /// A sender and a receiver joined by fixed delays; data packets are dropped at random.
+    fn transfer(config: TcpConfig, loss: f64, seed: u64) -> (TcpSender, TcpSink) {
+        let mut sender = TcpSender::new(&config, stream(seed, "sender"));
+        let mut sink = TcpSink::new(&config);
+        let mut rng = stream(seed, "network");
+        let forward = Duration::from_millis(30);
+        let back = Duration::from_millis(20);
+        // In flight: (arrival, to the sink?, packet), FIFO per direction (fixed delays).
+        let mut to_sink: VecDeque<(Time, Packet)> = VecDeque::new();
+        let mut to_sender: VecDeque<(Time, Packet)> = VecDeque::new();
+        let mut out = Outbox::default();
+        let mut now = Time::ZERO;
+        let mut last_ack = -1;
+        let window = i64::from(config.window);
+        let emit = |sender: &TcpSender,
+                    out: &mut Outbox,
+                    now: Time,
+                    to_sink: &mut VecDeque<(Time, Packet)>,
+                    rng: &mut SimRng| {
+            for o in out.drain() {
+                if let Payload::TcpData(d) = o.payload {
+                    if !sender.in_recovery() {
+                        // Never more than min(cwnd + limited-transmit allowance, window)
+                        // beyond the cumulative ACK outside recovery.
+                        let allowance = (sender.cwnd as i64 + 2).min(window);
+                        assert!(
+                            d.seqno <= sender.highest_ack + allowance.max(1) + 1,
+                            "sent {} with ack {} cwnd {}",
+                            d.seqno,
+                            sender.highest_ack,
+                            sender.cwnd
+                        );
+                    }
+                    if uniform(rng) >= loss {
+                        let p = Packet::new(FlowId(0), 0, o.size_bytes, NodeId(1), now, o.payload);
+                        to_sink.push_back((now + forward, p));
+                    }
+                }
+            }
+        };
+        sender.on_start(now, &mut out);
+        emit(&sender, &mut out, now, &mut to_sink, &mut rng);
+        let limit = Time::from_secs_f64(20_000.0);
+        loop {
+            let next = [
+                to_sink.front().map(|e| e.0),
+                to_sender.front().map(|e| e.0),
+                sender.poll_timeout(),
+                sink.poll_timeout(),
+            ]
+            .into_iter()
+            .flatten()
+            .min();
+            let Some(at) = next else { break };
+            if at > limit {
+                break;
+            }
+            now = at;
+            if to_sink.front().is_some_and(|e| e.0 <= now) {
+                let (_, p) = to_sink.pop_front().unwrap();
+                sink.handle_packet(now, &p, &mut out);
+            } else if to_sender.front().is_some_and(|e| e.0 <= now) {
+                let (_, p) = to_sender.pop_front().unwrap();
+                if let Payload::TcpAck(a) = p.payload {
+                    assert!(a.seqno() >= last_ack, "the cumulative ACK went back");
+                    last_ack = a.seqno();
+                }
+                sender.handle_packet(now, &p, &mut out);
+                emit(&sender, &mut out, now, &mut to_sink, &mut rng);
+                continue;
+            } else if sender.poll_timeout().is_some_and(|t| t <= now) {
+                sender.handle_timeout(now, &mut out);
+                emit(&sender, &mut out, now, &mut to_sink, &mut rng);
+                continue;
+            } else {
+                sink.handle_timeout(now, &mut out);
+            }
+            for o in out.drain() {
+                let p = Packet::new(FlowId(0), 0, o.size_bytes, NodeId(0), now, o.payload);
+                to_sender.push_back((now + back, p));
+            }
+        }
+        (sender, sink)
+    }
+
+    fn variant_strategy() -> impl Strategy<Value = TcpConfig> {
+        let variants = prop_oneof![
+            Just(TcpVariant::Tahoe),
+            Just(TcpVariant::Reno),
+            Just(TcpVariant::NewReno),
+            Just(TcpVariant::Sack),
+            Just(TcpVariant::Vegas),
+        ];
+        let presets = prop_oneof![Just("ns2_2000"), Just("ns2_35"), Just("rfc")];
+        (variants, presets, 0usize..2, 1u32..60).prop_map(|(v, p, sack, window)| TcpConfig {
+            window,
+            max_packets: Some(150),
+            sack_recovery: if sack == 0 {
+                super::super::SackRecovery::Sack1
+            } else {
+                super::super::SackRecovery::Rfc6675
+            },
+            ..TcpConfig::preset(p, v).unwrap()
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// Under random loss every packet of a finite flow is delivered, in order, exactly
+        /// once to the application; the cumulative ACK never goes back; outside recovery the
+        /// sender keeps within its windows.
+        #[test]
+        fn finite_flows_are_delivered_under_random_loss(
+            config in variant_strategy(),
+            loss in 0.0f64..0.3,
+            seed in 0u64..1000,
+        ) {
+            let (sender, sink) = transfer(config, loss, seed);
+            prop_assert_eq!(sink.delivered(), 150);
+            prop_assert_eq!(sender.highest_ack(), 150 - 1 + i64::from(config.syn));
+            prop_assert_eq!(sender.poll_timeout(), None);
+            if loss > 0.05 {
+                prop_assert!(sender.stats().retransmits > 0);
+            }
+        }
+    }
+}

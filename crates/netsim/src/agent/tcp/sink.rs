@@ -1,0 +1,380 @@
+//! TCP receivers (ns-2 `tcp/tcp-sink.cc`; protocols.md §1.9): `Agent/TCPSink` (an ACK per data
+//! packet), `Agent/TCPSink/DelAck` (an ACK per two in-order packets or after `interval`), and
+//! their `Sack1` forms, which add up to 3 SACK blocks, the most recent first (RFC 2018 §4).
+//!
+//! An ACK carries the highest in-order sequence number received (next expected - 1). The
+//! receive state is a ring of "seen" flags from the next expected packet to the highest seen.
+
+use std::collections::VecDeque;
+
+use tfrc::Time;
+
+use super::header::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
+use super::{AckPolicy, TcpConfig, TcpVariant};
+use crate::agent::{Agent, Outbox};
+use crate::packet::{Packet, Payload};
+
+/// The receiving end of a TCP flow.
+#[derive(Clone, Debug)]
+pub struct TcpSink {
+    policy: AckPolicy,
+    /// SACK blocks per ACK (0 for a non-SACK sink).
+    max_blocks: usize,
+    ack_bytes: u32,
+    sack_block_bytes: u32,
+    /// Whether packet 0 is a SYN (not data).
+    syn: bool,
+    /// The next in-order packet expected (`Acker::next_`).
+    next: i64,
+    /// The highest packet seen (`maxseen_`), -1 before any.
+    maxseen: i64,
+    /// Seen flags for packets `next ..= maxseen` (index 0 is `next`, never seen).
+    seen: VecDeque<bool>,
+    /// The last packet was a duplicate.
+    is_dup: bool,
+    /// Earlier SACK blocks, most recent first (ns-2's `SackStack`).
+    history: [(i64, i64); MAX_SACK_BLOCKS],
+    history_len: usize,
+    /// A held ACK: when the delayed-ACK timer fires, and the packet it is for.
+    held: Option<(Time, i64)>,
+    acks_sent: u64,
+    duplicates: u64,
+}
+
+impl TcpSink {
+    /// The receiver a flow with `config` uses: SACK blocks for the SACK variant only.
+    pub fn new(config: &TcpConfig) -> TcpSink {
+        let max_blocks = if config.variant == TcpVariant::Sack {
+            usize::from(config.max_sack_blocks).min(MAX_SACK_BLOCKS)
+        } else {
+            0
+        };
+        TcpSink {
+            policy: config.ack,
+            max_blocks,
+            ack_bytes: config.ack_bytes,
+            sack_block_bytes: config.sack_block_bytes,
+            syn: config.syn,
+            next: 0,
+            maxseen: -1,
+            seen: VecDeque::new(),
+            is_dup: false,
+            history: [(-1, -1); MAX_SACK_BLOCKS],
+            history_len: 0,
+            held: None,
+            acks_sent: 0,
+            duplicates: 0,
+        }
+    }
+
+    /// The cumulative ACK: the highest in-order packet received.
+    pub fn cumulative_ack(&self) -> i64 {
+        self.next - 1
+    }
+
+    /// Data packets delivered in order to the application (the SYN excluded).
+    pub fn delivered(&self) -> u64 {
+        let first_data = i64::from(self.syn);
+        (self.next - first_data).max(0) as u64
+    }
+
+    /// ACKs sent so far.
+    pub fn acks_sent(&self) -> u64 {
+        self.acks_sent
+    }
+
+    /// Duplicate data packets received (already delivered or already held).
+    pub fn duplicates(&self) -> u64 {
+        self.duplicates
+    }
+
+    fn is_seen(&self, seq: i64) -> bool {
+        seq < self.next
+            || (seq <= self.maxseen && self.seen.get((seq - self.next) as usize) == Some(&true))
+    }
+
+    /// Records packet `seq` (ns-2 `Acker::update`).
+    fn receive(&mut self, seq: i64) {
+        self.is_dup = self.is_seen(seq);
+        if self.is_dup {
+            self.duplicates += 1;
+            return;
+        }
+        if seq > self.maxseen {
+            self.maxseen = seq;
+        }
+        let index = (seq - self.next) as usize;
+        while self.seen.len() <= index {
+            self.seen.push_back(false);
+        }
+        self.seen[index] = true;
+        while self.seen.front() == Some(&true) {
+            self.seen.pop_front();
+            self.next += 1;
+        }
+    }
+
+    /// Builds the SACK blocks for an ACK sent in response to packet `seq` (ns-2
+    /// `Sacker::append_ack`, without D-SACK). Blocks wholly below the cumulative ACK are not
+    /// reported (RFC 2018 §4; ns-2 can repeat such stale blocks).
+    fn sack_blocks(&mut self, seq: i64) -> ([SackBlock; MAX_SACK_BLOCKS], u8) {
+        let mut blocks = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut count = 0;
+        let cum = self.cumulative_ack();
+        if self.max_blocks == 0 {
+            return (blocks, 0);
+        }
+        if cum >= self.maxseen {
+            self.history_len = 0;
+            return (blocks, 0);
+        }
+        // The block around the packet just received: right edge at the first hole at or
+        // after it, left edge one past the first hole below that.
+        let mut right = self.maxseen + 1;
+        let mut probe = seq.max(self.next);
+        while probe <= self.maxseen {
+            if !self.is_seen(probe) {
+                right = probe;
+                break;
+            }
+            probe += 1;
+        }
+        let recent = if seq <= cum {
+            (0, right)
+        } else {
+            let mut left = cum + 1;
+            let mut i = right - 1;
+            while i > cum {
+                if !self.is_seen(i) {
+                    left = i + 1;
+                    break;
+                }
+                i -= 1;
+            }
+            blocks[0] = to_block(left, right);
+            count = 1;
+            (left, right)
+        };
+        let mut k = 0;
+        while count < self.max_blocks && k < self.history_len {
+            let (left, right) = self.history[k];
+            let covered = recent.0 <= left && recent.1 >= right;
+            if covered || right <= cum + 1 || right > self.maxseen + 1 {
+                // Covered by the newest block, or stale: drop it from the history.
+                self.history.copy_within(k + 1..self.history_len, k);
+                self.history_len -= 1;
+                continue;
+            }
+            blocks[count] = to_block(left, right);
+            count += 1;
+            k += 1;
+        }
+        if seq > cum {
+            let keep = self.history_len.min(MAX_SACK_BLOCKS - 1);
+            self.history.copy_within(0..keep, 1);
+            self.history[0] = recent;
+            self.history_len = keep + 1;
+        }
+        (blocks, count as u8)
+    }
+
+    fn send_ack(&mut self, seq: i64, out: &mut Outbox) {
+        let (sack, sack_len) = self.sack_blocks(seq);
+        let header = TcpAck {
+            sack,
+            sack_len,
+            ..TcpAck::cumulative(self.cumulative_ack())
+        };
+        let size = self
+            .ack_bytes
+            .saturating_add(u32::from(sack_len) * self.sack_block_bytes);
+        out.send(size, Payload::TcpAck(header));
+        self.acks_sent += 1;
+    }
+}
+
+fn to_block(left: i64, right: i64) -> SackBlock {
+    SackBlock {
+        left: left.clamp(0, i64::from(u32::MAX)) as u32,
+        right: right.clamp(0, i64::from(u32::MAX)) as u32,
+    }
+}
+
+impl Agent for TcpSink {
+    /// `delivered`: data packets delivered in order so far; `acks_sent`: ACKs sent so far.
+    fn trace_fields(&self) -> &'static [&'static str] {
+        &["delivered", "acks_sent"]
+    }
+
+    fn on_start(&mut self, _now: Time, _out: &mut Outbox) {}
+
+    fn on_stop(&mut self, _now: Time, _out: &mut Outbox) {}
+
+    fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
+        let Payload::TcpData(TcpData { seqno }) = packet.payload else {
+            return;
+        };
+        if seqno < 0 {
+            return;
+        }
+        self.receive(seqno);
+        match self.policy {
+            AckPolicy::Immediate => self.send_ack(seqno, out),
+            AckPolicy::Delayed { interval } => {
+                // Hold an in-order packet that completes the cumulative ACK when nothing is
+                // held, unless it fills a hole (RFC2581_immediate_ack_) or is the SYN
+                // (SYN_immediate_ack_).
+                let in_order = seqno == self.cumulative_ack();
+                if self.held.is_none() && in_order && seqno >= self.maxseen && seqno != 0 {
+                    self.held = Some((now + interval, seqno));
+                    return;
+                }
+                self.held = None;
+                self.send_ack(seqno, out);
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.held.map(|(at, _)| at)
+    }
+
+    fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
+        if let Some((at, seq)) = self.held {
+            if at <= now {
+                self.held = None;
+                self.send_ack(seq, out);
+            }
+        }
+    }
+
+    fn trace(&self, values: &mut [f64]) {
+        if let [delivered, acks, ..] = values {
+            *delivered = self.delivered() as f64;
+            *acks = self.acks_sent as f64;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::packet::{FlowId, NodeId};
+
+    fn data(seqno: i64) -> Packet {
+        Packet::new(
+            FlowId(0),
+            0,
+            1000,
+            NodeId(1),
+            Time::ZERO,
+            Payload::TcpData(TcpData { seqno }),
+        )
+    }
+
+    fn acks(out: &mut Outbox) -> Vec<TcpAck> {
+        out.drain()
+            .map(|o| match o.payload {
+                Payload::TcpAck(a) => a,
+                other => panic!("{other:?}"),
+            })
+            .collect()
+    }
+
+    fn sink(variant: TcpVariant, ack: AckPolicy) -> TcpSink {
+        TcpSink::new(&TcpConfig {
+            ack,
+            ..TcpConfig::ns2_2000(variant)
+        })
+    }
+
+    fn ms(n: u64) -> Time {
+        Time::from_nanos(n * 1_000_000)
+    }
+
+    #[test]
+    fn immediate_acks_carry_the_highest_in_order_packet() {
+        let mut sink = sink(TcpVariant::Reno, AckPolicy::Immediate);
+        let mut out = Outbox::default();
+        for seq in [0, 1, 3, 4, 2] {
+            sink.handle_packet(Time::ZERO, &data(seq), &mut out);
+        }
+        let got: Vec<i64> = acks(&mut out).iter().map(|a| a.seqno()).collect();
+        assert_eq!(got, vec![0, 1, 1, 1, 4]);
+        assert_eq!(sink.delivered(), 5);
+        // A duplicate is acked again and counted.
+        sink.handle_packet(Time::ZERO, &data(2), &mut out);
+        assert_eq!(acks(&mut out)[0].ack, 4);
+        assert_eq!(sink.duplicates(), 1);
+        // Only the SACK sink sends blocks.
+        sink.handle_packet(Time::ZERO, &data(6), &mut out);
+        assert_eq!(acks(&mut out)[0].sack_len, 0);
+    }
+
+    #[test]
+    fn delayed_acks_every_second_packet_or_after_the_interval() {
+        let policy = AckPolicy::Delayed {
+            interval: Duration::from_millis(100),
+        };
+        let mut sink = sink(TcpVariant::Reno, policy);
+        let mut out = Outbox::default();
+        // Packet 0 (the SYN position) is acked at once.
+        sink.handle_packet(ms(0), &data(0), &mut out);
+        assert_eq!(acks(&mut out).len(), 1);
+        sink.handle_packet(ms(10), &data(1), &mut out);
+        assert!(out.packets().is_empty());
+        assert_eq!(sink.poll_timeout(), Some(ms(110)));
+        sink.handle_packet(ms(20), &data(2), &mut out);
+        assert_eq!(acks(&mut out)[0].ack, 2, "second packet releases the ACK");
+        assert_eq!(sink.poll_timeout(), None);
+        sink.handle_packet(ms(30), &data(3), &mut out);
+        assert!(out.packets().is_empty());
+        sink.handle_timeout(ms(130), &mut out);
+        assert_eq!(acks(&mut out)[0].ack, 3, "the timer releases a lone packet");
+        // Out of order: at once; the hole-filling packet too.
+        sink.handle_packet(ms(200), &data(5), &mut out);
+        assert_eq!(acks(&mut out)[0].ack, 3);
+        sink.handle_packet(ms(210), &data(4), &mut out);
+        assert_eq!(acks(&mut out)[0].ack, 5);
+    }
+
+    #[test]
+    fn sack_blocks_most_recent_first() {
+        let mut sink = sink(TcpVariant::Sack, AckPolicy::Immediate);
+        let mut out = Outbox::default();
+        for seq in 0..3 {
+            sink.handle_packet(Time::ZERO, &data(seq), &mut out);
+        }
+        acks(&mut out);
+        // 3 lost; 4, 5 arrive; 6 lost; 7 arrives; 8 lost; 9 arrives.
+        let blocks = |a: &TcpAck| -> Vec<(u32, u32)> {
+            a.blocks().iter().map(|b| (b.left, b.right)).collect()
+        };
+        sink.handle_packet(Time::ZERO, &data(4), &mut out);
+        sink.handle_packet(Time::ZERO, &data(5), &mut out);
+        sink.handle_packet(Time::ZERO, &data(7), &mut out);
+        sink.handle_packet(Time::ZERO, &data(9), &mut out);
+        let got = acks(&mut out);
+        assert!(got.iter().all(|a| a.ack == 2));
+        assert_eq!(blocks(&got[0]), vec![(4, 5)]);
+        assert_eq!(blocks(&got[1]), vec![(4, 6)]);
+        assert_eq!(blocks(&got[2]), vec![(7, 8), (4, 6)]);
+        assert_eq!(blocks(&got[3]), vec![(9, 10), (7, 8), (4, 6)]);
+        // ACK size grows by 8 bytes per block, as in ns-2.
+        // The retransmission of 3 fills the first hole: ACK 5, the others remain.
+        sink.handle_packet(Time::ZERO, &data(3), &mut out);
+        let filled = out.packets()[0];
+        assert_eq!(filled.size_bytes, 40 + 2 * 8);
+        let got = acks(&mut out);
+        assert_eq!(got[0].ack, 5);
+        assert_eq!(blocks(&got[0]), vec![(9, 10), (7, 8)]);
+        for seq in [6, 8] {
+            sink.handle_packet(Time::ZERO, &data(seq), &mut out);
+        }
+        let got = acks(&mut out);
+        assert_eq!(got[1].ack, 9);
+        assert_eq!(got[1].sack_len, 0);
+    }
+}
