@@ -3,7 +3,10 @@
 //! (b) 32 randomized CBR flows (16.5 Mb/s offered) through a 15 Mb/s RED dumbbell (ns-2.35
 //!     defaults, 100-packet buffer) for 150 simulated seconds, with the monitors on (10 ms bins
 //!     for every flow and both bottleneck directions);
-//! (c) the same load split over 1024 flows (more pending timers, more state samples).
+//! (c) the same load split over 1024 flows (more pending timers, more state samples);
+//! (d) issue 4's target: floyd2000 Fig. 9 (`scenarios/papers/floyd2000/fig09.toml`: 16 SACK +
+//!     16 TFRC flows on a 15 Mb/s RED dumbbell, 150 s), whose figure of merit is delivered data
+//!     packets per wall-second (target: at least 1 M on one core).
 //! For each: events per wall-second, delivered packets per wall-second, and the resident memory
 //! sampled every 30 simulated seconds (flat, apart from the per-bin vectors).
 //!
@@ -186,6 +189,14 @@ fn red_dumbbell(flows: usize, seconds: u64) -> Simulation {
     Simulation::new(t, flows, vec![], config, 1).unwrap()
 }
 
+/// A scenario file of the repository, loaded as a simulation with `seed`.
+fn scenario_file(relative: &str, seed: u64) -> Simulation {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(relative);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let scenario = netsim::scenario::Scenario::from_toml_str(&text).unwrap();
+    scenario.simulation(seed).unwrap()
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; `cargo test --benches` runs this as a smoke test with
     // shorter runs.
@@ -193,6 +204,13 @@ fn main() {
     if quick {
         measure("bare event loop (smoke)", bare_loop(), 30);
         return;
+    }
+    for seed in 1..=3 {
+        measure(
+            &format!("floyd2000 fig09, 16 SACK + 16 TFRC, seed {seed}"),
+            scenario_file("scenarios/papers/floyd2000/fig09.toml", seed),
+            150,
+        );
     }
     measure(
         "bare event loop, 1 CBR flow at 400 Mb/s on 1 Gb/s",

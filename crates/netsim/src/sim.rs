@@ -165,7 +165,14 @@ struct AgentSlot {
     peer: NodeId,
     reverse: bool,
     next_seq: u64,
+    /// The agent's deadline as of its last callback.
     deadline: Option<Time>,
+    /// When the agent's live timer event is due (`None`: no live event in the queue). Timers
+    /// are lazy: a deadline that moves later (a retransmission timer restarted by every ACK)
+    /// leaves the queued event alone, and the event re-queues itself at the new deadline when
+    /// it comes due. Only a deadline earlier than the queued event needs a new event.
+    scheduled: Option<Time>,
+    /// Bumped whenever a new timer event replaces the live one; older events are stale.
     generation: u32,
 }
 
@@ -330,6 +337,7 @@ impl Simulation {
                     reverse,
                     next_seq: 0,
                     deadline: None,
+                    scheduled: None,
                     generation: 0,
                 });
             }
@@ -505,10 +513,21 @@ impl Simulation {
             }
             Event::Timer { agent, generation } => {
                 let slot = &mut self.agents[agent as usize];
-                if slot.generation == generation && slot.deadline.is_some() {
-                    slot.deadline = None;
-                    slot.agent.handle_timeout(self.now, &mut self.outbox);
-                    self.after_callback(agent as usize);
+                if slot.generation == generation {
+                    slot.scheduled = None;
+                    match slot.deadline {
+                        Some(at) if at > self.now => {
+                            // The deadline moved later since this event was queued.
+                            slot.scheduled = Some(at);
+                            self.events.push(at, Event::Timer { agent, generation });
+                        }
+                        Some(_) => {
+                            slot.deadline = None;
+                            slot.agent.handle_timeout(self.now, &mut self.outbox);
+                            self.after_callback(agent as usize);
+                        }
+                        None => {}
+                    }
                 }
             }
             Event::FlowStart(flow) => {
@@ -567,7 +586,8 @@ impl Simulation {
         self.after_callback(source);
     }
 
-    /// Sends what the agent queued, then re-arms its timer if its deadline changed.
+    /// Sends what the agent queued, then records its deadline, queueing a timer event only when
+    /// the deadline is earlier than the one already queued (see `AgentSlot::scheduled`).
     fn after_callback(&mut self, agent: usize) {
         if !self.outbox.packets().is_empty() {
             let mut outbox = std::mem::take(&mut self.outbox);
@@ -577,14 +597,15 @@ impl Simulation {
             self.outbox = outbox;
         }
         let slot = &mut self.agents[agent];
-        let deadline = slot.agent.poll_timeout();
-        if deadline != slot.deadline {
-            slot.deadline = deadline;
-            slot.generation = slot.generation.wrapping_add(1);
-            if let Some(at) = deadline {
-                // A deadline in the past fires now: time never runs backwards.
+        slot.deadline = slot.agent.poll_timeout();
+        if let Some(at) = slot.deadline {
+            // A deadline in the past fires now: time never runs backwards.
+            let at = at.max(self.now);
+            if slot.scheduled.is_none_or(|queued| at < queued) {
+                slot.generation = slot.generation.wrapping_add(1);
+                slot.scheduled = Some(at);
                 self.events.push(
-                    at.max(self.now),
+                    at,
                     Event::Timer {
                         agent: agent as u32,
                         generation: slot.generation,
