@@ -15,5 +15,6 @@ echo "==> mypy --strict" >&2
 "$venv/bin/mypy" python/tfrclab
 echo "==> stubtest tfrclab._native" >&2
 "$venv/bin/python" -m mypy.stubtest tfrclab._native
-echo "==> pytest" >&2
-"$venv/bin/python" -m pytest -q tests/python
+echo "==> pytest (with the docstring examples)" >&2
+# Docstring examples are tests too (--doctest-modules over the package).
+"$venv/bin/python" -m pytest -q --doctest-modules python/tfrclab tests/python
