@@ -156,7 +156,7 @@ def _set(document: dict[str, Any], parts: list[str | int], value: Any) -> None:
                 )
             if part >= len(node):
                 raise _scenario_error(
-                    f"{where}: no such item; the array has {len(node)} item(s)",
+                    f"{where}: no such item; the array has {len(node)} item(s) in the file",
                     where,
                     expected=f"an index below {len(node)}",
                     found=str(part),
