@@ -160,9 +160,7 @@ def _set_pair(text: str) -> tuple[str, Any]:
 
     path, sep, value = text.partition("=")
     if not sep or not path.strip():
-        raise ValueError(
-            f"--set {text!r}: expected path=value, e.g. topology.bottleneck.rate=30Mbps"
-        )
+        raise ValueError(f"{text!r}: expected PATH=VALUE, e.g. topology.bottleneck.rate=30Mbps")
     return path.strip(), parse_value(value.strip())
 
 
@@ -283,11 +281,13 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     task = progress.add_task("runs", total=None)
 
     def on_start(remaining: int, total: int) -> None:
+        # Shown only once the grid was checked and the directory prepared.
+        progress.start()
         progress.update(task, total=total, completed=total - remaining)
         if not args.quiet and remaining < total:
             console.print(f"resuming: {total - remaining} of {total} runs already done")
 
-    with progress:
+    try:
         runs = run_sweep(
             grid,
             out,
@@ -297,6 +297,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             on_start=on_start,
             on_done=lambda _task: progress.advance(task),
         )
+    finally:
+        if progress.live.is_started:
+            progress.stop()
     if args.json:
         print(json.dumps({"out": str(out), "runs": int(runs["run"].nunique()), "rows": len(runs)}))
         return 0
