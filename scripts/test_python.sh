@@ -8,9 +8,9 @@ bash scripts/install.sh dev
 venv="$PWD/.venv"
 
 echo "==> ruff check" >&2
-"$venv/bin/ruff" check python tests/python
+"$venv/bin/ruff" check python tests/python scripts docs/examples
 echo "==> ruff format --check" >&2
-"$venv/bin/ruff" format --check python tests/python
+"$venv/bin/ruff" format --check python tests/python scripts docs/examples
 echo "==> mypy --strict" >&2
 "$venv/bin/mypy" python/tfrclab
 echo "==> stubtest tfrclab._native" >&2
