@@ -1,14 +1,75 @@
 """Type stubs for the private extension module built from crates/tfrclab-py."""
 
 from collections.abc import Sequence
+from typing import Any, final
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["ConfigError", "equation", "run_channel", "version"]
+__all__ = [
+    "ConfigError",
+    "ScenarioError",
+    "Simulation",
+    "check_scenario",
+    "equation",
+    "run_channel",
+    "version",
+]
 
 class ConfigError(ValueError):
     """A TFRC configuration the library cannot run with, such as an unknown preset name."""
+
+class ScenarioError(ValueError):
+    """A scenario netsim refused; ``str(err)`` is one line naming the field at fault.
+
+    ``kind`` is "syntax", "invalid", "missing" or "unknown_key"; ``path`` is the field as
+    written in the file (``flows[2].start``; None for a syntax error); ``expected``, ``found``
+    and ``suggestion`` are None where they do not apply.
+    """
+
+    kind: str | None
+    path: str | None
+    expected: str | None
+    found: str | None
+    suggestion: str | None
+
+def check_scenario(scenario_toml: str) -> dict[str, Any]:
+    """Check a scenario's TOML text as a run would; return its headline values.
+
+    Keys: ``name`` (str), ``duration_ns``, ``bin_ns``, ``seed``, ``flows`` (ints) and
+    ``flow_names`` (list of str). Raises ScenarioError naming the field at fault.
+    """
+
+@final
+class Simulation:
+    """One netsim run of a scenario, stepped in simulated time (GIL released while stepping)."""
+
+    def __new__(cls, scenario_toml: str, seed: int | None = None) -> Simulation: ...
+    @property
+    def seed(self) -> int:
+        """The seed the run's random streams derive from."""
+    @property
+    def end_ns(self) -> int:
+        """When the run ends, in simulated nanoseconds."""
+    @property
+    def now_ns(self) -> int:
+        """How far the run has got, in simulated nanoseconds."""
+    @property
+    def events(self) -> int:
+        """Events processed so far."""
+    def run_until(self, t_ns: int) -> None:
+        """Process every event due at or before ``t_ns`` (and before the end)."""
+    def finish(self) -> dict[str, Any]:
+        """Close the monitors and return the results as columns.
+
+        Keys: ``scenario`` (str), ``seed``, ``version`` (str), ``duration_ns``, ``bin_ns``,
+        ``bins`` (n), ``events``; ``flows`` (dict: per-flow lists of str ``name``, ``kind``,
+        ``variant``, ``from``, ``to`` and uint64 arrays ``start_ns``, ``base_rtt_ns``,
+        ``loss_event_rtt_ns`` and the totals); ``flow_bins`` (dict of (flows x n) arrays);
+        ``flow_states`` (one ``(fields, values)`` per flow, values a (fields x n) float64
+        array); ``links`` (dict of per-link columns, with a bool ``binned``); ``link_bins``
+        (dict of (binned links x n) arrays); ``packet_trace`` (None or a dict of columns).
+        """
 
 def equation(
     size_bytes: float,

@@ -1,8 +1,13 @@
 """The ``tfrclab`` command line: a thin layer over the same API user scripts call.
 
-Errors in the arguments (an unknown option, a duration without a unit, p outside (0, 1], ...)
-print one line on stderr and exit with status 2; failures while running (a figure that cannot be
-written) print one line and exit with status 1. Neither prints a traceback.
+Commands: ``run`` (one scenario), ``sweep`` (a grid of changes times seeds), ``plot`` and
+``summary`` (of a run or sweep directory), ``demo`` (Floyd 2000 Fig. 2 over the scripted
+channel) and ``equation``.
+
+Errors in the input (an unknown option, a malformed scenario, an unknown ``--set`` path, an
+impossible value, a duration without a unit, ...) print one line on stderr naming the field and
+exit with status 2; failures while running (a file that cannot be written) print one line and
+exit with status 1. Neither prints a traceback.
 """
 
 from __future__ import annotations
@@ -12,11 +17,17 @@ import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-from tfrclab import ConfigError, __version__
+from tfrclab import ConfigError, ScenarioError, __version__
 from tfrclab.equation import throughput_bytes_per_s
 from tfrclab.units import format_duration, parse_duration, parse_size
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from tfrclab.result import Result
+    from tfrclab.scenario import Scenario
 
 T = TypeVar("T")
 
@@ -73,6 +84,39 @@ def _acks_per_packet(text: str) -> float:
     )
 
 
+def _seed(text: str) -> int:
+    try:
+        seed = int(text)
+    except ValueError:
+        raise ValueError(f"invalid seed {text!r}: expected a whole number >= 0") from None
+    if seed < 0:
+        raise ValueError(f"invalid seed {text!r}: expected a whole number >= 0")
+    return seed
+
+
+def _jobs(text: str) -> int:
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise ValueError(f"invalid --jobs {text!r}: expected a whole number >= 1") from None
+    if jobs < 1:
+        raise ValueError(f"invalid --jobs {text!r}: expected a whole number >= 1")
+    return jobs
+
+
+def _vary(text: str) -> tuple[str, tuple[Any, ...]]:
+    from tfrclab.sweep import parse_vary
+
+    path, values = parse_vary(text)
+    return path, tuple(values)
+
+
+def _seeds(text: str) -> list[int]:
+    from tfrclab.sweep import parse_seeds
+
+    return parse_seeds(text)
+
+
 def _cmd_equation(args: argparse.Namespace) -> int:
     size: int = args.size
     rtt_s: float = args.rtt
@@ -110,6 +154,244 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _set_pair(text: str) -> tuple[str, Any]:
+    """Read a ``--set path=value`` argument."""
+    from tfrclab.scenario import parse_value
+
+    path, sep, value = text.partition("=")
+    if not sep or not path.strip():
+        raise ValueError(f"{text!r}: expected PATH=VALUE, e.g. topology.bottleneck.rate=30Mbps")
+    return path.strip(), parse_value(value.strip())
+
+
+def _load_scenario(path: Path, sets: Sequence[tuple[str, Any]]) -> Scenario:
+    """The scenario file at ``path`` with the ``--set`` changes applied (checked by netsim)."""
+    from tfrclab.scenario import Scenario
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ValueError(f"{path}: cannot read the scenario file ({err.strerror})") from None
+    scenario = Scenario.from_toml(text, source=str(path))
+    if sets:
+        scenario = scenario.with_(**dict(sets))
+    return scenario
+
+
+def _stdout_console() -> Console:
+    """A console for tables on stdout: at least 110 columns wide when not a terminal."""
+    from rich.console import Console
+
+    console = Console(highlight=False)
+    if not console.is_terminal:
+        console = Console(highlight=False, width=max(110, console.width))
+    return console
+
+
+def _stderr_console() -> Console:
+    from rich.console import Console
+
+    return Console(stderr=True)
+
+
+def _run_with_progress(scenario: Scenario, seed: int | None, quiet: bool) -> Result:
+    """Run ``scenario``, showing progress in simulated time on a terminal unless ``quiet``."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from tfrclab.simulate import run
+
+    console = _stderr_console()
+    if quiet or not console.is_terminal:
+        return run(scenario, seed=seed)
+    columns = (
+        TextColumn("simulating"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f} / {task.total:.1f} s simulated"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("run", total=scenario.duration_s)
+
+        def report(t_s: float, _end_s: float) -> None:
+            progress.update(task, completed=t_s)
+
+        return run(scenario, seed=seed, progress=report)
+
+
+def _write_run(result: Result, out: Path) -> list[Path]:
+    """Write the result's Parquet files, scenario and figures under ``out``."""
+    from tfrclab.figures import plot_run
+
+    result.to_parquet(out)
+    return plot_run(result, out)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    scenario = _load_scenario(args.scenario, args.set)
+    result = _run_with_progress(scenario, args.seed, args.quiet or args.json)
+    figures = _write_run(result, args.out) if args.out is not None else []
+    if args.json:
+        from tfrclab.report import json_summary
+
+        print(json.dumps(json_summary(result)))
+        return 0
+
+    from tfrclab.report import flows_table, links_table
+
+    console = _stdout_console()
+    title = scenario.name or str(args.scenario)
+    console.print(
+        f"{title}: {result.info.duration_s:g} s simulated in {result.info.wall_seconds:.3f} s "
+        f"wall, {result.info.events} events, seed {result.info.seed}"
+    )
+    console.print(flows_table(result))
+    console.print(links_table(result))
+    if args.out is not None:
+        console.print(f"results: {args.out} (Parquet, scenario.toml, run.json)")
+        for figure in figures:
+            console.print(f"figure: {figure}")
+    return 0
+
+
+def _cmd_sweep(args: argparse.Namespace) -> int:
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from tfrclab.sweep import Grid, run_sweep
+
+    scenario = _load_scenario(args.scenario, args.set)
+    grid = Grid(scenario=scenario, vary=tuple(args.vary), seeds=tuple(args.seeds))
+    out: Path = args.out
+    console = _stderr_console()
+    progress = Progress(
+        TextColumn("sweep"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=args.quiet,
+    )
+    task = progress.add_task("runs", total=None)
+
+    def on_start(remaining: int, total: int) -> None:
+        # Shown only once the grid was checked and the directory prepared.
+        progress.start()
+        progress.update(task, total=total, completed=total - remaining)
+        if not args.quiet and remaining < total:
+            console.print(f"resuming: {total - remaining} of {total} runs already done")
+
+    try:
+        runs = run_sweep(
+            grid,
+            out,
+            jobs=args.jobs,
+            executor=args.executor,
+            scheduler=args.scheduler,
+            on_start=on_start,
+            on_done=lambda _task: progress.advance(task),
+        )
+    finally:
+        if progress.live.is_started:
+            progress.stop()
+    if args.json:
+        print(json.dumps({"out": str(out), "runs": int(runs["run"].nunique()), "rows": len(runs)}))
+        return 0
+    return _summarize_sweep(out, plot=True)
+
+
+def _summarize_sweep(directory: Path, plot: bool) -> int:
+
+    from tfrclab.figures import plot_sweep
+    from tfrclab.report import sweep_table
+    from tfrclab.sweep import load, read_manifest, summarize
+
+    manifest = read_manifest(directory)
+    params = [str(p) for p, _ in manifest["vary"]]
+    runs = load(directory)
+    console = _stdout_console()
+    if runs.empty:
+        console.print(f"{directory}: no finished runs yet")
+        return 0
+    total = len(manifest["seeds"])
+    for _, values in manifest["vary"]:
+        total *= len(values)
+    console.print(f"{directory}: {runs['run'].nunique()} of {total} runs, {len(runs)} rows")
+    console.print(sweep_table(summarize(runs, params), params))
+    console.print(f"dataset: {directory / 'runs'}")
+    if plot:
+        x_order = list(manifest["vary"][0][1]) if manifest["vary"] else None
+        figure = plot_sweep(runs, params, directory / "sweep.png", x_order=x_order)
+        console.print(f"figure: {figure}")
+    return 0
+
+
+def _run_directory_kind(directory: Path) -> str:
+    if (directory / "sweep.json").exists():
+        return "sweep"
+    if (directory / "run.json").exists():
+        return "run"
+    raise ValueError(f"{directory}: neither a run directory (run.json) nor a sweep (sweep.json)")
+
+
+def _cmd_plot(args: argparse.Namespace) -> int:
+    directory: Path = args.dir
+    if _run_directory_kind(directory) == "sweep":
+        from tfrclab.figures import plot_sweep
+        from tfrclab.sweep import load, read_manifest
+
+        manifest = read_manifest(directory)
+        runs = load(directory)
+        if runs.empty:
+            raise ValueError(f"{directory}: no finished runs to plot")
+        params = [str(p) for p, _ in manifest["vary"]]
+        x_order = list(manifest["vary"][0][1]) if manifest["vary"] else None
+        print(f"figure: {plot_sweep(runs, params, directory / 'sweep.png', x_order=x_order)}")
+        return 0
+    from tfrclab.figures import plot_run
+    from tfrclab.result import Result
+
+    for figure in plot_run(Result.from_parquet(directory), directory):
+        print(f"figure: {figure}")
+    return 0
+
+
+def _cmd_summary(args: argparse.Namespace) -> int:
+    directory: Path = args.dir
+    if _run_directory_kind(directory) == "sweep":
+        return _summarize_sweep(directory, plot=False)
+
+    from tfrclab.report import flows_table, json_summary, links_table
+    from tfrclab.result import Result
+
+    result = Result.from_parquet(directory)
+    if args.json:
+        print(json.dumps(json_summary(result)))
+        return 0
+    console = _stdout_console()
+    console.print(flows_table(result))
+    console.print(links_table(result))
+    return 0
+
+
+def _add_set_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--set",
+        type=_argument_type(_set_pair),
+        action="append",
+        default=[],
+        metavar="PATH=VALUE",
+        help="change a scenario value, e.g. topology.bottleneck.rate=30Mbps or flows.0.rate=2Mbps "
+        "(repeatable; see docs/getting-started.md)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tfrclab`` command, with one subparser per command."""
     parser = _Parser(
@@ -118,6 +400,88 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tfrclab {__version__}")
     commands = parser.add_subparsers(title="commands", dest="command", required=True)
+
+    run = commands.add_parser(
+        "run",
+        help="run a scenario file and write tables and figures",
+        description="Run a netsim scenario, print a results table and, with --out, write the "
+        "scenario, Parquet files and PNG figures (sending rates, queue length).",
+    )
+    run.add_argument(
+        "scenario", type=Path, help="scenario file (TOML), e.g. scenarios/examples/dumbbell.toml"
+    )
+    run.add_argument(
+        "--seed", type=_argument_type(_seed), default=None, help="seed (default: the scenario's)"
+    )
+    _add_set_option(run)
+    run.add_argument("--out", type=Path, default=None, help="write results and figures here")
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help="print exactly one JSON object (the documented contract) on stdout",
+    )
+    run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.set_defaults(handler=_cmd_run)
+
+    sweep = commands.add_parser(
+        "sweep",
+        help="run a scenario over a grid of values and seeds (resumable)",
+        description="Run every combination of the --vary values for every seed, in parallel, "
+        "into one Parquet dataset under --out (a row per run and flow). Rerunning the same "
+        "sweep into the same directory finishes an interrupted one.",
+    )
+    sweep.add_argument("scenario", type=Path, help="scenario file (TOML)")
+    sweep.add_argument(
+        "--vary",
+        type=_argument_type(_vary),
+        action="append",
+        default=[],
+        metavar="PATH=V1,V2,...",
+        help="a scenario path and its values (repeatable; the grid is their product)",
+    )
+    sweep.add_argument(
+        "--seeds",
+        type=_argument_type(_seeds),
+        default=[1],
+        help="seeds, e.g. 1-30 or 1,2,7 (default 1)",
+    )
+    _add_set_option(sweep)
+    sweep.add_argument(
+        "--jobs",
+        type=_argument_type(_jobs),
+        default=1,
+        help="parallel runs (worker processes; default 1)",
+    )
+    sweep.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="local processes, or a dask.distributed cluster",
+    )
+    sweep.add_argument(
+        "--scheduler", default=None, help="dask scheduler address (default: start a local cluster)"
+    )
+    sweep.add_argument("--out", type=Path, required=True, help="sweep directory")
+    sweep.add_argument("--json", action="store_true", help="print a JSON object when done")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    sweep.set_defaults(handler=_cmd_sweep)
+
+    plot = commands.add_parser(
+        "plot",
+        help="draw the figures of a run or sweep directory",
+        description="Draw rates.png and queue.png of a run directory, or sweep.png of a sweep.",
+    )
+    plot.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
+    plot.set_defaults(handler=_cmd_plot)
+
+    summary = commands.add_parser(
+        "summary",
+        help="print the tables of a run or sweep directory",
+        description="Print the results tables of a run directory, or the summary of a sweep.",
+    )
+    summary.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
+    summary.add_argument("--json", action="store_true", help="for a run: the run --json object")
+    summary.set_defaults(handler=_cmd_summary)
 
     equation = commands.add_parser(
         "equation",
@@ -176,9 +540,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
-    except (ConfigError, ValueError) as err:
-        print(f"tfrclab {args.command}: error: {err}", file=sys.stderr)
+    except ScenarioError as err:
+        one_line = " ".join(str(err).split())
+        print(f"tfrclab {args.command}: error: {one_line}", file=sys.stderr)
         return 2
+    except (ConfigError, ValueError, KeyError) as err:
+        text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+        print(f"tfrclab {args.command}: error: {' '.join(text.split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tfrclab {args.command}: interrupted", file=sys.stderr)
+        return 130
     except OSError as err:
         print(f"tfrclab {args.command}: error: {err}", file=sys.stderr)
         return 1

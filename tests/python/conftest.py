@@ -34,3 +34,49 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
         cwd=cwd,
         env=env,
     )
+
+
+SMALL_SCENARIO = """\
+name = "small"
+duration = "3s"
+seed = 5
+
+[monitor]
+bin = "100ms"
+packet_trace = 500
+
+[topology]
+kind = "dumbbell"
+hosts = 2
+
+[topology.bottleneck]
+rate = "2Mbps"
+delay = "10ms"
+queue = { kind = "droptail", limit = 20 }
+
+[topology.access]
+rate = "100Mbps"
+delay = { uniform = ["1ms", "5ms"] }
+
+[[flows]]
+kind = "cbr"
+count = 2
+rate = "1.5Mbps"
+size = "1000B"
+random = true
+start = { uniform = ["0s", "0.5s"] }
+
+[[losses]]
+link = "bottleneck"
+kind = "bernoulli"
+p = 0.02
+"""
+"""Two randomized CBR flows overloading a small DropTail dumbbell with Bernoulli loss: queue
+drops, loss-model drops and a packet trace in three simulated seconds."""
+
+
+def small_scenario_dict() -> dict[str, object]:
+    """:data:`SMALL_SCENARIO` as tables."""
+    from tfrclab import Scenario
+
+    return Scenario.from_toml(SMALL_SCENARIO).to_dict()

@@ -1,0 +1,418 @@
+//! netsim runs: a scenario's text in, its results out as numpy arrays.
+//!
+//! [`Simulation`] wraps `netsim::sim::Simulation` so that Python can step a run in simulated time
+//! (`run_until`, the GIL released for each step) and report progress; stepping gives the same
+//! results, bit for bit, as one call. [`Simulation::finish`] hands back every record as columns:
+//! one numpy array per per-flow or per-link figure, one 2-D array (rows x bins) per binned series,
+//! and each flow's state trace as its field names plus a 2-D float64 array (fields x bins), so
+//! agents with any fields cross the boundary unchanged. Durations cross as integer nanoseconds.
+
+use numpy::ndarray::Array2;
+use numpy::{Element, IntoPyArray, PyArray1, PyArray2};
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use netsim::monitor::{DropCause, FlowBins, LinkBins, PacketEvent, PacketRecord};
+use netsim::results::{FlowResult, LinkResult, Results};
+use netsim::scenario::Scenario;
+use netsim::Time;
+
+use crate::errors::scenario_error;
+
+/// The packet-trace event codes, in code order (index = code in the `event` column).
+const PACKET_EVENTS: [&str; 6] = [
+    "sent",
+    "enqueued",
+    "dropped_queue",
+    "dropped_loss_model",
+    "transmission_start",
+    "delivered",
+];
+
+/// The code of a packet event in [`PACKET_EVENTS`].
+fn event_code(event: PacketEvent) -> u8 {
+    match event {
+        PacketEvent::Sent => 0,
+        PacketEvent::Enqueued => 1,
+        PacketEvent::Dropped(DropCause::Queue) => 2,
+        PacketEvent::Dropped(DropCause::LossModel) => 3,
+        PacketEvent::TransmissionStart => 4,
+        PacketEvent::Delivered => 5,
+    }
+}
+
+/// Parses and checks scenario text, or raises `ScenarioError` naming the field at fault.
+fn parse(py: Python<'_>, scenario_toml: &str) -> PyResult<Scenario> {
+    Scenario::from_toml_str(scenario_toml).map_err(|err| scenario_error(py, &err))
+}
+
+/// Nanoseconds of a duration, saturating (netsim bounds durations far below u64::MAX ns).
+fn nanos(d: std::time::Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Checks a scenario's TOML text the way a run would (parse, schema, building the network once)
+/// and returns its headline values: `name`, `duration_ns`, `bin_ns`, `seed`, `flows` (the
+/// number of flows, `count` expanded) and `flow_names`. Raises `ScenarioError` naming the field
+/// at fault.
+#[pyfunction]
+pub(crate) fn check_scenario<'py>(
+    py: Python<'py>,
+    scenario_toml: &str,
+) -> PyResult<Bound<'py, PyDict>> {
+    let scenario = parse(py, scenario_toml)?;
+    let info = PyDict::new(py);
+    info.set_item("name", &scenario.name)?;
+    info.set_item("duration_ns", nanos(scenario.duration))?;
+    info.set_item("bin_ns", nanos(scenario.bin))?;
+    info.set_item("seed", scenario.seed)?;
+    info.set_item("flows", scenario.flows.len())?;
+    let names: Vec<&str> = scenario.flows.iter().map(|f| f.name.as_str()).collect();
+    info.set_item("flow_names", names)?;
+    Ok(info)
+}
+
+/// One netsim run of a scenario, stepped in simulated time.
+#[pyclass(module = "tfrclab._native")]
+pub(crate) struct Simulation {
+    /// The run; `None` once [`Simulation::finish`] took it.
+    inner: Option<netsim::sim::Simulation>,
+    /// The scenario text, kept for the results.
+    scenario_toml: String,
+    seed: u64,
+    end_ns: u64,
+}
+
+impl Simulation {
+    /// The run, or a RuntimeError once it was finished.
+    fn running(&mut self) -> PyResult<&mut netsim::sim::Simulation> {
+        self.inner
+            .as_mut()
+            .ok_or_else(|| PyRuntimeError::new_err("the simulation was already finished"))
+    }
+}
+
+#[pymethods]
+impl Simulation {
+    /// Checks `scenario_toml` and builds its network, seeded with `seed` (the scenario's own
+    /// seed when None). Raises `ScenarioError` naming the field at fault.
+    #[new]
+    #[pyo3(signature = (scenario_toml, seed = None))]
+    fn new(py: Python<'_>, scenario_toml: &str, seed: Option<u64>) -> PyResult<Self> {
+        let scenario = parse(py, scenario_toml)?;
+        let seed = seed.unwrap_or(scenario.seed);
+        let inner = scenario
+            .simulation(seed)
+            .map_err(|err| scenario_error(py, &err))?;
+        Ok(Simulation {
+            end_ns: inner.end().as_nanos(),
+            inner: Some(inner),
+            scenario_toml: scenario_toml.to_owned(),
+            seed,
+        })
+    }
+
+    /// The seed the run's random streams derive from.
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// When the run ends, in simulated nanoseconds.
+    #[getter]
+    fn end_ns(&self) -> u64 {
+        self.end_ns
+    }
+
+    /// How far the run has got, in simulated nanoseconds.
+    #[getter]
+    fn now_ns(&mut self) -> PyResult<u64> {
+        Ok(self.running()?.now().as_nanos())
+    }
+
+    /// Events processed so far.
+    #[getter]
+    fn events(&mut self) -> PyResult<u64> {
+        Ok(self.running()?.events_processed())
+    }
+
+    /// Processes every event due at or before `t_ns` (and before the end), with the GIL
+    /// released. Steps of any size give the same results as one step to the end.
+    fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
+        let inner = self.running()?;
+        py.detach(|| inner.run_until(Time::from_nanos(t_ns)));
+        Ok(())
+    }
+
+    /// Closes the monitors (at the end of the run, whatever was processed) and returns the
+    /// results as a dict of columns (see the stub for the layout). The simulation cannot be
+    /// stepped afterwards.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let inner = self
+            .inner
+            .take()
+            .ok_or_else(|| PyRuntimeError::new_err("the simulation was already finished"))?;
+        let mut results = py.detach(move || inner.finish());
+        results.scenario = std::mem::take(&mut self.scenario_toml);
+        results_dict(py, &results)
+    }
+}
+
+/// A named binned series of a flow record, and how to read it.
+type FlowSeries<T> = (&'static str, fn(&FlowBins) -> &Vec<T>);
+
+/// A named binned series of a link record, and how to read it.
+type LinkSeries<T> = (&'static str, fn(&LinkBins) -> &Vec<T>);
+
+/// A 1-D array of `f` over `rows`.
+fn column<'py, R, T: Element>(
+    py: Python<'py>,
+    rows: &[R],
+    f: impl Fn(&R) -> T,
+) -> Bound<'py, PyArray1<T>> {
+    rows.iter().map(f).collect::<Vec<T>>().into_pyarray(py)
+}
+
+/// A 2-D array with one row per item of `rows`, each `n` long.
+fn matrix<'py, T: Element + Clone>(
+    py: Python<'py>,
+    rows: &[&Vec<T>],
+    n: usize,
+) -> PyResult<Bound<'py, PyArray2<T>>> {
+    let mut flat = Vec::with_capacity(rows.len() * n);
+    for row in rows {
+        flat.extend_from_slice(row);
+    }
+    let array = Array2::from_shape_vec((rows.len(), n), flat)
+        .map_err(|err| PyRuntimeError::new_err(format!("ragged binned series: {err}")))?;
+    Ok(array.into_pyarray(py))
+}
+
+/// The results as the dict `Simulation.finish` returns.
+fn results_dict<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, PyDict>> {
+    let n = netsim::monitor::Bins::new(results.bin).count(Time::ZERO + results.duration);
+    let out = PyDict::new(py);
+    out.set_item("scenario", &results.scenario)?;
+    out.set_item("seed", results.seed)?;
+    out.set_item("version", &results.version)?;
+    out.set_item("duration_ns", nanos(results.duration))?;
+    out.set_item("bin_ns", nanos(results.bin))?;
+    out.set_item("bins", n)?;
+    out.set_item("events", results.events)?;
+    out.set_item("flows", flows_dict(py, &results.flows)?)?;
+    out.set_item("flow_bins", flow_bins_dict(py, &results.flows, n)?)?;
+    let states = PyList::empty(py);
+    for flow in &results.flows {
+        let state = &flow.record.state;
+        let rows: Vec<&Vec<f64>> = state.values.iter().collect();
+        states.append((state.fields.clone(), matrix(py, &rows, n)?))?;
+    }
+    out.set_item("flow_states", states)?;
+    out.set_item("links", links_dict(py, &results.links, n)?)?;
+    out.set_item("link_bins", link_bins_dict(py, &results.links, n)?)?;
+    match &results.packet_trace {
+        Some(trace) => {
+            let dict = packet_trace_dict(py, &trace.records)?;
+            dict.set_item("overflowed", trace.overflowed)?;
+            out.set_item("packet_trace", dict)?;
+        }
+        None => out.set_item("packet_trace", py.None())?,
+    }
+    Ok(out)
+}
+
+/// One entry per flow: identity and totals.
+fn flows_dict<'py>(py: Python<'py>, flows: &[FlowResult]) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let text = |f: fn(&FlowResult) -> &str| flows.iter().map(f).collect::<Vec<&str>>();
+    d.set_item("name", text(|f| &f.name))?;
+    d.set_item("kind", text(|f| &f.kind))?;
+    d.set_item("variant", text(|f| &f.variant))?;
+    d.set_item("from", text(|f| &f.from))?;
+    d.set_item("to", text(|f| &f.to))?;
+    d.set_item("start_ns", column(py, flows, |f| nanos(f.start)))?;
+    d.set_item("base_rtt_ns", column(py, flows, |f| nanos(f.base_rtt)))?;
+    d.set_item(
+        "loss_event_rtt_ns",
+        column(py, flows, |f| nanos(f.loss_event_rtt)),
+    )?;
+    let totals: Vec<_> = flows.iter().map(|f| f.record.totals).collect();
+    d.set_item("packets_sent", column(py, &totals, |t| t.packets_sent))?;
+    d.set_item("bytes_sent", column(py, &totals, |t| t.bytes_sent))?;
+    d.set_item(
+        "packets_received",
+        column(py, &totals, |t| t.packets_received),
+    )?;
+    d.set_item("bytes_received", column(py, &totals, |t| t.bytes_received))?;
+    d.set_item(
+        "packets_dropped",
+        column(py, &totals, |t| t.packets_dropped),
+    )?;
+    d.set_item("bytes_dropped", column(py, &totals, |t| t.bytes_dropped))?;
+    d.set_item("loss_events", column(py, &totals, |t| t.loss_events))?;
+    d.set_item(
+        "reverse_packets_sent",
+        column(py, &totals, |t| t.reverse_packets_sent),
+    )?;
+    d.set_item(
+        "reverse_packets_received",
+        column(py, &totals, |t| t.reverse_packets_received),
+    )?;
+    d.set_item(
+        "reverse_packets_dropped",
+        column(py, &totals, |t| t.reverse_packets_dropped),
+    )?;
+    Ok(d)
+}
+
+/// The flows' binned series, each a (flows x bins) array.
+fn flow_bins_dict<'py>(
+    py: Python<'py>,
+    flows: &[FlowResult],
+    n: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let bins: Vec<_> = flows.iter().map(|f| &f.record.bins).collect();
+    let u32s: [FlowSeries<u32>; 4] = [
+        ("sent_packets", |b| &b.sent_packets),
+        ("received_packets", |b| &b.received_packets),
+        ("dropped_packets", |b| &b.dropped_packets),
+        ("loss_events", |b| &b.loss_events),
+    ];
+    for (name, series) in u32s {
+        let rows: Vec<_> = bins.iter().map(|b| series(b)).collect();
+        d.set_item(name, matrix(py, &rows, n)?)?;
+    }
+    let u64s: [FlowSeries<u64>; 3] = [
+        ("sent_bytes", |b| &b.sent_bytes),
+        ("received_bytes", |b| &b.received_bytes),
+        ("dropped_bytes", |b| &b.dropped_bytes),
+    ];
+    for (name, series) in u64s {
+        let rows: Vec<_> = bins.iter().map(|b| series(b)).collect();
+        d.set_item(name, matrix(py, &rows, n)?)?;
+    }
+    Ok(d)
+}
+
+/// Whether a link kept its per-bin series (links not asked for keep totals only).
+fn is_binned(link: &LinkResult, n: usize) -> bool {
+    link.record.bins.utilization.len() == n
+}
+
+/// One entry per link: identity, totals and the queue's own counters.
+fn links_dict<'py>(
+    py: Python<'py>,
+    links: &[LinkResult],
+    n: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let text = |f: fn(&LinkResult) -> &str| links.iter().map(f).collect::<Vec<&str>>();
+    d.set_item("name", text(|l| &l.name))?;
+    d.set_item("from", text(|l| &l.from))?;
+    d.set_item("to", text(|l| &l.to))?;
+    d.set_item("rate_bps", column(py, links, |l| l.rate_bps))?;
+    d.set_item("delay_ns", column(py, links, |l| nanos(l.delay)))?;
+    d.set_item("binned", column(py, links, |l| is_binned(l, n)))?;
+    d.set_item("arrivals", column(py, links, |l| l.record.totals.arrivals))?;
+    d.set_item(
+        "queue_drops",
+        column(py, links, |l| l.record.totals.queue_drops),
+    )?;
+    d.set_item(
+        "loss_model_drops",
+        column(py, links, |l| l.record.totals.loss_model_drops),
+    )?;
+    d.set_item(
+        "departures",
+        column(py, links, |l| l.record.totals.departures),
+    )?;
+    d.set_item(
+        "bytes_departed",
+        column(py, links, |l| l.record.totals.bytes_departed),
+    )?;
+    d.set_item(
+        "busy_ns",
+        column(py, links, |l| nanos(l.record.totals.busy)),
+    )?;
+    d.set_item(
+        "mean_queue_packets",
+        column(py, links, |l| l.record.totals.mean_queue_packets),
+    )?;
+    d.set_item(
+        "max_queue_packets",
+        column(py, links, |l| l.record.totals.max_queue_packets),
+    )?;
+    d.set_item(
+        "utilization",
+        column(py, links, |l| l.record.totals.utilization),
+    )?;
+    d.set_item(
+        "drop_rate",
+        column(py, links, |l| l.record.totals.drop_rate()),
+    )?;
+    d.set_item("early_drops", column(py, links, |l| l.queue.early_drops))?;
+    d.set_item("forced_drops", column(py, links, |l| l.queue.forced_drops))?;
+    d.set_item("marks", column(py, links, |l| l.queue.marks))?;
+    Ok(d)
+}
+
+/// The binned links' series, each a (binned links x bins) array, rows in topology order of the
+/// links whose `binned` flag is set.
+fn link_bins_dict<'py>(
+    py: Python<'py>,
+    links: &[LinkResult],
+    n: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let bins: Vec<_> = links
+        .iter()
+        .filter(|l| is_binned(l, n))
+        .map(|l| &l.record.bins)
+        .collect();
+    let f64s: [LinkSeries<f64>; 3] = [
+        ("mean_queue_packets", |b| &b.mean_queue_packets),
+        ("mean_queue_bytes", |b| &b.mean_queue_bytes),
+        ("utilization", |b| &b.utilization),
+    ];
+    for (name, series) in f64s {
+        let rows: Vec<_> = bins.iter().map(|b| series(b)).collect();
+        d.set_item(name, matrix(py, &rows, n)?)?;
+    }
+    let u32s: [LinkSeries<u32>; 4] = [
+        ("max_queue_packets", |b| &b.max_queue_packets),
+        ("arrivals", |b| &b.arrivals),
+        ("drops", |b| &b.drops),
+        ("departures", |b| &b.departures),
+    ];
+    for (name, series) in u32s {
+        let rows: Vec<_> = bins.iter().map(|b| series(b)).collect();
+        d.set_item(name, matrix(py, &rows, n)?)?;
+    }
+    let rows: Vec<_> = bins.iter().map(|b| &b.departed_bytes).collect();
+    d.set_item("departed_bytes", matrix(py, &rows, n)?)?;
+    Ok(d)
+}
+
+/// The packet trace as columns; `event` codes index `event_names`, `link` is -1 where the event
+/// is not on a link.
+fn packet_trace_dict<'py>(
+    py: Python<'py>,
+    records: &[PacketRecord],
+) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("event_names", PACKET_EVENTS.to_vec())?;
+    d.set_item("time_ns", column(py, records, |r| r.time.as_nanos()))?;
+    d.set_item("event", column(py, records, |r| event_code(r.event)))?;
+    d.set_item(
+        "link",
+        column(py, records, |r| r.link.map_or(-1, i64::from)),
+    )?;
+    d.set_item("node", column(py, records, |r| r.node))?;
+    d.set_item("flow", column(py, records, |r| r.flow))?;
+    d.set_item("seq", column(py, records, |r| r.seq))?;
+    d.set_item("size_bytes", column(py, records, |r| r.size_bytes))?;
+    d.set_item("reverse", column(py, records, |r| r.reverse))?;
+    Ok(d)
+}

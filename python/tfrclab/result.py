@@ -1,0 +1,549 @@
+"""What a netsim run measured, as pandas DataFrames and numpy arrays, and its Parquet form.
+
+A :class:`Result` keeps the simulator's records as they crossed the binding (one 2-D array per
+binned series, one row per flow or link) and builds DataFrames from them on demand:
+
+- :attr:`Result.flows`: one row per flow (identity, totals, throughput, loss rates);
+- :attr:`Result.links`: one row per link (totals, utilization, drop rate, queue);
+- :meth:`Result.rates`: the send rate of every flow at a timescale (Floyd 2000 eq. 3);
+- :attr:`Result.queue`: the binned links' time-weighted mean queue per bin;
+- :meth:`Result.trace`: a flow's agent state sampled at the end of each bin, with whatever
+  fields its protocol declares.
+
+Bin k covers ``[k * bin_s, (k + 1) * bin_s)``; series are indexed by the bin's start time.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+from numpy.typing import NDArray
+
+from tfrclab import metrics
+
+__all__ = ["FORMAT_VERSION", "Result", "RunInfo"]
+
+FORMAT_VERSION = 1
+"""The version of the on-disk layout :meth:`Result.to_parquet` writes."""
+
+_FLOW_SERIES = (
+    "sent_packets",
+    "sent_bytes",
+    "received_packets",
+    "received_bytes",
+    "dropped_packets",
+    "dropped_bytes",
+    "loss_events",
+)
+_LINK_SERIES = (
+    "mean_queue_packets",
+    "mean_queue_bytes",
+    "max_queue_packets",
+    "arrivals",
+    "drops",
+    "departures",
+    "departed_bytes",
+    "utilization",
+)
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """How a run was made: enough to redo it, and what it cost."""
+
+    scenario_toml: str
+    """The scenario text the simulator read."""
+    seed: int
+    """The seed every random stream derived from."""
+    version: str
+    """The netsim version that produced the results."""
+    duration_ns: int
+    """Simulated time covered, in nanoseconds."""
+    bin_ns: int
+    """Width of every bin, in nanoseconds."""
+    events: int
+    """Events the simulator processed."""
+    wall_seconds: float
+    """Wall-clock time the simulation itself took (the native stepping calls)."""
+    packet_trace_overflowed: int = 0
+    """Packet-trace records not kept because the trace's limit was reached."""
+
+    @property
+    def duration_s(self) -> float:
+        """Simulated time covered, in seconds."""
+        return self.duration_ns / 1e9
+
+    @property
+    def bin_s(self) -> float:
+        """Width of every bin, in seconds."""
+        return self.bin_ns / 1e9
+
+
+def _as_2d(array: Any, rows: int, bins: int, dtype: Any) -> NDArray[Any]:
+    """``array`` as a (rows x bins) array of ``dtype`` (an empty one when there are no rows)."""
+    out = np.asarray(array, dtype=dtype)
+    return out.reshape(rows, bins)
+
+
+class Result:
+    """The records of one run (see the module documentation).
+
+    Build one with :func:`tfrclab.run` or :meth:`from_parquet`.
+    """
+
+    def __init__(
+        self,
+        info: RunInfo,
+        flows: pd.DataFrame,
+        links: pd.DataFrame,
+        flow_bins: dict[str, NDArray[Any]],
+        link_bins: dict[str, NDArray[Any]],
+        states: list[tuple[tuple[str, ...], NDArray[np.float64]]],
+        packet_trace: pd.DataFrame | None = None,
+    ) -> None:
+        self.info = info
+        """How the run was made."""
+        self._flows = flows
+        self._links = links
+        self.flow_bins = flow_bins
+        """Each flow series (``sent_bytes``, ``loss_events``, ...) as a (flows x bins) array."""
+        self.link_bins = link_bins
+        """Each link series of the binned links as a (binned links x bins) array."""
+        self.states = states
+        """Each flow's state trace: its field names and a (fields x bins) float64 array."""
+        self.packet_trace = packet_trace
+        """The per-packet trace when the scenario asked for one (``monitor.packet_trace``)."""
+
+    @classmethod
+    def from_native(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
+        """Build a result from the dict ``tfrclab._native.Simulation.finish`` returns."""
+        bins = int(raw["bins"])
+        duration_s = int(raw["duration_ns"]) / 1e9
+        f = raw["flows"]
+        n_flows = len(f["name"])
+        flows = pd.DataFrame(
+            {
+                "id": np.arange(n_flows, dtype=np.int64),
+                "name": list(f["name"]),
+                "kind": list(f["kind"]),
+                "variant": list(f["variant"]),
+                "from": list(f["from"]),
+                "to": list(f["to"]),
+                "start_s": np.asarray(f["start_ns"], dtype=np.float64) / 1e9,
+                "base_rtt_s": np.asarray(f["base_rtt_ns"], dtype=np.float64) / 1e9,
+                "loss_event_rtt_s": np.asarray(f["loss_event_rtt_ns"], dtype=np.float64) / 1e9,
+                **{
+                    key: np.asarray(f[key], dtype=np.int64)
+                    for key in (
+                        "packets_sent",
+                        "bytes_sent",
+                        "packets_received",
+                        "bytes_received",
+                        "packets_dropped",
+                        "bytes_dropped",
+                        "loss_events",
+                        "reverse_packets_sent",
+                        "reverse_packets_received",
+                        "reverse_packets_dropped",
+                    )
+                },
+            }
+        )
+        flows["throughput_bits_per_s"] = (
+            flows["bytes_received"].to_numpy(dtype=np.float64) * 8.0 / duration_s
+        )
+        flows["send_rate_bits_per_s"] = (
+            flows["bytes_sent"].to_numpy(dtype=np.float64) * 8.0 / duration_s
+        )
+        flows["packet_loss_rate"] = metrics.packet_loss_rate(
+            flows["packets_dropped"].to_numpy(), flows["packets_sent"].to_numpy()
+        )
+        flows["loss_event_rate"] = metrics.loss_event_rate(
+            flows["loss_events"].to_numpy(), flows["packets_sent"].to_numpy()
+        )
+        link = raw["links"]
+        links = pd.DataFrame(
+            {
+                "name": list(link["name"]),
+                "from": list(link["from"]),
+                "to": list(link["to"]),
+                "rate_bps": np.asarray(link["rate_bps"], dtype=np.int64),
+                "delay_s": np.asarray(link["delay_ns"], dtype=np.float64) / 1e9,
+                "binned": np.asarray(link["binned"], dtype=bool),
+                **{
+                    key: np.asarray(link[key], dtype=np.int64)
+                    for key in (
+                        "arrivals",
+                        "queue_drops",
+                        "loss_model_drops",
+                        "departures",
+                        "bytes_departed",
+                        "max_queue_packets",
+                        "early_drops",
+                        "forced_drops",
+                        "marks",
+                    )
+                },
+                "busy_s": np.asarray(link["busy_ns"], dtype=np.float64) / 1e9,
+                "utilization": np.asarray(link["utilization"], dtype=np.float64),
+                "drop_rate": np.asarray(link["drop_rate"], dtype=np.float64),
+                "mean_queue_packets": np.asarray(link["mean_queue_packets"], dtype=np.float64),
+            }
+        )
+        n_binned = int(links["binned"].sum())
+        flow_bins = {
+            key: _as_2d(raw["flow_bins"][key], n_flows, bins, np.int64) for key in _FLOW_SERIES
+        }
+        link_bins = {
+            key: _as_2d(
+                raw["link_bins"][key],
+                n_binned,
+                bins,
+                np.float64
+                if key in ("mean_queue_packets", "mean_queue_bytes", "utilization")
+                else np.int64,
+            )
+            for key in _LINK_SERIES
+        }
+        states = [
+            (tuple(str(name) for name in fields), _as_2d(values, len(fields), bins, np.float64))
+            for fields, values in raw["flow_states"]
+        ]
+        trace_raw = raw["packet_trace"]
+        packet_trace = None
+        overflowed = 0
+        if trace_raw is not None:
+            overflowed = int(trace_raw["overflowed"])
+            names = list(trace_raw["event_names"])
+            packet_trace = pd.DataFrame(
+                {
+                    "time_s": np.asarray(trace_raw["time_ns"], dtype=np.float64) / 1e9,
+                    "event": pd.Categorical.from_codes(
+                        np.asarray(trace_raw["event"], dtype=np.int64), categories=pd.Index(names)
+                    ),
+                    "link": np.asarray(trace_raw["link"], dtype=np.int64),
+                    "node": np.asarray(trace_raw["node"], dtype=np.int64),
+                    "flow": np.asarray(trace_raw["flow"], dtype=np.int64),
+                    "seq": np.asarray(trace_raw["seq"], dtype=np.int64),
+                    "size_bytes": np.asarray(trace_raw["size_bytes"], dtype=np.int64),
+                    "reverse": np.asarray(trace_raw["reverse"], dtype=bool),
+                }
+            )
+        info = RunInfo(
+            scenario_toml=str(raw["scenario"]),
+            seed=int(raw["seed"]),
+            version=str(raw["version"]),
+            duration_ns=int(raw["duration_ns"]),
+            bin_ns=int(raw["bin_ns"]),
+            events=int(raw["events"]),
+            wall_seconds=float(wall_seconds),
+            packet_trace_overflowed=overflowed,
+        )
+        return cls(info, flows, links, flow_bins, link_bins, states, packet_trace)
+
+    # -- views ---------------------------------------------------------------------------------
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow, in scenario order.
+
+        Columns: ``id`` (0-based position), ``name``, ``kind``, ``variant``, ``from``, ``to``,
+        ``start_s``, ``base_rtt_s``, ``loss_event_rtt_s``; the totals ``packets_sent``,
+        ``bytes_sent``, ``packets_received``, ``bytes_received``, ``packets_dropped``,
+        ``bytes_dropped``, ``loss_events``, ``reverse_packets_{sent,received,dropped}``;
+        ``throughput_bits_per_s`` and ``send_rate_bits_per_s`` (bytes received / sent over the
+        whole run's duration), ``packet_loss_rate`` and ``loss_event_rate`` (per packet sent,
+        Rhee & Xu 2005 §2).
+        """
+        frame: pd.DataFrame = self._flows.copy()
+        return frame
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """One row per simplex link, in topology order.
+
+        Columns: ``name``, ``from``, ``to``, ``rate_bps``, ``delay_s``, ``binned`` (whether its
+        per-bin series were kept), the totals ``arrivals``, ``queue_drops``,
+        ``loss_model_drops``, ``departures``, ``bytes_departed``, ``max_queue_packets``, the
+        queue's ``early_drops``, ``forced_drops`` and ``marks``, ``busy_s``, ``utilization``
+        and ``drop_rate`` (Floyd 2000 Table 25) and the time-weighted ``mean_queue_packets``.
+        """
+        frame: pd.DataFrame = self._links.copy()
+        return frame
+
+    @property
+    def bins(self) -> int:
+        """The number of bins of every series."""
+        return int(self.flow_bins["sent_bytes"].shape[1])
+
+    @property
+    def time_s(self) -> NDArray[np.float64]:
+        """The start time of every bin, in seconds."""
+        return np.arange(self.bins, dtype=np.float64) * self.info.bin_s
+
+    @property
+    def binned_links(self) -> list[str]:
+        """The names of the links whose per-bin series were kept, in row order."""
+        return [str(n) for n in self._links.loc[self._links["binned"], "name"]]
+
+    def flow_index(self, flow: int | str) -> int:
+        """The row of ``flow``, given by name or 0-based id.
+
+        Raises:
+            KeyError: if there is no such flow.
+        """
+        names = list(self._flows["name"])
+        if isinstance(flow, str):
+            if flow not in names:
+                raise KeyError(f"no flow named {flow!r}; flows: {', '.join(names)}")
+            return names.index(flow)
+        if not 0 <= flow < len(names):
+            raise KeyError(f"no flow {flow}; ids run from 0 to {len(names) - 1}")
+        return int(flow)
+
+    def rates(
+        self,
+        timescale: float | None = None,
+        what: Literal["sent", "received", "dropped"] = "sent",
+    ) -> pd.DataFrame:
+        """Every flow's rate in bits/s at a timescale: time x flow (columns are flow names).
+
+        The send rate at timescale delta (Floyd 2000 eq. 3): bytes the flow sent in
+        ``[t, t + delta)`` times 8 over delta, for t = 0, delta, 2 delta, ...; ``what`` picks
+        the bytes received or dropped instead. ``timescale`` (seconds, default one bin) must
+        be a whole number of bins; a trailing partial window is left out.
+
+        Raises:
+            ValueError: if the timescale is not a positive whole number of bins.
+        """
+        delta = self.info.bin_s if timescale is None else float(timescale)
+        series = self.flow_bins[f"{what}_bytes"].astype(np.float64) * 8.0
+        rates = metrics.send_rate(series, self.info.bin_s, delta)
+        index = pd.Index(np.arange(rates.shape[1]) * delta, name="time_s")
+        frame: pd.DataFrame = pd.DataFrame(rates.T, index=index, columns=list(self._flows["name"]))
+        return frame
+
+    @property
+    def queue(self) -> pd.DataFrame:
+        """The time-weighted mean queue per bin, in packets: time x binned link."""
+        frame: pd.DataFrame = pd.DataFrame(
+            self.link_bins["mean_queue_packets"].T,
+            index=pd.Index(self.time_s, name="time_s"),
+            columns=self.binned_links,
+        )
+        return frame
+
+    def link_series(self, link: str) -> pd.DataFrame:
+        """Every per-bin series of a binned link: time x series.
+
+        Raises:
+            KeyError: if the link does not exist or kept totals only.
+        """
+        names = self.binned_links
+        if link not in names:
+            raise KeyError(f"no binned link named {link!r}; binned links: {', '.join(names)}")
+        row = names.index(link)
+        frame: pd.DataFrame = pd.DataFrame(
+            {key: values[row] for key, values in self.link_bins.items()},
+            index=pd.Index(self.time_s, name="time_s"),
+        )
+        return frame
+
+    def flow_series(self, flow: int | str) -> pd.DataFrame:
+        """Every per-bin counter of a flow: time x series.
+
+        Packets and bytes sent, received and dropped, and loss events opened, per bin.
+        """
+        row = self.flow_index(flow)
+        frame: pd.DataFrame = pd.DataFrame(
+            {key: values[row] for key, values in self.flow_bins.items()},
+            index=pd.Index(self.time_s, name="time_s"),
+        )
+        return frame
+
+    def trace(self, flow: int | str) -> pd.DataFrame:
+        """A flow's agent state sampled at the end of each bin: time x field.
+
+        The fields are whatever the flow's protocol declares (TCP's ``cwnd``, TFRC's
+        ``x_bps``, ...); the index is the sample time, the end of each bin. NaN marks a bin
+        that was never sampled.
+        """
+        fields, values = self.states[self.flow_index(flow)]
+        index = pd.Index(self.time_s + self.info.bin_s, name="time_s")
+        frame: pd.DataFrame = pd.DataFrame(
+            {name: values[i] for i, name in enumerate(fields)}, index=index, columns=list(fields)
+        )
+        return frame
+
+    # -- Parquet -------------------------------------------------------------------------------
+
+    def to_parquet(self, directory: str | Path) -> Path:
+        """Write the result to ``directory`` (created if needed); returns it.
+
+        Layout: ``run.json`` (how the run was made), ``scenario.toml``, ``flows.parquet``,
+        ``links.parquet``, ``flow_bins.parquet`` (one row per flow and bin), ``link_bins.parquet``
+        (one row per binned link and bin), ``flow_states.parquet`` (one row per flow, field and
+        bin) and, when there is a packet trace, ``packet_trace.parquet``.
+        """
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        info = self.info
+        meta = {
+            "format": FORMAT_VERSION,
+            "seed": info.seed,
+            "version": info.version,
+            "duration_ns": info.duration_ns,
+            "bin_ns": info.bin_ns,
+            "events": info.events,
+            "wall_seconds": info.wall_seconds,
+            "packet_trace_overflowed": info.packet_trace_overflowed,
+            "flow_state_fields": [list(fields) for fields, _ in self.states],
+        }
+        (out / "run.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        (out / "scenario.toml").write_text(info.scenario_toml, encoding="utf-8")
+        self._flows.to_parquet(out / "flows.parquet", index=False)
+        self._links.to_parquet(out / "links.parquet", index=False)
+        n_flows, bins = len(self._flows), self.bins
+        flow_long = {
+            "flow": np.repeat(np.arange(n_flows, dtype=np.int32), bins),
+            "bin": np.tile(np.arange(bins, dtype=np.int32), n_flows),
+            **{key: values.reshape(-1) for key, values in self.flow_bins.items()},
+        }
+        pq.write_table(pa.table(flow_long), out / "flow_bins.parquet")
+        names = self.binned_links
+        link_long = {
+            "link": np.repeat(np.asarray(names, dtype=object), bins),
+            "bin": np.tile(np.arange(bins, dtype=np.int32), len(names)),
+            **{key: values.reshape(-1) for key, values in self.link_bins.items()},
+        }
+        pq.write_table(
+            pa.table(link_long, schema=_link_bins_schema(self.link_bins)),
+            out / "link_bins.parquet",
+        )
+        flow_ids, field_names, bin_ids, values_out = [], [], [], []
+        for i, (fields, values) in enumerate(self.states):
+            for j, name in enumerate(fields):
+                flow_ids.append(np.full(bins, i, dtype=np.int32))
+                field_names.append(np.full(bins, name, dtype=object))
+                bin_ids.append(np.arange(bins, dtype=np.int32))
+                values_out.append(values[j])
+        states = pa.table(
+            {
+                "flow": pa.array(np.concatenate(flow_ids) if flow_ids else [], pa.int32()),
+                "field": pa.array(np.concatenate(field_names) if field_names else [], pa.string()),
+                "bin": pa.array(np.concatenate(bin_ids) if bin_ids else [], pa.int32()),
+                "value": pa.array(np.concatenate(values_out) if values_out else [], pa.float64()),
+            }
+        )
+        pq.write_table(states, out / "flow_states.parquet")
+        trace_path = out / "packet_trace.parquet"
+        if self.packet_trace is not None:
+            self.packet_trace.to_parquet(trace_path, index=False)
+        elif trace_path.exists():
+            trace_path.unlink()
+        return out
+
+    @classmethod
+    def from_parquet(cls, directory: str | Path) -> Result:
+        """Read a result :meth:`to_parquet` wrote.
+
+        Raises:
+            OSError: if a file is missing.
+            ValueError: if the layout is of another format version.
+        """
+        src = Path(directory)
+        meta = json.loads((src / "run.json").read_text(encoding="utf-8"))
+        if meta.get("format") != FORMAT_VERSION:
+            raise ValueError(
+                f"{src}: result format {meta.get('format')!r}, expected {FORMAT_VERSION}"
+            )
+        info = RunInfo(
+            scenario_toml=(src / "scenario.toml").read_text(encoding="utf-8"),
+            seed=int(meta["seed"]),
+            version=str(meta["version"]),
+            duration_ns=int(meta["duration_ns"]),
+            bin_ns=int(meta["bin_ns"]),
+            events=int(meta["events"]),
+            wall_seconds=float(meta["wall_seconds"]),
+            packet_trace_overflowed=int(meta["packet_trace_overflowed"]),
+        )
+        flows = pd.read_parquet(src / "flows.parquet")
+        links = pd.read_parquet(src / "links.parquet")
+        n_flows = len(flows)
+        n_binned = int(links["binned"].sum())
+        flow_table = pq.read_table(src / "flow_bins.parquet")
+        bins = flow_table.num_rows // n_flows if n_flows else _bins_of(info)
+        flow_bins = {
+            key: flow_table.column(key).to_numpy().reshape(n_flows, bins) for key in _FLOW_SERIES
+        }
+        link_table = pq.read_table(src / "link_bins.parquet")
+        link_bins = {
+            key: link_table.column(key).to_numpy().reshape(n_binned, bins) for key in _LINK_SERIES
+        }
+        state_table = pq.read_table(src / "flow_states.parquet")
+        all_values = state_table.column("value").to_numpy()
+        states: list[tuple[tuple[str, ...], NDArray[np.float64]]] = []
+        offset = 0
+        for fields in meta["flow_state_fields"]:
+            size = len(fields) * bins
+            values = np.array(all_values[offset : offset + size], dtype=np.float64)
+            states.append((tuple(fields), values.reshape(len(fields), bins)))
+            offset += size
+        trace_path = src / "packet_trace.parquet"
+        packet_trace = pd.read_parquet(trace_path) if trace_path.exists() else None
+        return cls(info, flows, links, flow_bins, link_bins, states, packet_trace)
+
+    def equals(self, other: Result) -> bool:
+        """Whether two results hold the same records (wall time aside), bit for bit."""
+        mine, theirs = self.info, other.info
+        if (mine.scenario_toml, mine.seed, mine.version, mine.duration_ns, mine.bin_ns) != (
+            theirs.scenario_toml,
+            theirs.seed,
+            theirs.version,
+            theirs.duration_ns,
+            theirs.bin_ns,
+        ) or (mine.events, mine.packet_trace_overflowed) != (
+            theirs.events,
+            theirs.packet_trace_overflowed,
+        ):
+            return False
+        if not (self._flows.equals(other._flows) and self._links.equals(other._links)):
+            return False
+        for mine_bins, their_bins in (
+            (self.flow_bins, other.flow_bins),
+            (self.link_bins, other.link_bins),
+        ):
+            if mine_bins.keys() != their_bins.keys():
+                return False
+            if not all(np.array_equal(mine_bins[k], their_bins[k]) for k in mine_bins):
+                return False
+        if len(self.states) != len(other.states):
+            return False
+        for (fields_a, values_a), (fields_b, values_b) in zip(
+            self.states, other.states, strict=True
+        ):
+            if fields_a != fields_b or not np.array_equal(values_a, values_b, equal_nan=True):
+                return False
+        if self.packet_trace is None or other.packet_trace is None:
+            return self.packet_trace is None and other.packet_trace is None
+        return bool(self.packet_trace.equals(other.packet_trace))
+
+
+def _bins_of(info: RunInfo) -> int:
+    """ceil(duration / bin), the number of bins of every series."""
+    return -(-info.duration_ns // info.bin_ns)
+
+
+def _link_bins_schema(link_bins: dict[str, NDArray[Any]]) -> pa.Schema:
+    """The schema of ``link_bins.parquet`` (explicit, so an empty table keeps its types)."""
+    fields = [pa.field("link", pa.string()), pa.field("bin", pa.int32())]
+    for key, values in link_bins.items():
+        fields.append(pa.field(key, pa.from_numpy_dtype(values.dtype)))
+    return pa.schema(fields)
