@@ -49,8 +49,9 @@ pub struct SenderStats {
 /// The smallest RTT sample taken (1 µs): a floor against zero-delay paths and bogus echoes.
 const MIN_RTT_SAMPLE_S: f64 = 1e-6;
 
-/// A random source for the gap dither; any `rand_core` generator works.
-pub type DitherRng = Box<dyn RngCore + Send>;
+/// A random source for the gap dither; any `rand_core` generator works (`Sync` too, so a sender
+/// can live in a Python object shared across threads).
+pub type DitherRng = Box<dyn RngCore + Send + Sync>;
 
 /// The sending end of a TFRC flow.
 ///
