@@ -191,7 +191,9 @@ fn red_dumbbell(flows: usize, seconds: u64) -> Simulation {
 
 /// A scenario file of the repository, loaded as a simulation with `seed`.
 fn scenario_file(relative: &str, seed: u64) -> Simulation {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(relative);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(relative);
     let text = std::fs::read_to_string(&path).unwrap();
     let scenario = netsim::scenario::Scenario::from_toml_str(&text).unwrap();
     scenario.simulation(seed).unwrap()
