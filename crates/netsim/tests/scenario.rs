@@ -15,7 +15,8 @@ fn example() -> String {
 fn the_example_runs_and_is_deterministic() {
     let scenario = Scenario::from_toml_str(&example()).unwrap();
     assert_eq!(scenario.flows.len(), 16);
-    assert_eq!(scenario.flows[3].name, "cbr3");
+    assert_eq!(scenario.flows[3].name, "tcp3");
+    assert_eq!(scenario.flows[11].name, "tfrc3");
     assert_eq!(scenario.flows[3].from, "left3");
     let a = run(&scenario, 1).unwrap();
     let b = run(&scenario, 1).unwrap();
@@ -144,9 +145,9 @@ fn malformed_files_give_specific_errors() {
             r#"flows[0].start: expected a duration like "10s", found "ten""#,
         ),
         (
-            r#"kind = "cbr""#,
-            r#"kind = "cbrr""#,
-            r#"did you mean "cbr"?"#,
+            r#"kind = "tcp""#,
+            r#"kind = "tcpp""#,
+            r#"did you mean "tcp"?"#,
         ),
         (
             r#"kind = "dumbbell""#,
@@ -179,12 +180,17 @@ fn malformed_files_give_specific_errors() {
             "topology.access.rtt.uniform",
         ),
         (
-            r#"rate = "1Mbps""#,
-            r#"speed = "1Mbps""#,
-            "flows[0].rate: missing",
+            r#"variant = "sack""#,
+            r#"varaint = "sack""#,
+            "flows[0].varaint: unknown key; did you mean `variant`?",
         ),
-        (r#"count = 16"#, r#"count = 0"#, "flows[0].count"),
-        (r#"size = "1000B""#, r#"size = "1000000B""#, "flows[0].size"),
+        (r#"window = 1000"#, r#"window = 0"#, "flows[0].window"),
+        (r#"count = 8"#, r#"count = 0"#, "flows[0].count"),
+        (
+            r#"preset = "floyd2000""#,
+            r#"preset = "floyd2001""#,
+            r#"flows[1].preset: expected one of"#,
+        ),
         (r#"bin = "100ms""#, r#"bin = "0s""#, "monitor.bin"),
         (
             r#"[monitor]"#,
