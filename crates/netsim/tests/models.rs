@@ -6,8 +6,10 @@
 //! The measured figures are printed (`cargo test -p netsim --release --test models --
 //! --nocapture`) and quoted in the issue note.
 
-use netsim::results::{FlowResult, Results};
-use netsim::scenario::{run, Scenario};
+mod common;
+
+use common::{cov, last, mean, simulate, state};
+use netsim::results::FlowResult;
 use tfrc::equation::pftk_full_packets_per_s;
 
 /// One flow alone on a 2-node path with the given one-way delay and a Bernoulli loss model on
@@ -40,48 +42,14 @@ p = {p}
     )
 }
 
-fn run_text(text: &str, seed: u64) -> Results {
-    let scenario = Scenario::from_toml_str(text).expect("the scenario parses");
-    run(&scenario, seed).expect("the scenario runs")
-}
-
 /// The mean over bins from `from_bin` on of one state-trace field.
 fn trace_mean(flow: &FlowResult, field: &str, from_bin: usize) -> f64 {
-    let k = flow
-        .record
-        .state
-        .fields
-        .iter()
-        .position(|f| *f == field)
-        .unwrap_or_else(|| panic!("{} traces no {field}", flow.kind));
-    let values: Vec<f64> = flow.record.state.values[k][from_bin..]
+    let values: Vec<f64> = state(flow, field)[from_bin..]
         .iter()
         .copied()
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
-    values.iter().sum::<f64>() / values.len() as f64
-}
-
-/// Coefficient of variation (std / mean) of a series.
-fn cov(samples: &[f64]) -> f64 {
-    let n = samples.len() as f64;
-    let mean = samples.iter().sum::<f64>() / n;
-    let var = samples.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n;
-    var.sqrt() / mean
-}
-
-/// The value of a cumulative state-trace field at the end of the run.
-fn last(flow: &FlowResult, field: &str) -> f64 {
-    let k = flow
-        .record
-        .state
-        .fields
-        .iter()
-        .position(|f| *f == field)
-        .unwrap_or_else(|| panic!("{} traces no {field}", flow.kind));
-    *flow.record.state.values[k]
-        .last()
-        .expect("at least one bin")
+    mean(&values)
 }
 
 /// A flow's per-bin sending rates in packets per bin, from bin `from_bin` on.
@@ -118,7 +86,7 @@ preset = "floyd2000""#;
 #[test]
 fn reno_throughput_follows_the_pftk_model() {
     for (p, seconds) in [(0.005, 300), (0.01, 200), (0.02, 200), (0.05, 200)] {
-        let results = run_text(&lossy_path(RENO, p, 50, seconds, "1s"), 1);
+        let results = simulate(&lossy_path(RENO, p, 50, seconds, "1s"), 1);
         let flow = results.flow("f").expect("the flow");
         let totals = flow.record.totals;
         let rate = totals.packets_sent as f64 / seconds as f64;
@@ -147,7 +115,7 @@ fn reno_throughput_follows_the_pftk_model() {
 fn cov_time(agent: &str, seeds: std::ops::RangeInclusive<u64>) -> f64 {
     let runs: Vec<f64> = seeds
         .map(|seed| {
-            let results = run_text(&lossy_path(agent, 0.01, 50, 320, "100ms"), seed);
+            let results = simulate(&lossy_path(agent, 0.01, 50, 320, "100ms"), seed);
             cov(&sent_per_bin(results.flow("f").expect("the flow"), 200))
         })
         .collect();
@@ -193,7 +161,7 @@ fn gaimd_is_tcp_friendly_under_bernoulli_loss() {
         let mean_rate = |agent: &str| {
             (1..=3)
                 .map(|seed| {
-                    let results = run_text(&lossy_path(agent, p, 50, 200, "1s"), seed);
+                    let results = simulate(&lossy_path(agent, p, 50, 200, "1s"), seed);
                     results
                         .flow("f")
                         .expect("the flow")

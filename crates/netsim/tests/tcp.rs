@@ -1,30 +1,11 @@
 //! The TCP family and GAIMD through the simulator (issue 4, tests 1, 3, 4 and 6): scenario
 //! files run through `netsim::scenario::run`, checked against what the protocols must do.
 
-use netsim::results::{FlowResult, Results};
-use netsim::scenario::{run, Scenario};
+mod common;
 
-/// Runs a scenario text with `seed`.
-fn simulate(text: &str, seed: u64) -> Results {
-    let scenario = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    run(&scenario, seed).unwrap()
-}
-
-/// The per-bin series of a flow's state field.
-fn state<'a>(flow: &'a FlowResult, field: &str) -> &'a [f64] {
-    let state = &flow.record.state;
-    let i = state
-        .fields
-        .iter()
-        .position(|f| *f == field)
-        .unwrap_or_else(|| panic!("no field {field} in {:?}", state.fields));
-    &state.values[i]
-}
-
-/// The last value of a cumulative state field.
-fn last(flow: &FlowResult, field: &str) -> f64 {
-    *state(flow, field).last().unwrap()
-}
+use common::{last, simulate, state};
+use netsim::results::FlowResult;
+use netsim::scenario::Scenario;
 
 /// Received data rate in packets per second over bins `from..to`.
 fn received_pps(flow: &FlowResult, bin_s: f64, from: usize, to: usize) -> f64 {

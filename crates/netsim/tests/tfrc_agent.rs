@@ -8,30 +8,13 @@
 //! end of each bin) and the flow monitor's binned counts. Measured values are quoted next to
 //! each tolerance; run with `--nocapture` to see them printed.
 
-use netsim::results::{FlowResult, Results};
-use netsim::scenario::{run, Scenario};
+mod common;
+
+use common::{mean, simulate as run_toml, state as column};
+use netsim::results::FlowResult;
+use netsim::scenario::Scenario;
 use tfrc::equation::throughput_bytes_per_s;
 use tfrc::TfrcConfig;
-
-fn run_toml(text: &str, seed: u64) -> Results {
-    let scenario = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
-    run(&scenario, seed).unwrap()
-}
-
-/// One field of a flow's state trace, one value per bin.
-fn column<'a>(flow: &'a FlowResult, field: &str) -> &'a [f64] {
-    let state = &flow.record.state;
-    let i = state
-        .fields
-        .iter()
-        .position(|f| *f == field)
-        .unwrap_or_else(|| panic!("no field {field} in {:?}", state.fields));
-    &state.values[i]
-}
-
-fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len() as f64
-}
 
 /// One flow `f` from `a` to `b` over a 100 Mb/s link with 50 ms each way (R = 100.1 ms with
 /// serialization), so that only the loss models drop: the floyd2000 Appendix A setting.

@@ -110,25 +110,7 @@ pub struct TcpSender {
     pub(super) stats: TcpStats,
 }
 
-/// Trace fields of every variant; see [`TcpSender::trace_fields`].
-const FIELDS: &[&str] = &[
-    "cwnd",
-    "ssthresh",
-    "srtt",
-    "rttvar",
-    "rto",
-    "backoff",
-    "flight",
-    "packets_sent",
-    "retransmits",
-    "timeouts",
-    "fast_retransmits",
-    "acked",
-    "rtt_samples",
-    "rtt_sum",
-];
-
-/// Vegas adds its base RTT and last `diff`.
+/// Trace fields of Vegas: those of every variant, then its base RTT and last `diff`.
 const VEGAS_FIELDS: &[&str] = &[
     "cwnd",
     "ssthresh",
@@ -147,6 +129,9 @@ const VEGAS_FIELDS: &[&str] = &[
     "base_rtt",
     "vegas_diff",
 ];
+
+/// Trace fields of every variant but Vegas; see [`TcpSender::trace_fields`].
+const FIELDS: &[&str] = VEGAS_FIELDS.split_at(14).0;
 
 impl TcpSender {
     /// A sender with `config` (validated by the caller) and its own RNG, waiting for
