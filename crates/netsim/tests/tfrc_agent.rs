@@ -16,33 +16,10 @@ use netsim::scenario::Scenario;
 use tfrc::equation::throughput_bytes_per_s;
 use tfrc::TfrcConfig;
 
-/// One flow `f` from `a` to `b` over a 100 Mb/s link with 50 ms each way (R = 100.1 ms with
-/// serialization), so that only the loss models drop: the floyd2000 Appendix A setting.
-/// `extra` is appended (flow keys first, then `[[losses]]` tables).
+/// [`common::two_nodes`] with a TFRC flow of `preset`.
 fn two_nodes(preset: &str, duration_s: f64, bin: &str, extra: &str) -> String {
-    format!(
-        r#"
-duration = "{duration_s}s"
-[monitor]
-bin = "{bin}"
-[topology]
-kind = "graph"
-nodes = ["a", "b"]
-[[topology.links]]
-from = "a"
-to = "b"
-name = "ab"
-rate = "100Mbps"
-delay = "50ms"
-[[flows]]
-kind = "tfrc"
-name = "f"
-preset = "{preset}"
-from = "a"
-to = "b"
-{extra}
-"#
-    )
+    let flow = format!("kind = \"tfrc\"\npreset = \"{preset}\"");
+    common::two_nodes(&format!("{duration_s}s"), bin, &flow, extra)
 }
 
 /// `n` TFRC flows with random starts in the first second on a dumbbell whose bottleneck (20 ms

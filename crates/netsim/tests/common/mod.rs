@@ -37,3 +37,33 @@ pub fn cov(samples: &[f64]) -> f64 {
     let var = samples.iter().map(|x| (x - m).powi(2)).sum::<f64>() / samples.len() as f64;
     var.sqrt() / m
 }
+
+/// One flow `f` from `a` to `b` over a 100 Mb/s link named `ab` with 50 ms each way (R = 100.1
+/// ms with serialization), and a queue that never overflows, so that only loss models drop: the setting of floyd2000 Appendix A
+/// and of yang2001's loss-model experiments. `flow` holds the flow's protocol keys (`kind` and
+/// its own keys); `extra` is appended after them (more flow keys, then `[[losses]]` tables).
+pub fn two_nodes(duration: &str, bin: &str, flow: &str, extra: &str) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[monitor]
+bin = "{bin}"
+[topology]
+kind = "graph"
+nodes = ["a", "b"]
+[[topology.links]]
+from = "a"
+to = "b"
+name = "ab"
+rate = "100Mbps"
+delay = "50ms"
+queue = {{ kind = "droptail", limit = 100000 }}
+[[flows]]
+name = "f"
+from = "a"
+to = "b"
+{flow}
+{extra}
+"#
+    )
+}
