@@ -84,24 +84,22 @@ def _acks_per_packet(text: str) -> float:
     )
 
 
-def _seed(text: str) -> int:
+def _whole_number(text: str, what: str, minimum: int) -> int:
     try:
-        seed = int(text)
+        value = int(text)
     except ValueError:
-        raise ValueError(f"invalid seed {text!r}: expected a whole number >= 0") from None
-    if seed < 0:
-        raise ValueError(f"invalid seed {text!r}: expected a whole number >= 0")
-    return seed
+        value = minimum - 1
+    if value < minimum:
+        raise ValueError(f"invalid {what} {text!r}: expected a whole number >= {minimum}")
+    return value
+
+
+def _seed(text: str) -> int:
+    return _whole_number(text, "seed", 0)
 
 
 def _jobs(text: str) -> int:
-    try:
-        jobs = int(text)
-    except ValueError:
-        raise ValueError(f"invalid --jobs {text!r}: expected a whole number >= 1") from None
-    if jobs < 1:
-        raise ValueError(f"invalid --jobs {text!r}: expected a whole number >= 1")
-    return jobs
+    return _whole_number(text, "--jobs", 1)
 
 
 def _vary(text: str) -> tuple[str, tuple[Any, ...]]:

@@ -8,15 +8,14 @@
 
 mod common;
 
-use common::{cov, last, mean, simulate, state, two_nodes};
+use common::{bernoulli_on_ab, cov, last, mean, simulate, state, two_nodes};
 use netsim::results::FlowResult;
 use tfrc::equation::pftk_full_packets_per_s;
 
 /// One flow alone on [`common::two_nodes`]'s path (RTT 100.1 ms, never queueing), with a
 /// Bernoulli loss model on its data direction.
 fn lossy_path(agent: &str, p: f64, seconds: u64, bin: &str) -> String {
-    let loss = format!("[[losses]]\nlink = \"ab\"\nkind = \"bernoulli\"\np = {p}");
-    two_nodes(&format!("{seconds}s"), bin, agent, &loss)
+    two_nodes(&format!("{seconds}s"), bin, agent, &bernoulli_on_ab(p))
 }
 
 /// The mean over bins from `from_bin` on of one state-trace field.

@@ -262,13 +262,8 @@ fn assert_never_ahead_of_the_application(flow: &FlowResult, app_bps: f64) {
 #[test]
 fn application_limited_source_obeys_the_data_limited_rules() {
     // 200 kb/s of data over a path with 1% loss: the equation allows about 1.1 Mb/s.
-    let extra = r#"app_rate = "200kbps"
-[[losses]]
-link = "ab"
-kind = "bernoulli"
-p = 0.01
-"#;
-    let results = run_toml(&two_nodes("rfc5348", 60.0, "100ms", extra), 1);
+    let extra = format!("app_rate = \"200kbps\"\n{}", common::bernoulli_on_ab(0.01));
+    let results = run_toml(&two_nodes("rfc5348", 60.0, "100ms", &extra), 1);
     let flow = results.flow("f").unwrap();
     assert_never_ahead_of_the_application(flow, 200e3);
     let from = 100;
@@ -297,13 +292,8 @@ p = 0.01
 /// X_calc, and the backlog grows in the send buffer.
 #[test]
 fn application_faster_than_the_network_builds_a_backlog() {
-    let extra = r#"app_rate = "2Mbps"
-[[losses]]
-link = "ab"
-kind = "bernoulli"
-p = 0.02
-"#;
-    let results = run_toml(&two_nodes("rfc5348", 30.0, "100ms", extra), 1);
+    let extra = format!("app_rate = \"2Mbps\"\n{}", common::bernoulli_on_ab(0.02));
+    let results = run_toml(&two_nodes("rfc5348", 30.0, "100ms", &extra), 1);
     let flow = results.flow("f").unwrap();
     assert_never_ahead_of_the_application(flow, 2e6);
     let from = 100;
@@ -400,14 +390,9 @@ fn scenario_errors_name_the_tfrc_key() {
 /// for 0.15-0.35. Measured: 0.217, 0.193, 0.246, 0.201, mean 0.214 (rfc5348: mean 0.234).
 #[test]
 fn cov_time_at_one_percent_loss() {
-    let losses = r#"
-[[losses]]
-link = "ab"
-kind = "bernoulli"
-p = 0.01
-"#;
+    let losses = common::bernoulli_on_ab(0.01);
     for preset in ["floyd2000", "rfc5348"] {
-        let text = two_nodes(preset, 200.0, "100ms", losses);
+        let text = two_nodes(preset, 200.0, "100ms", &losses);
         let covs: Vec<f64> = (1..=4)
             .map(|seed| {
                 let results = run_toml(&text, seed);

@@ -67,3 +67,8 @@ to = "b"
 "#
     )
 }
+
+/// A `[[losses]]` table dropping each packet on [`two_nodes`]'s link `ab` with probability `p`.
+pub fn bernoulli_on_ab(p: f64) -> String {
+    format!("[[losses]]\nlink = \"ab\"\nkind = \"bernoulli\"\np = {p}\n")
+}
