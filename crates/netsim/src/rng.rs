@@ -37,6 +37,13 @@ pub fn exponential(rng: &mut SimRng, mean: f64) -> f64 {
     -mean * (1.0 - uniform(rng)).ln()
 }
 
+/// A Pareto draw with minimum `scale` and tail index `shape`: scale·U^(-1/shape), ns-2's
+/// `RNG::pareto` (protocols.md §6.1); its mean is scale·shape/(shape-1) when shape > 1. The
+/// uniform is taken in (0, 1] so the draw is always finite.
+pub fn pareto(rng: &mut SimRng, scale: f64, shape: f64) -> f64 {
+    scale * (1.0 - uniform(rng)).powf(-1.0 / shape)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -60,5 +67,15 @@ mod tests {
         assert!((mean_u - 0.5).abs() < 0.01);
         let mean_e: f64 = (0..n).map(|_| exponential(&mut rng, 2.0)).sum::<f64>() / n as f64;
         assert!((mean_e - 2.0).abs() < 0.05);
+    }
+
+    #[test]
+    fn pareto_minimum_and_mean() {
+        let mut rng = stream(9, "test");
+        let n = 200_000;
+        let draws: Vec<f64> = (0..n).map(|_| pareto(&mut rng, 1.0, 3.0)).collect();
+        assert!(draws.iter().all(|&x| x >= 1.0 && x.is_finite()));
+        let mean = draws.iter().sum::<f64>() / n as f64;
+        assert!((mean - 1.5).abs() < 0.02, "{mean}");
     }
 }
