@@ -4,9 +4,17 @@
 //! A packet offered to the link meets the link's loss models first (any of them may drop it),
 //! then the queue. The transmitter serializes one packet at a time for exactly
 //! size·8/rate seconds; the packet then spends the propagation delay in the pipe. Because every
-//! packet in the pipe has the same delay, the pipe is a FIFO: the link keeps at most two pending
-//! events (the end of the current transmission and the next arrival at the far end), however
-//! many packets are in flight.
+//! packet in the pipe has the same delay, the pipe is a FIFO, and a packet's arrival at the far
+//! end is known the moment its transmission starts: it enters the pipe then, stamped with that
+//! arrival time.
+//!
+//! The link therefore keeps at most two pending events, however many packets are in flight: the
+//! next arrival at the far end, and the end of the current transmission **only when a packet is
+//! waiting for it**. A transmission that finds the queue empty when it starts schedules no end
+//! event; the transmitter is simply busy until `busy_until`. A packet that arrives while it is
+//! busy schedules the end event then; one that arrives after it finds the link idle and starts
+//! at once. Lightly loaded links (access links, the ACK path) thus cost one event per packet
+//! instead of two, with the same times, the same queue contract and the same monitors.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -20,14 +28,26 @@ use crate::queue::{Enqueued, Queue};
 use crate::rng::SimRng;
 use crate::serialization::transmission_time;
 
+/// Events the engine must schedule for a link after a call: the arrival of the packet at the
+/// head of the pipe (when the pipe was empty before), and the end of the transmission in
+/// progress (when a packet now waits for it and no end event is pending yet).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct LinkEvents {
+    /// Schedule an `Arrival` at this time.
+    pub(crate) arrival: Option<Time>,
+    /// Schedule a `TransmissionEnd` at this time.
+    pub(crate) transmission_end: Option<Time>,
+}
+
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Offer {
-    /// Queued (or put on the wire at once); `start` is set when the transmitter was idle and a
-    /// transmission began that ends at the given time.
+    /// Queued, or put on the wire at once (`started`); `events` are what to schedule.
     Queued {
-        /// The end of a transmission that began now, if one did.
-        started: Option<Time>,
+        /// Whether the packet's transmission began at once (the transmitter was idle).
+        started: bool,
+        /// Events to schedule.
+        events: LinkEvents,
     },
     /// Dropped by a loss model or the queue.
     Dropped(Packet, DropCause),
@@ -49,7 +69,13 @@ pub(crate) struct Link {
     pub(crate) queue: Queue,
     queue_rng: SimRng,
     pub(crate) losses: Vec<AttachedLoss>,
-    in_service: Option<Packet>,
+    /// When the transmission in progress ends (in the past when the transmitter is idle).
+    busy_until: Time,
+    /// Whether a `TransmissionEnd` event is pending for `busy_until`.
+    end_pending: bool,
+    /// Whether the queue still has to be told, by an empty dequeue at `busy_until`, that the
+    /// transmitter became free (the queue contract; see the module documentation).
+    idle_unreported: bool,
     pipe: VecDeque<(Time, Packet)>,
     pub(crate) monitor: LinkMonitor,
 }
@@ -72,7 +98,9 @@ impl Link {
             queue,
             queue_rng,
             losses,
-            in_service: None,
+            busy_until: Time::ZERO,
+            end_pending: false,
+            idle_unreported: false,
             pipe: VecDeque::new(),
             monitor,
         }
@@ -89,6 +117,14 @@ impl Link {
                 return Offer::Dropped(packet, DropCause::LossModel);
             }
         }
+        let idle = self.busy_until <= now && !self.end_pending;
+        if idle && self.idle_unreported {
+            // The transmitter became free at `busy_until` with nothing waiting: the empty
+            // dequeue ns-2 makes at that instant, made now, before this arrival is counted.
+            self.idle_unreported = false;
+            let none = self.queue.dequeue(self.busy_until);
+            debug_assert!(none.is_none(), "a packet waited without an end event");
+        }
         match self.queue.enqueue(now, packet, &mut self.queue_rng) {
             Enqueued::Dropped(packet) => {
                 self.monitor
@@ -97,27 +133,31 @@ impl Link {
             }
             Enqueued::Accepted | Enqueued::Marked => {
                 self.note_queue(now);
-                let started = if self.in_service.is_none() {
-                    self.start_next(now)
+                if idle {
+                    let events = self.start_next(now);
+                    Offer::Queued {
+                        started: true,
+                        events,
+                    }
                 } else {
-                    None
-                };
-                Offer::Queued { started }
+                    let mut events = LinkEvents::default();
+                    if !self.end_pending {
+                        self.end_pending = true;
+                        events.transmission_end = Some(self.busy_until);
+                    }
+                    Offer::Queued {
+                        started: false,
+                        events,
+                    }
+                }
             }
         }
     }
 
-    /// The transmission in progress ends at `now`: the packet enters the pipe. Returns the
-    /// arrival time at the far end if the pipe was empty (so the caller schedules it), and the
-    /// end of the next transmission if one starts.
-    pub(crate) fn finish_transmission(&mut self, now: Time) -> (Option<Time>, Option<Time>) {
-        let arrival = self.in_service.take().map(|packet| {
-            let at = now + self.delay;
-            self.pipe.push_back((at, packet));
-            at
-        });
-        let schedule_arrival = arrival.filter(|_| self.pipe.len() == 1);
-        (schedule_arrival, self.start_next(now))
+    /// The transmission in progress ends at `now` and a packet waits: the next one starts.
+    pub(crate) fn finish_transmission(&mut self, now: Time) -> LinkEvents {
+        self.end_pending = false;
+        self.start_next(now)
     }
 
     /// The packet at the head of the pipe reaches the far end; returns it and the arrival time of
@@ -127,23 +167,147 @@ impl Link {
         Some((packet, self.pipe.front().map(|(at, _)| *at)))
     }
 
-    /// The packet in service, if any (for the packet trace).
-    pub(crate) fn in_service(&self) -> Option<&Packet> {
-        self.in_service.as_ref()
+    /// The packet whose transmission started last (for the packet trace): the newest in the pipe.
+    pub(crate) fn last_started(&self) -> Option<&Packet> {
+        self.pipe.back().map(|(_, packet)| packet)
     }
 
-    /// Serves the head of the queue, if any; returns when its transmission ends.
-    fn start_next(&mut self, now: Time) -> Option<Time> {
-        let packet = self.queue.dequeue(now)?;
+    /// Serves the head of the queue, if any, at `now`: the packet goes on the wire and into the
+    /// pipe at once, stamped with its arrival time at the far end. Asks for an end event only if
+    /// another packet already waits.
+    fn start_next(&mut self, now: Time) -> LinkEvents {
+        let mut events = LinkEvents::default();
+        let Some(packet) = self.queue.dequeue(now) else {
+            // Only reached if a queue lost a waiting packet on its own; the dequeue just made
+            // was the idle report.
+            self.idle_unreported = false;
+            return events;
+        };
         self.note_queue(now);
         let end = now + transmission_time(packet.size_bytes, self.rate_bps);
         self.monitor.on_transmission(now, end, packet.size_bytes);
-        self.in_service = Some(packet);
-        Some(end)
+        self.busy_until = end;
+        let arrival = end + self.delay;
+        self.pipe.push_back((arrival, packet));
+        if self.pipe.len() == 1 {
+            events.arrival = Some(arrival);
+        }
+        if self.queue.len_packets() > 0 {
+            self.end_pending = true;
+            events.transmission_end = Some(end);
+        } else {
+            self.idle_unreported = true;
+        }
+        events
     }
 
     fn note_queue(&mut self, now: Time) {
         self.monitor
             .on_queue_change(now, self.queue.len_packets(), self.queue.len_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::packet::test_packet;
+    use crate::queue::{QueueConfig, QueueLimit};
+    use crate::rng::stream;
+
+    /// A 1 Mb/s, 10 ms link: a 1000-byte packet takes 8 ms on the wire.
+    fn link() -> Link {
+        let queue = Queue::try_new(
+            &QueueConfig::DropTail {
+                limit: QueueLimit::Packets(100),
+            },
+            1_000_000,
+            Duration::from_millis(10),
+        )
+        .unwrap();
+        Link::new(
+            NodeId(1),
+            1_000_000,
+            Duration::from_millis(10),
+            queue,
+            stream(1, "link"),
+            Vec::new(),
+            LinkMonitor::new(Duration::from_secs(1), 1_000_000),
+        )
+    }
+
+    fn ms(n: u64) -> Time {
+        Time::from_nanos(n * 1_000_000)
+    }
+
+    fn queued(offer: Offer) -> (bool, LinkEvents) {
+        match offer {
+            Offer::Queued { started, events } => (started, events),
+            Offer::Dropped(..) => panic!("dropped"),
+        }
+    }
+
+    #[test]
+    fn a_packet_on_an_idle_link_costs_one_event() {
+        let mut link = link();
+        let (started, events) = queued(link.offer(ms(0), test_packet(0, 1000)));
+        assert!(started);
+        assert_eq!(events.arrival, Some(ms(18)));
+        assert_eq!(events.transmission_end, None);
+        assert_eq!(
+            link.take_arrival().map(|(p, next)| (p.seq, next)),
+            Some((0, None))
+        );
+        // After the transmission, the next packet finds the link idle again.
+        let (started, events) = queued(link.offer(ms(30), test_packet(1, 1000)));
+        assert!(started);
+        assert_eq!(events.arrival, Some(ms(48)));
+        assert_eq!(events.transmission_end, None);
+    }
+
+    #[test]
+    fn waiting_packets_ask_for_one_end_event_and_keep_exact_times() {
+        let mut link = link();
+        queued(link.offer(ms(0), test_packet(0, 1000)));
+        // Two packets arrive while the first is on the wire: one end event, for 8 ms.
+        let (started, events) = queued(link.offer(ms(1), test_packet(1, 1000)));
+        assert!(!started);
+        assert_eq!(events.transmission_end, Some(ms(8)));
+        assert_eq!(
+            events.arrival, None,
+            "the first packet's arrival is already asked"
+        );
+        let (_, events) = queued(link.offer(ms(2), test_packet(2, 1000)));
+        assert_eq!(events, LinkEvents::default());
+        // At 8 ms the second starts; the third still waits, so another end event at 16 ms.
+        let events = link.finish_transmission(ms(8));
+        assert_eq!(events.transmission_end, Some(ms(16)));
+        assert_eq!(events.arrival, None, "the pipe was not empty");
+        // At 16 ms the third starts with nothing behind it: no end event.
+        let events = link.finish_transmission(ms(16));
+        assert_eq!(events, LinkEvents::default());
+        // The far end sees the three packets one transmission apart.
+        let mut arrivals = Vec::new();
+        while let Some((packet, _)) = link.take_arrival() {
+            arrivals.push(packet.seq);
+        }
+        assert_eq!(arrivals, vec![0, 1, 2]);
+        assert_eq!(link.queue.stats().departures, 3);
+    }
+
+    #[test]
+    fn pipe_holds_arrival_times_in_order() {
+        let mut link = link();
+        queued(link.offer(ms(0), test_packet(0, 1000)));
+        queued(link.offer(ms(0), test_packet(1, 500)));
+        let events = link.finish_transmission(ms(8));
+        assert_eq!(events, LinkEvents::default());
+        let (first, next) = link.take_arrival().unwrap();
+        assert_eq!(first.seq, 0);
+        assert_eq!(
+            next,
+            Some(ms(22)),
+            "8 ms + 4 ms on the wire + 10 ms in the pipe"
+        );
+        assert_eq!(link.last_started().map(|p| p.seq), Some(1));
     }
 }

@@ -1,8 +1,8 @@
 //! The engine: builds the running network from a topology, flows and loss models, then processes
 //! events in (time, sequence) order until the run's end.
 //!
-//! Per packet and hop there are two events, the end of its transmission and its arrival at the
-//! far end (see [`crate::link`]); an agent's timer is one event per deadline; flow starts, stops
+//! Per packet and hop there are at most two events, its arrival at the far end and, only when
+//! another packet waits behind it, the end of its transmission (see [`crate::link`]); an agent's timer is one event per deadline; flow starts, stops
 //! and ON/OFF toggles are one event each. The state trace needs no events: before an event runs,
 //! every bin that ended at or before its time is sampled (the state only changes at events). Randomness: each link's queue and each attached loss model, each agent,
 //! each flow's start/stop draws and ON/OFF draws own a stream named after the link or flow, so
@@ -17,7 +17,7 @@ use tfrc::Time;
 use crate::agent::{Agent, AgentConfig, AnyAgent, Outbox, Outgoing};
 use crate::dist::DurationDist;
 use crate::event_queue::EventQueue;
-use crate::link::{AttachedLoss, Link, Offer};
+use crate::link::{AttachedLoss, Link, LinkEvents, Offer};
 use crate::loss::{LossModel, LossModelConfig, LossModelError};
 use crate::monitor::{FlowMonitor, LinkMonitor, PacketEvent, PacketRecord, PacketTrace};
 use crate::packet::{FlowId, NodeId, Packet};
@@ -494,13 +494,8 @@ impl Simulation {
     fn handle(&mut self, event: Event) {
         match event {
             Event::TransmissionEnd(link) => {
-                let (arrival, next_end) = self.links[link as usize].finish_transmission(self.now);
-                if let Some(at) = arrival {
-                    self.events.push(at, Event::Arrival(link));
-                }
-                if let Some(end) = next_end {
-                    self.transmission_started(link, end);
-                }
+                let events = self.links[link as usize].finish_transmission(self.now);
+                self.transmission_started(link, events);
             }
             Event::Arrival(link) => {
                 let node = self.links[link as usize].to;
@@ -653,10 +648,12 @@ impl Simulation {
         };
         let link = link.0;
         match self.links[link as usize].offer(self.now, packet) {
-            Offer::Queued { started } => {
+            Offer::Queued { started, events } => {
                 self.record(PacketEvent::Enqueued, Some(link), node, &packet);
-                if let Some(end) = started {
-                    self.transmission_started(link, end);
+                if started {
+                    self.transmission_started(link, events);
+                } else {
+                    self.schedule_link_events(link, events);
                 }
             }
             Offer::Dropped(packet, cause) => {
@@ -671,13 +668,24 @@ impl Simulation {
         }
     }
 
-    fn transmission_started(&mut self, link: u32, end: Time) {
-        self.events.push(end, Event::TransmissionEnd(link));
+    /// A packet went on the wire of `link` now: schedules what the link asks for and records
+    /// the start in the packet trace.
+    fn transmission_started(&mut self, link: u32, events: LinkEvents) {
+        self.schedule_link_events(link, events);
         if self.trace.is_some() {
-            if let Some(packet) = self.links[link as usize].in_service().copied() {
+            if let Some(packet) = self.links[link as usize].last_started().copied() {
                 let node = self.topology.link(LinkId(link)).from;
                 self.record(PacketEvent::TransmissionStart, Some(link), node, &packet);
             }
+        }
+    }
+
+    fn schedule_link_events(&mut self, link: u32, events: LinkEvents) {
+        if let Some(at) = events.transmission_end {
+            self.events.push(at, Event::TransmissionEnd(link));
+        }
+        if let Some(at) = events.arrival {
+            self.events.push(at, Event::Arrival(link));
         }
     }
 

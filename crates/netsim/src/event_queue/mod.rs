@@ -5,9 +5,9 @@
 //! than the last popped one: a binary heap (`heap`) and a calendar queue (Brown 1988,
 //! `calendar`). In isolation (the hold model of `benches/engine.rs`, 1k-16k pending events) the
 //! calendar queue is 1.1-1.8x faster. But the engine keeps few events pending: a link holds at
-//! most two (the end of its transmission and the next arrival at the far end, its propagation
-//! pipe being a FIFO), so 32 flows on a dumbbell keep about a hundred. In the whole simulator
-//! (`benches/network.rs`) the heap is faster: 19.5 vs 15.0 M events/s on the bare loop, 8.3 vs
+//! most two (the next arrival at the far end, its propagation pipe being a FIFO, and the end of
+//! its transmission when a packet waits), so 32 flows on a dumbbell keep about a hundred. In the
+//! whole simulator (`benches/network.rs`) the heap is faster: 19.5 vs 15.0 M events/s on the bare loop, 8.3 vs
 //! 6.4 with 32 CBR flows on a RED dumbbell, 0.56 vs 0.54 with 1024 flows. So [`EventQueue`] is
 //! the heap; the calendar queue stays for the comparison and for loads that keep many
 //! thousands of timers pending.
