@@ -242,6 +242,7 @@ const KEYS: &[&str] = &[
     "alpha",
     "beta",
     "rule",
+    "recovery",
     "hsots",
     "strat",
     "\"a.b\"",

@@ -101,6 +101,14 @@ fn fall_floyd(variant: &str, drops: usize) -> Recovery {
 
 /// [`fall_floyd`] with extra flow keys.
 fn fall_floyd_with(variant: &str, drops: usize, extra: &str) -> Recovery {
+    fall_floyd_flow(
+        &format!("kind = \"tcp\"\nvariant = \"{variant}\"\npreset = \"ns2_2000\"\n{extra}"),
+        drops,
+    )
+}
+
+/// [`fall_floyd`] for a flow given by its protocol keys.
+fn fall_floyd_flow(flow: &str, drops: usize) -> Recovery {
     let indices: Vec<String> = (0..drops).map(|i| (100 + 2 * i).to_string()).collect();
     let text = format!(
         r#"
@@ -113,10 +121,7 @@ hosts = 1
 bottleneck = {{ rate = "10Mbps", delay = "50ms" }}
 [[flows]]
 name = "f"
-kind = "tcp"
-variant = "{variant}"
-preset = "ns2_2000"
-{extra}
+{flow}
 [[losses]]
 link = "bottleneck"
 flow = "f"
@@ -163,6 +168,26 @@ fn fall_floyd_reno_recovers_one_drop_but_times_out_with_three_or_more() {
         let r = fall_floyd("reno", drops);
         assert!(r.timeouts >= 1.0, "{drops} drops: {r:?}");
     }
+}
+
+/// GAIMD's `recovery`: three drops from one window time out on Reno, as Reno does, and are
+/// repaired within the window on SACK.
+#[test]
+fn gaimd_recovers_as_its_recovery_machinery_does() {
+    let gaimd = |recovery: &str| {
+        fall_floyd_flow(&format!("kind = \"gaimd\"\nrecovery = \"{recovery}\""), 3)
+    };
+    let reno = gaimd("reno");
+    assert!(reno.timeouts >= 1.0, "{reno:?}");
+    let sack = gaimd("sack");
+    assert_eq!(
+        (sack.fast_retransmits, sack.timeouts),
+        (1.0, 0.0),
+        "{sack:?}"
+    );
+    // About 3 RTTs for the window to be acked, like TCP SACK's 0.2-0.3 s, against Reno's 0.7 s.
+    assert!(sack.recovery_s < 3.0 * sack.rtt_s, "{sack:?}");
+    assert!(sack.recovery_s < reno.recovery_s, "{sack:?} {reno:?}");
 }
 
 #[test]
@@ -315,8 +340,17 @@ fn tcp_keys_are_checked_with_path_naming_errors() {
         Err(e) => e.to_string(),
     };
     assert!(e.contains("flows[0].beta"), "{e}");
-    // GAIMD takes no SACK keys.
+    // GAIMD takes no SACK keys, and runs only on a recovery it knows.
     assert!(Scenario::from_toml_str(&format!("{gaimd}sack_recovery = \"sack1\"\n")).is_err());
+    let e = match Scenario::from_toml_str(&format!("{gaimd}recovery = \"vegas\"\n")) {
+        Ok(_) => panic!("accepted recovery = vegas"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        e.contains("flows[0].recovery") && e.contains("\"sack\""),
+        "{e}"
+    );
+
     // Kinds and variants reach the results.
     let results = simulate(&format!("{gaimd}rule = \"paper\"\n"), 1);
     let f = results.flow("f").unwrap();

@@ -65,16 +65,20 @@ pub(super) fn parse_gaimd(fields: &mut Fields<'_>) -> Result<AgentConfig, Scenar
         Some("paper") => GaimdRule::Paper,
         _ => GaimdRule::Ns2,
     };
+    let recovery = fields
+        .choice("recovery", GaimdConfig::RECOVERIES)?
+        .and_then(TcpVariant::from_name)
+        .unwrap_or(defaults.recovery);
     let preset = fields
         .choice("preset", TcpConfig::PRESETS)?
         .unwrap_or("ns2_2000");
-    let base = TcpConfig::preset(preset, TcpVariant::Reno)
-        .unwrap_or_else(|| TcpConfig::ns2_2000(TcpVariant::Reno));
+    let base = TcpConfig::preset(preset, recovery).unwrap_or_else(|| TcpConfig::ns2_2000(recovery));
     let base = parse_common(fields, base)?;
     let gaimd = GaimdConfig {
         alpha,
         beta,
         rule,
+        recovery,
         base,
     };
     if let Err(mut error) = gaimd.tcp().validate() {

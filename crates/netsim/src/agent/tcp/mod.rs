@@ -420,7 +420,8 @@ impl GaimdRule {
     }
 }
 
-/// GAIMD(alpha, beta) (Yang and Lam, ICNP 2000) on the Reno machinery of `base`.
+/// GAIMD(alpha, beta) (Yang and Lam, ICNP 2000) on the loss-recovery machinery of `recovery`
+/// (Reno, as yang2001 states, by default) with the other knobs of `base`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct GaimdConfig {
     /// Additive increase per RTT in packets (0.31 in yang2001).
@@ -429,8 +430,13 @@ pub struct GaimdConfig {
     pub beta: f64,
     /// How the decrease rule treats the first decrease, slow start and timeouts.
     pub rule: GaimdRule,
-    /// Every other TCP knob; its variant is ignored (GAIMD runs Reno), and its
-    /// `increase_num`/`decrease_num`/`decrease_rule` are replaced by alpha, beta and the rule.
+    /// The TCP whose loss recovery GAIMD runs on: [`TcpVariant::Reno`] (yang2001 §II-B, the
+    /// default), [`TcpVariant::NewReno`] or [`TcpVariant::Sack`] ([`GaimdConfig::RECOVERIES`]).
+    /// Under random loss Reno times out on a second loss in one window, which is what raises
+    /// GAIMD's CoV_time above yang2001's figure (docs/tcp.md, "GAIMD").
+    pub recovery: TcpVariant,
+    /// Every other TCP knob; its variant is replaced by `recovery`, and its
+    /// `increase_num`/`decrease_num`/`decrease_rule` by alpha, beta and the rule.
     pub base: TcpConfig,
 }
 
@@ -441,14 +447,20 @@ impl GaimdConfig {
             alpha: 0.31,
             beta: 0.875,
             rule: GaimdRule::Ns2,
+            recovery: TcpVariant::Reno,
             base: TcpConfig::ns2_2000(TcpVariant::Reno),
         }
     }
 
-    /// The TCP configuration the GAIMD sender runs: Reno with increase alpha, decrease beta.
+    /// The variants GAIMD can run on (scenario names of `recovery`): those whose only
+    /// difference is how they recover from loss.
+    pub const RECOVERIES: &'static [&'static str] = &["reno", "newreno", "sack"];
+
+    /// The TCP configuration the GAIMD sender runs: `recovery` with increase alpha, decrease
+    /// beta.
     pub fn tcp(&self) -> TcpConfig {
         TcpConfig {
-            variant: TcpVariant::Reno,
+            variant: self.recovery,
             increase_num: self.alpha,
             decrease_num: self.beta,
             decrease_rule: match self.rule {
