@@ -53,7 +53,7 @@ impl LastHole {
     /// (ns-2 `AckLostPacket`): at or below `last_recv` and either above the hole or its bottom
     /// edge. `None` when `seq` is above `last_recv` (nothing is known yet).
     pub fn received(&self, seq: u64) -> Option<bool> {
-        (seq <= self.last_recv).then(|| seq > self.last_miss || seq == self.prev_recv)
+        (seq <= self.last_recv).then_some(seq > self.last_miss || seq == self.prev_recv)
     }
 }
 
