@@ -198,4 +198,34 @@ mod tests {
         let found = h.timer_losses(t(200), 50_000_000);
         assert_eq!(found, Detected { lost: 11, new: 1 });
     }
+
+    proptest::proptest! {
+        /// With data delivered in order (any packets dropped) and every ACK delivered, the
+        /// ACK-based detector declares lost exactly the dropped packets with a received packet
+        /// at least 3 above them, each once, and keeps the others waiting.
+        #[test]
+        fn ack_detection_finds_exactly_the_losses_three_below(
+            dropped in proptest::collection::vec(proptest::bool::weighted(0.3), 1..200)
+        ) {
+            let n = dropped.len() as u64;
+            let mut h = sent(n);
+            let mut hole = LastHole::default();
+            let mut declared = 0;
+            let mut highest = 0;
+            for seq in (1..=n).filter(|&s| !dropped[s as usize - 1]) {
+                hole.on_arrival(seq);
+                proptest::prop_assert!(h.take(seq).is_some());
+                let found = h.ack_losses(&hole);
+                proptest::prop_assert_eq!(found.lost, found.new);
+                declared += found.lost;
+                highest = seq;
+            }
+            let expected = (1..=n)
+                .filter(|&s| dropped[s as usize - 1] && highest >= s + 3)
+                .count() as u64;
+            let received = dropped.iter().filter(|&&d| !d).count() as u64;
+            proptest::prop_assert_eq!(declared, expected);
+            proptest::prop_assert_eq!(h.len() as u64, n - received - declared);
+        }
+    }
 }

@@ -127,6 +127,7 @@ mod tests {
     use super::*;
     use crate::agent::rap::RapData;
     use crate::packet::{FlowId, NodeId};
+    use proptest::prelude::{Just, Strategy};
 
     fn hole(last_recv: u64, last_miss: u64, prev_recv: u64) -> LastHole {
         LastHole {
@@ -210,5 +211,35 @@ mod tests {
         );
         assert_eq!(sink.acks_sent(), 3);
         assert_eq!(sink.hole(), hole(4, 3, 2));
+    }
+
+    proptest::proptest! {
+        /// Whatever the order and the losses, the description is true: `last_recv` is the
+        /// highest arrival, the hole's packets have not arrived, the run above it has.
+        #[test]
+        fn the_description_is_always_true(
+            order in Just((1..=60u64).collect::<Vec<_>>()).prop_shuffle(),
+            keep in 1..=60usize,
+        ) {
+            let mut h = LastHole::default();
+            let mut arrived = std::collections::BTreeSet::new();
+            for &seq in &order[..keep] {
+                h.on_arrival(seq);
+                arrived.insert(seq);
+                proptest::prop_assert_eq!(Some(&h.last_recv), arrived.iter().next_back());
+                if h.last_miss > 0 {
+                    proptest::prop_assert!(h.prev_recv < h.last_miss && h.last_miss < h.last_recv);
+                    proptest::prop_assert!(h.prev_recv == 0 || arrived.contains(&h.prev_recv));
+                    for s in h.prev_recv + 1..=h.last_miss {
+                        proptest::prop_assert!(!arrived.contains(&s), "{s} in the hole arrived");
+                    }
+                    for s in h.last_miss + 1..=h.last_recv {
+                        proptest::prop_assert!(arrived.contains(&s), "{s} above the hole missing");
+                    }
+                } else {
+                    proptest::prop_assert_eq!(h.prev_recv, 0);
+                }
+            }
+        }
     }
 }
