@@ -324,8 +324,8 @@ impl Agent for RapSource {
     }
 
     fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
-        // Every due timer fires, in (deadline, arming) order; a timer re-armed for `now` itself
-        // (a degenerate gap) waits for the next call.
+        // Every due timer fires once, in (deadline, arming) order: a timer re-arms at least
+        // 1 ns ahead, so it cannot be due again within this call.
         let mut fired = 0;
         while fired < 2 {
             let due = |t: Option<Timer>| t.filter(|t| t.at <= now);
