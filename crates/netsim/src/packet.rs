@@ -23,6 +23,10 @@ pub enum Payload {
     TcpData(crate::agent::tcp::TcpData),
     /// A TCP acknowledgement, with SACK blocks from a SACK receiver.
     TcpAck(crate::agent::tcp::TcpAck),
+    /// A RAP data packet.
+    RapData(crate::agent::rap::RapData),
+    /// A RAP acknowledgement with the receiver's last hole.
+    RapAck(crate::agent::rap::RapAck),
 }
 
 /// One packet in flight. Copy-sized: no heap allocation per packet.

@@ -363,6 +363,8 @@ impl Simulation {
             base_rtts.push(base_rtt);
             loss_event_rtts.push(loss_event_rtt);
         }
+        // State ns-2 shares between agents through C++ statics (RAP's first-sample flag).
+        crate::agent::rap::share_first_sample(agents.iter_mut().map(|slot| &mut slot.agent));
         Ok(Simulation {
             topology,
             routes,

@@ -14,6 +14,7 @@
 //! (design.md convention 1).
 
 pub mod cbr;
+pub mod rap;
 pub mod sink;
 pub mod tcp;
 pub mod tfrc;
@@ -24,6 +25,7 @@ use crate::packet::{Packet, Payload};
 use crate::rng::SimRng;
 
 pub use cbr::{CbrConfig, CbrSource};
+pub use rap::{RapConfig, RapSink, RapSource};
 pub use sink::Sink;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
@@ -115,6 +117,8 @@ pub enum AgentConfig {
     Tcp(TcpConfig),
     /// GAIMD(alpha, beta) on the Reno machinery and a TCP receiver (docs/tcp.md).
     Gaimd(GaimdConfig),
+    /// A RAP source and its ACKing sink (docs/rap.md).
+    Rap(RapConfig),
 }
 
 impl AgentConfig {
@@ -125,6 +129,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(_) => "tfrc",
             AgentConfig::Tcp(_) => "tcp",
             AgentConfig::Gaimd(_) => "gaimd",
+            AgentConfig::Rap(_) => "rap",
         }
     }
 
@@ -136,6 +141,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.preset,
             AgentConfig::Tcp(config) => config.variant.name(),
             AgentConfig::Gaimd(config) => config.rule.name(),
+            AgentConfig::Rap(config) => config.grain(),
         }
     }
 
@@ -146,6 +152,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.size_bytes,
             AgentConfig::Tcp(config) => config.data_packet_bytes(),
             AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
+            AgentConfig::Rap(config) => config.size_bytes,
         }
     }
 
@@ -156,6 +163,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.feedback_size_bytes,
             AgentConfig::Tcp(config) => config.ack_bytes,
             AgentConfig::Gaimd(config) => config.base.ack_bytes,
+            AgentConfig::Rap(config) => config.ack_bytes,
         }
     }
 
@@ -167,6 +175,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Tcp(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Gaimd(config) => config.tcp().validate().map_err(|e| e.to_string()),
+            AgentConfig::Rap(config) => config.validate().map_err(|e| e.to_string()),
         }
     }
 
@@ -193,6 +202,10 @@ impl AgentConfig {
                     AnyAgent::TcpSink(Box::new(TcpSink::new(&tcp))),
                 )
             }
+            AgentConfig::Rap(config) => (
+                AnyAgent::RapSource(Box::new(RapSource::new(config, source_rng))),
+                AnyAgent::RapSink(RapSink::new(config)),
+            ),
         }
     }
 }
@@ -214,6 +227,10 @@ pub enum AnyAgent {
     TcpSender(Box<TcpSender>),
     /// A TCP receiver.
     TcpSink(Box<TcpSink>),
+    /// A RAP source (boxed: its configuration and history make it large).
+    RapSource(Box<RapSource>),
+    /// A RAP sink.
+    RapSink(RapSink),
 }
 
 macro_rules! dispatch {
@@ -225,6 +242,8 @@ macro_rules! dispatch {
             AnyAgent::TfrcSink($agent) => $body,
             AnyAgent::TcpSender($agent) => $body,
             AnyAgent::TcpSink($agent) => $body,
+            AnyAgent::RapSource($agent) => $body,
+            AnyAgent::RapSink($agent) => $body,
         }
     };
 }

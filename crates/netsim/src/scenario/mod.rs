@@ -18,6 +18,7 @@ pub mod fields;
 mod flow_spec;
 mod loss_spec;
 mod queue_spec;
+mod rap_spec;
 mod spec;
 mod tcp_spec;
 mod tfrc_spec;
