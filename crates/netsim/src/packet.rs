@@ -23,6 +23,12 @@ pub enum Payload {
     TcpData(crate::agent::tcp::TcpData),
     /// A TCP acknowledgement, with SACK blocks from a SACK receiver.
     TcpAck(crate::agent::tcp::TcpAck),
+    /// A data packet of a Pareto or exponential ON/OFF source.
+    OnOff,
+    /// A ping probe.
+    Ping(crate::agent::ping::PingHeader),
+    /// A ping probe's echo.
+    PingEcho(crate::agent::ping::PingHeader),
 }
 
 /// One packet in flight. Copy-sized: no heap allocation per packet.

@@ -14,6 +14,8 @@
 //! (design.md convention 1).
 
 pub mod cbr;
+pub mod onoff;
+pub mod ping;
 pub mod sink;
 pub mod tcp;
 pub mod tfrc;
@@ -24,6 +26,8 @@ use crate::packet::{Packet, Payload};
 use crate::rng::SimRng;
 
 pub use cbr::{CbrConfig, CbrSource};
+pub use onoff::{OnOffConfig, OnOffDistribution, OnOffSource};
+pub use ping::{PingConfig, PingSink, PingSource};
 pub use sink::Sink;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
@@ -115,6 +119,11 @@ pub enum AgentConfig {
     Tcp(TcpConfig),
     /// GAIMD(alpha, beta) on the Reno machinery and a TCP receiver (docs/tcp.md).
     Gaimd(GaimdConfig),
+    /// A Pareto or exponential ON/OFF source (ns-2 `Application/Traffic/Pareto`,
+    /// `.../Exponential`) and a sink that only absorbs.
+    OnOff(OnOffConfig),
+    /// A ping probe and its echoing sink.
+    Ping(PingConfig),
 }
 
 impl AgentConfig {
@@ -125,6 +134,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(_) => "tfrc",
             AgentConfig::Tcp(_) => "tcp",
             AgentConfig::Gaimd(_) => "gaimd",
+            AgentConfig::OnOff(config) => config.distribution.name(),
+            AgentConfig::Ping(_) => "ping",
         }
     }
 
@@ -136,6 +147,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.preset,
             AgentConfig::Tcp(config) => config.variant.name(),
             AgentConfig::Gaimd(config) => config.rule.name(),
+            AgentConfig::OnOff(_) | AgentConfig::Ping(_) => "",
         }
     }
 
@@ -146,6 +158,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.size_bytes,
             AgentConfig::Tcp(config) => config.data_packet_bytes(),
             AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
+            AgentConfig::OnOff(config) => config.size_bytes,
+            AgentConfig::Ping(config) => config.size_bytes,
         }
     }
 
@@ -156,6 +170,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.feedback_size_bytes,
             AgentConfig::Tcp(config) => config.ack_bytes,
             AgentConfig::Gaimd(config) => config.base.ack_bytes,
+            AgentConfig::OnOff(_) => 0,
+            AgentConfig::Ping(config) => config.size_bytes,
         }
     }
 
@@ -167,6 +183,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Tcp(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Gaimd(config) => config.tcp().validate().map_err(|e| e.to_string()),
+            AgentConfig::OnOff(config) => config.validate().map_err(|e| e.to_string()),
+            AgentConfig::Ping(config) => config.validate().map_err(|e| e.to_string()),
         }
     }
 
@@ -193,6 +211,14 @@ impl AgentConfig {
                     AnyAgent::TcpSink(Box::new(TcpSink::new(&tcp))),
                 )
             }
+            AgentConfig::OnOff(config) => (
+                AnyAgent::OnOff(OnOffSource::new(config, source_rng)),
+                AnyAgent::Sink(Sink),
+            ),
+            AgentConfig::Ping(config) => (
+                AnyAgent::PingSource(Box::new(PingSource::new(config))),
+                AnyAgent::PingSink(PingSink),
+            ),
         }
     }
 }
@@ -214,6 +240,12 @@ pub enum AnyAgent {
     TcpSender(Box<TcpSender>),
     /// A TCP receiver.
     TcpSink(Box<TcpSink>),
+    /// A Pareto or exponential ON/OFF source.
+    OnOff(OnOffSource),
+    /// A ping probe source; boxed, holding its outstanding probes.
+    PingSource(Box<PingSource>),
+    /// A sink that echoes ping probes.
+    PingSink(PingSink),
 }
 
 macro_rules! dispatch {
@@ -225,6 +257,9 @@ macro_rules! dispatch {
             AnyAgent::TfrcSink($agent) => $body,
             AnyAgent::TcpSender($agent) => $body,
             AnyAgent::TcpSink($agent) => $body,
+            AnyAgent::OnOff($agent) => $body,
+            AnyAgent::PingSource($agent) => $body,
+            AnyAgent::PingSink($agent) => $body,
         }
     };
 }
