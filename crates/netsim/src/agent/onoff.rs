@@ -303,6 +303,8 @@ impl Agent for OnOffSource {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
     use crate::rng::stream;
 
@@ -329,6 +331,18 @@ mod tests {
             times.extend(out.drain().map(|_| at.as_nanos()));
         }
         times
+    }
+
+    /// How many packets a source started at 0 sends until `until`.
+    fn count_sends(config: &OnOffConfig, seed: u64, until: Time) -> u64 {
+        let mut source = OnOffSource::new(config, stream(seed, "onoff"));
+        let mut out = Outbox::default();
+        source.on_start(Time::ZERO, &mut out);
+        while let Some(at) = source.poll_timeout().filter(|&at| at <= until) {
+            source.handle_timeout(at, &mut out);
+            out.drain();
+        }
+        source.sent()
     }
 
     /// The Hill estimator of the tail index from the `k` largest of `draws`.
@@ -369,10 +383,7 @@ mod tests {
 
     #[test]
     fn trace_counts_bursts_and_shows_on_inside_a_burst() {
-        let config = OnOffConfig {
-            distribution: OnOffDistribution::Exponential,
-            ..floyd2000(OnOffDistribution::Exponential)
-        };
+        let config = floyd2000(OnOffDistribution::Exponential);
         let mut source = OnOffSource::new(&config, stream(5, "onoff"));
         let mut out = Outbox::default();
         let mut values = [0.0; 3];
@@ -489,7 +500,7 @@ mod tests {
             let config = floyd2000(distribution);
             assert!((config.mean_rate_bps() - 500_000.0 / 3.0).abs() < 1e-6);
             let until = Time::from_nanos(secs * 1_000_000_000);
-            let packets: usize = (0..20).map(|s| sends(&config, s, until).len()).sum();
+            let packets: u64 = (0..20).map(|s| count_sends(&config, s, until)).sum();
             let rate = packets as f64 * 8000.0 / secs as f64 / 20.0;
             let error = rate / config.mean_rate_bps() - 1.0;
             assert!(error.abs() < tolerance, "{}: {error}", distribution.name());
@@ -534,5 +545,59 @@ mod tests {
             ..OnOffConfig::exponential()
         };
         assert_eq!(no_off.validate(), Ok(()));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever the parameters, every gap is one interval (inside a burst) or one interval
+        /// plus an OFF time (before a burst's first packet, the first packet included); the
+        /// gaps of the second kind are exactly the bursts counted.
+        #[test]
+        fn gaps_are_an_interval_or_an_interval_plus_off(
+            pareto in any::<bool>(),
+            shape in 1.01f64..4.0,
+            rate_bps in 1_000u64..100_000_000,
+            size_bytes in 1u32..10_000,
+            on_ms in 1u64..5_000,
+            off_ms in 0u64..5_000,
+            seed in 0u64..1000,
+        ) {
+            let config = OnOffConfig {
+                distribution: if pareto {
+                    OnOffDistribution::Pareto { shape }
+                } else {
+                    OnOffDistribution::Exponential
+                },
+                rate_bps,
+                size_bytes,
+                on: Duration::from_millis(on_ms),
+                off: Duration::from_millis(off_ms),
+            };
+            prop_assert!(config.validate().is_ok());
+            let interval = duration_nanos(config.interval());
+            let mut source = OnOffSource::new(&config, stream(seed, "prop"));
+            let mut out = Outbox::default();
+            source.on_start(Time::ZERO, &mut out);
+            let mut previous = 0;
+            let mut longer = 0;
+            for _ in 0..300 {
+                let at = source.poll_timeout().unwrap();
+                let gap = at.as_nanos() - previous;
+                prop_assert!(gap >= interval);
+                if source.in_burst {
+                    prop_assert_eq!(gap, interval);
+                } else {
+                    longer += 1;
+                    // A Pareto OFF time is at least its scale, above 0.
+                    prop_assert!(!pareto || off_ms == 0 || gap > interval);
+                }
+                source.handle_timeout(at, &mut out);
+                prop_assert_eq!(out.drain().count(), 1);
+                previous = at.as_nanos();
+            }
+            prop_assert_eq!(source.bursts(), longer);
+            prop_assert_eq!(source.sent(), 300);
+        }
     }
 }

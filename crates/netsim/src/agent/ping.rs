@@ -280,6 +280,8 @@ impl Agent for PingSink {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::super::Outgoing;
     use super::*;
     use crate::packet::{FlowId, NodeId};
@@ -433,5 +435,38 @@ mod tests {
             }),
             "timeout"
         );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever is dropped or delayed, every probe is exactly one of: echoed in time, lost
+        /// (and perhaps echoed late), or still outstanding; the RTT statistics bound each other.
+        #[test]
+        fn every_probe_is_echoed_lost_or_outstanding(
+            interval_ms in 1u64..200,
+            timeout_ms in 1u64..500,
+            delays in proptest::collection::vec(proptest::option::of(0u64..600), 1..60),
+        ) {
+            let config = PingConfig {
+                interval: Duration::from_millis(interval_ms),
+                timeout: Duration::from_millis(timeout_ms),
+                ..PingConfig::default()
+            };
+            let until = Time::from_nanos(interval_ms * 1_000_000 * delays.len() as u64);
+            let n = delays.len() as u64;
+            let source = run(config, until, |p| delays[(p % n) as usize].map(|d| d * 1_000_000));
+            let s = *source.stats();
+            let outstanding = source.outstanding.len() as u64;
+            prop_assert_eq!(s.probes_sent, s.echoes_received - s.late + s.lost + outstanding);
+            prop_assert!(s.late <= s.lost);
+            if s.echoes_received > 0 {
+                prop_assert!(s.rtt_min_s <= s.rtt_s && s.rtt_s <= s.rtt_max_s);
+                let mean = s.rtt_sum_s / s.echoes_received as f64;
+                prop_assert!(s.rtt_min_s <= mean + 1e-12 && mean <= s.rtt_max_s + 1e-12);
+            } else {
+                prop_assert_eq!((s.rtt_s, s.rtt_sum_s, s.rtt_min_s, s.rtt_max_s), (0.0, 0.0, 0.0, 0.0));
+            }
+        }
     }
 }
