@@ -27,6 +27,12 @@ pub enum Payload {
     RapData(crate::agent::rap::RapData),
     /// A RAP acknowledgement with the receiver's last hole.
     RapAck(crate::agent::rap::RapAck),
+    /// A data packet of a Pareto or exponential ON/OFF source.
+    OnOff,
+    /// A ping probe.
+    Ping(crate::agent::ping::PingHeader),
+    /// A ping probe's echo.
+    PingEcho(crate::agent::ping::PingHeader),
 }
 
 /// One packet in flight. Copy-sized: no heap allocation per packet.

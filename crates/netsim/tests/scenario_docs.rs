@@ -31,6 +31,8 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/dists.rs",
     "src/scenario/tfrc_spec.rs",
     "src/scenario/rap_spec.rs",
+    "src/scenario/onoff_spec.rs",
+    "src/scenario/ping_spec.rs",
 ];
 
 fn crate_path(relative: &str) -> PathBuf {

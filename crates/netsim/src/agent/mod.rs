@@ -14,6 +14,8 @@
 //! (design.md convention 1).
 
 pub mod cbr;
+pub mod onoff;
+pub mod ping;
 pub mod rap;
 pub mod sink;
 pub mod tcp;
@@ -25,6 +27,8 @@ use crate::packet::{Packet, Payload};
 use crate::rng::SimRng;
 
 pub use cbr::{CbrConfig, CbrSource};
+pub use onoff::{OnOffConfig, OnOffDistribution, OnOffSource};
+pub use ping::{PingConfig, PingSink, PingSource};
 pub use rap::{RapConfig, RapSink, RapSource};
 pub use sink::Sink;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
@@ -119,6 +123,11 @@ pub enum AgentConfig {
     Gaimd(GaimdConfig),
     /// A RAP source and its ACKing sink (docs/rap.md).
     Rap(RapConfig),
+    /// A Pareto or exponential ON/OFF source (ns-2 `Application/Traffic/Pareto`,
+    /// `.../Exponential`) and a sink that only absorbs.
+    OnOff(OnOffConfig),
+    /// A ping probe and its echoing sink.
+    Ping(PingConfig),
 }
 
 impl AgentConfig {
@@ -130,6 +139,8 @@ impl AgentConfig {
             AgentConfig::Tcp(_) => "tcp",
             AgentConfig::Gaimd(_) => "gaimd",
             AgentConfig::Rap(_) => "rap",
+            AgentConfig::OnOff(config) => config.distribution.name(),
+            AgentConfig::Ping(_) => "ping",
         }
     }
 
@@ -142,6 +153,7 @@ impl AgentConfig {
             AgentConfig::Tcp(config) => config.variant.name(),
             AgentConfig::Gaimd(config) => config.rule.name(),
             AgentConfig::Rap(config) => config.grain(),
+            AgentConfig::OnOff(_) | AgentConfig::Ping(_) => "",
         }
     }
 
@@ -153,6 +165,8 @@ impl AgentConfig {
             AgentConfig::Tcp(config) => config.data_packet_bytes(),
             AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
             AgentConfig::Rap(config) => config.size_bytes,
+            AgentConfig::OnOff(config) => config.size_bytes,
+            AgentConfig::Ping(config) => config.size_bytes,
         }
     }
 
@@ -164,6 +178,8 @@ impl AgentConfig {
             AgentConfig::Tcp(config) => config.ack_bytes,
             AgentConfig::Gaimd(config) => config.base.ack_bytes,
             AgentConfig::Rap(config) => config.ack_bytes,
+            AgentConfig::OnOff(_) => 0,
+            AgentConfig::Ping(config) => config.size_bytes,
         }
     }
 
@@ -176,6 +192,8 @@ impl AgentConfig {
             AgentConfig::Tcp(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Gaimd(config) => config.tcp().validate().map_err(|e| e.to_string()),
             AgentConfig::Rap(config) => config.validate().map_err(|e| e.to_string()),
+            AgentConfig::OnOff(config) => config.validate().map_err(|e| e.to_string()),
+            AgentConfig::Ping(config) => config.validate().map_err(|e| e.to_string()),
         }
     }
 
@@ -206,6 +224,14 @@ impl AgentConfig {
                 AnyAgent::RapSource(Box::new(RapSource::new(config, source_rng))),
                 AnyAgent::RapSink(RapSink::new(config)),
             ),
+            AgentConfig::OnOff(config) => (
+                AnyAgent::OnOff(OnOffSource::new(config, source_rng)),
+                AnyAgent::Sink(Sink),
+            ),
+            AgentConfig::Ping(config) => (
+                AnyAgent::PingSource(Box::new(PingSource::new(config))),
+                AnyAgent::PingSink(PingSink),
+            ),
         }
     }
 }
@@ -231,6 +257,12 @@ pub enum AnyAgent {
     RapSource(Box<RapSource>),
     /// A RAP sink.
     RapSink(RapSink),
+    /// A Pareto or exponential ON/OFF source.
+    OnOff(OnOffSource),
+    /// A ping probe source; boxed, holding its outstanding probes.
+    PingSource(Box<PingSource>),
+    /// A sink that echoes ping probes.
+    PingSink(PingSink),
 }
 
 macro_rules! dispatch {
@@ -244,6 +276,9 @@ macro_rules! dispatch {
             AnyAgent::TcpSink($agent) => $body,
             AnyAgent::RapSource($agent) => $body,
             AnyAgent::RapSink($agent) => $body,
+            AnyAgent::OnOff($agent) => $body,
+            AnyAgent::PingSource($agent) => $body,
+            AnyAgent::PingSink($agent) => $body,
         }
     };
 }

@@ -11,7 +11,16 @@ use crate::agent::{AgentConfig, CbrConfig};
 use crate::dist::DurationDist;
 use crate::sim::OnOff;
 
-const KINDS: &[&str] = &["cbr", "tcp", "gaimd", "tfrc", "rap"];
+const KINDS: &[&str] = &[
+    "cbr",
+    "tcp",
+    "gaimd",
+    "tfrc",
+    "rap",
+    "pareto",
+    "exponential",
+    "ping",
+];
 const MAX_COUNT: usize = 100_000;
 
 /// One flow as the scenario describes it (after `count` is expanded).
@@ -161,6 +170,9 @@ fn parse_agent(kind: &str, fields: &mut Fields<'_>) -> Result<AgentConfig, Scena
         "tcp" => super::tcp_spec::parse_tcp(fields),
         "gaimd" => super::tcp_spec::parse_gaimd(fields),
         "rap" => super::rap_spec::parse_rap(fields),
+        "pareto" => super::onoff_spec::parse_pareto(fields),
+        "exponential" => super::onoff_spec::parse_exponential(fields),
+        "ping" => super::ping_spec::parse_ping(fields),
         other => Err(ScenarioError::invalid_text(
             fields.child_path("kind"),
             format!("one of {}", quoted(KINDS)),

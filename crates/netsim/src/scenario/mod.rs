@@ -17,6 +17,8 @@ pub mod error;
 pub mod fields;
 mod flow_spec;
 mod loss_spec;
+mod onoff_spec;
+mod ping_spec;
 mod queue_spec;
 mod rap_spec;
 mod spec;
