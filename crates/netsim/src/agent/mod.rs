@@ -89,6 +89,19 @@ pub trait Agent {
     /// decides what happens to data in flight. Sinks are not called.
     fn on_stop(&mut self, now: Time, out: &mut Outbox);
 
+    /// The flow's application starts at `now`, told to the *sink* agent (the source gets
+    /// [`Agent::on_start`]): an application that lives at the receiving end, such as a web
+    /// client requesting pages from the source (`agent/web`), starts here. Default: nothing.
+    fn on_flow_start(&mut self, now: Time, out: &mut Outbox) {
+        let _ = (now, out);
+    }
+
+    /// The flow's application stops at `now`, told to the sink agent (the source gets
+    /// [`Agent::on_stop`]). Default: nothing.
+    fn on_flow_stop(&mut self, now: Time, out: &mut Outbox) {
+        let _ = (now, out);
+    }
+
     /// A packet of this flow arrived at this agent.
     fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox);
 
@@ -240,6 +253,14 @@ impl Agent for AnyAgent {
 
     fn on_stop(&mut self, now: Time, out: &mut Outbox) {
         dispatch!(self, a => a.on_stop(now, out))
+    }
+
+    fn on_flow_start(&mut self, now: Time, out: &mut Outbox) {
+        dispatch!(self, a => a.on_flow_start(now, out))
+    }
+
+    fn on_flow_stop(&mut self, now: Time, out: &mut Outbox) {
+        dispatch!(self, a => a.on_flow_stop(now, out))
     }
 
     #[inline]
