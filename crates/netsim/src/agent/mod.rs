@@ -16,6 +16,7 @@
 pub mod cbr;
 pub mod sink;
 pub mod tcp;
+pub mod tcp_pool;
 pub mod tfrc;
 
 use ::tfrc::Time;
