@@ -14,10 +14,12 @@
 //! (design.md convention 1).
 
 pub mod cbr;
+pub mod short_tcp;
 pub mod sink;
 pub mod tcp;
 pub mod tcp_pool;
 pub mod tfrc;
+pub mod web;
 
 use ::tfrc::Time;
 
@@ -25,9 +27,11 @@ use crate::packet::{Packet, Payload};
 use crate::rng::SimRng;
 
 pub use cbr::{CbrConfig, CbrSource};
+pub use short_tcp::{ShortTcpConfig, ShortTcpSink, ShortTcpSource};
 pub use sink::Sink;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
+pub use web::{WebClient, WebConfig, WebServer};
 
 /// One packet an agent asks the engine to send.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -129,6 +133,10 @@ pub enum AgentConfig {
     Tcp(TcpConfig),
     /// GAIMD(alpha, beta) on the Reno machinery and a TCP receiver (docs/tcp.md).
     Gaimd(GaimdConfig),
+    /// Short TCP connections arriving as a process (docs/web.md); boxed, being large.
+    ShortTcp(Box<ShortTcpConfig>),
+    /// A web session: server at the source, client at the sink (docs/web.md); boxed.
+    Web(Box<WebConfig>),
 }
 
 impl AgentConfig {
@@ -139,6 +147,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(_) => "tfrc",
             AgentConfig::Tcp(_) => "tcp",
             AgentConfig::Gaimd(_) => "gaimd",
+            AgentConfig::ShortTcp(_) => "short_tcp",
+            AgentConfig::Web(_) => "web",
         }
     }
 
@@ -150,6 +160,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.preset,
             AgentConfig::Tcp(config) => config.variant.name(),
             AgentConfig::Gaimd(config) => config.rule.name(),
+            AgentConfig::ShortTcp(config) => config.tcp.variant.name(),
+            AgentConfig::Web(config) => config.tcp.variant.name(),
         }
     }
 
@@ -160,6 +172,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.size_bytes,
             AgentConfig::Tcp(config) => config.data_packet_bytes(),
             AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
+            AgentConfig::ShortTcp(config) => config.tcp.data_packet_bytes(),
+            AgentConfig::Web(config) => config.tcp.data_packet_bytes(),
         }
     }
 
@@ -170,6 +184,8 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.feedback_size_bytes,
             AgentConfig::Tcp(config) => config.ack_bytes,
             AgentConfig::Gaimd(config) => config.base.ack_bytes,
+            AgentConfig::ShortTcp(config) => config.tcp.ack_bytes,
+            AgentConfig::Web(config) => config.tcp.ack_bytes,
         }
     }
 
@@ -181,12 +197,13 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Tcp(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Gaimd(config) => config.tcp().validate().map_err(|e| e.to_string()),
+            AgentConfig::ShortTcp(config) => config.validate(),
+            AgentConfig::Web(config) => config.validate(),
         }
     }
 
     /// The flow's source and sink. `source_rng` and `sink_rng` are the agents' own streams.
     pub fn build(&self, source_rng: SimRng, sink_rng: SimRng) -> (AnyAgent, AnyAgent) {
-        let _ = sink_rng;
         match self {
             AgentConfig::Cbr(config) => (
                 AnyAgent::Cbr(CbrSource::new(config, source_rng)),
@@ -207,6 +224,14 @@ impl AgentConfig {
                     AnyAgent::TcpSink(Box::new(TcpSink::new(&tcp))),
                 )
             }
+            AgentConfig::ShortTcp(config) => (
+                AnyAgent::ShortTcpSource(Box::new(ShortTcpSource::new(config, source_rng))),
+                AnyAgent::ShortTcpSink(Box::new(ShortTcpSink::new(config))),
+            ),
+            AgentConfig::Web(config) => (
+                AnyAgent::WebServer(Box::new(WebServer::new(config, source_rng))),
+                AnyAgent::WebClient(Box::new(WebClient::new(config, sink_rng))),
+            ),
         }
     }
 }
@@ -228,6 +253,14 @@ pub enum AnyAgent {
     TcpSender(Box<TcpSender>),
     /// A TCP receiver.
     TcpSink(Box<TcpSink>),
+    /// The opening end of short TCP flows.
+    ShortTcpSource(Box<ShortTcpSource>),
+    /// The receiving end of short TCP flows.
+    ShortTcpSink(Box<ShortTcpSink>),
+    /// A web server.
+    WebServer(Box<WebServer>),
+    /// A web client (the session).
+    WebClient(Box<WebClient>),
 }
 
 macro_rules! dispatch {
@@ -239,6 +272,10 @@ macro_rules! dispatch {
             AnyAgent::TfrcSink($agent) => $body,
             AnyAgent::TcpSender($agent) => $body,
             AnyAgent::TcpSink($agent) => $body,
+            AnyAgent::ShortTcpSource($agent) => $body,
+            AnyAgent::ShortTcpSink($agent) => $body,
+            AnyAgent::WebServer($agent) => $body,
+            AnyAgent::WebClient($agent) => $body,
         }
     };
 }

@@ -11,7 +11,7 @@ use crate::agent::{AgentConfig, CbrConfig};
 use crate::dist::DurationDist;
 use crate::sim::OnOff;
 
-const KINDS: &[&str] = &["cbr", "tcp", "gaimd", "tfrc"];
+const KINDS: &[&str] = &["cbr", "tcp", "gaimd", "tfrc", "web", "short_tcp"];
 const MAX_COUNT: usize = 100_000;
 
 /// One flow as the scenario describes it (after `count` is expanded).
@@ -160,6 +160,8 @@ fn parse_agent(kind: &str, fields: &mut Fields<'_>) -> Result<AgentConfig, Scena
         "tfrc" => super::tfrc_spec::parse_tfrc(fields),
         "tcp" => super::tcp_spec::parse_tcp(fields),
         "gaimd" => super::tcp_spec::parse_gaimd(fields),
+        "web" => super::web_spec::parse_web(fields),
+        "short_tcp" => super::web_spec::parse_short_tcp(fields),
         other => Err(ScenarioError::invalid_text(
             fields.child_path("kind"),
             format!("one of {}", quoted(KINDS)),
