@@ -30,6 +30,8 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/tcp_spec.rs",
     "src/scenario/dists.rs",
     "src/scenario/tfrc_spec.rs",
+    "src/scenario/web_spec.rs",
+    "src/scenario/randvar_spec.rs",
 ];
 
 fn crate_path(relative: &str) -> PathBuf {

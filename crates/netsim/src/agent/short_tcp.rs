@@ -43,7 +43,8 @@ impl ShortTcpConfig {
         self.interarrival
             .validate()
             .map_err(|(key, what)| format!("interarrival.{key}: expected {what}"))?;
-        if !(self.interarrival.mean() > 0.0) {
+        let mean = self.interarrival.mean();
+        if mean.is_nan() || mean <= 0.0 {
             return Err("interarrival: expected a mean above 0".into());
         }
         Ok(())
