@@ -267,3 +267,35 @@ fn scenario_errors_name_the_key() {
     let e = error("[[flows]]\nkind = \"web\"\ninter_page_from = \"middle\"");
     assert!(e.starts_with("flows[0].inter_page_from"), "{e}");
 }
+
+/// Short flows and web sessions overloading a bottleneck with a small queue: connections lose
+/// packets, recover through their own TCP machinery, and nothing is delivered twice or out of
+/// thin air.
+#[test]
+fn connections_survive_a_congested_bottleneck() {
+    let text = dumbbell(
+        "30s",
+        2,
+        r#"
+[[flows]]
+kind = "short_tcp"
+load = "8Mbps"
+variant = "newreno"
+[[flows]]
+kind = "web"
+load = "4Mbps"
+[topology.bottleneck.queue]
+kind = "droptail"
+limit = 20
+"#,
+    )
+    .replace("queue = { kind = \"droptail\", limit = 1000 }\n", "");
+    let results = simulate(&text, 2);
+    let (short, web) = (&results.flows[0], &results.flows[1]);
+    assert!(last(short, "retransmits") > 0.0 && last(web, "retransmits") > 0.0);
+    assert!(last(short, "packets_delivered") <= last(short, "packets_requested"));
+    assert!(last(short, "conns_delivered") <= last(short, "conns_opened"));
+    assert!(last(short, "conns_completed") > 0.8 * last(short, "conns_opened"));
+    assert!(last(web, "response_packets_delivered") <= last(web, "response_packets_requested"));
+    assert!(last(web, "objects_completed") > 0.8 * last(web, "objects_requested"));
+}

@@ -103,3 +103,18 @@ impl TcpAck {
         &self.sack[..usize::from(self.sack_len).min(MAX_SACK_BLOCKS)]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_ids_hold_24_bits() {
+        for n in [0, 1, 0xabcdef, ConnId::MAX] {
+            assert_eq!(ConnId::new(n).get(), n);
+        }
+        assert_eq!(ConnId::new(ConnId::MAX + 1).get(), 0);
+        assert_eq!(TcpData::plain(7).conn, ConnId::default());
+        assert_eq!(std::mem::size_of::<TcpAck>(), 32);
+    }
+}
