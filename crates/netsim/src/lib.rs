@@ -19,6 +19,7 @@ pub mod loss;
 pub mod monitor;
 pub mod packet;
 pub mod queue;
+pub mod randvar;
 pub mod results;
 pub mod rng;
 pub mod scenario;

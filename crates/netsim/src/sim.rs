@@ -573,6 +573,10 @@ impl Simulation {
             .agent
             .on_start(self.now, &mut self.outbox);
         self.after_callback(source);
+        self.agents[source + 1]
+            .agent
+            .on_flow_start(self.now, &mut self.outbox);
+        self.after_callback(source + 1);
     }
 
     fn source_stop(&mut self, flow: u32) {
@@ -581,6 +585,10 @@ impl Simulation {
             .agent
             .on_stop(self.now, &mut self.outbox);
         self.after_callback(source);
+        self.agents[source + 1]
+            .agent
+            .on_flow_stop(self.now, &mut self.outbox);
+        self.after_callback(source + 1);
     }
 
     /// Sends what the agent queued, then records its deadline, queueing a timer event only when

@@ -33,6 +33,8 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/rap_spec.rs",
     "src/scenario/onoff_spec.rs",
     "src/scenario/ping_spec.rs",
+    "src/scenario/web_spec.rs",
+    "src/scenario/randvar_spec.rs",
 ];
 
 fn crate_path(relative: &str) -> PathBuf {

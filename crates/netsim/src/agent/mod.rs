@@ -17,9 +17,12 @@ pub mod cbr;
 pub mod onoff;
 pub mod ping;
 pub mod rap;
+pub mod short_tcp;
 pub mod sink;
 pub mod tcp;
+pub mod tcp_pool;
 pub mod tfrc;
+pub mod web;
 
 use ::tfrc::Time;
 
@@ -30,9 +33,11 @@ pub use cbr::{CbrConfig, CbrSource};
 pub use onoff::{OnOffConfig, OnOffDistribution, OnOffSource};
 pub use ping::{PingConfig, PingSink, PingSource};
 pub use rap::{RapConfig, RapSink, RapSource};
+pub use short_tcp::{ShortTcpConfig, ShortTcpSink, ShortTcpSource};
 pub use sink::Sink;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
+pub use web::{WebClient, WebConfig, WebServer};
 
 /// One packet an agent asks the engine to send.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -95,6 +100,19 @@ pub trait Agent {
     /// decides what happens to data in flight. Sinks are not called.
     fn on_stop(&mut self, now: Time, out: &mut Outbox);
 
+    /// The flow's application starts at `now`, told to the *sink* agent (the source gets
+    /// [`Agent::on_start`]): an application that lives at the receiving end, such as a web
+    /// client requesting pages from the source (`agent/web`), starts here. Default: nothing.
+    fn on_flow_start(&mut self, now: Time, out: &mut Outbox) {
+        let _ = (now, out);
+    }
+
+    /// The flow's application stops at `now`, told to the sink agent (the source gets
+    /// [`Agent::on_stop`]). Default: nothing.
+    fn on_flow_stop(&mut self, now: Time, out: &mut Outbox) {
+        let _ = (now, out);
+    }
+
     /// A packet of this flow arrived at this agent.
     fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox);
 
@@ -128,6 +146,10 @@ pub enum AgentConfig {
     OnOff(OnOffConfig),
     /// A ping probe and its echoing sink.
     Ping(PingConfig),
+    /// Short TCP connections arriving as a process (docs/web.md); boxed, being large.
+    ShortTcp(Box<ShortTcpConfig>),
+    /// A web session: server at the source, client at the sink (docs/web.md); boxed.
+    Web(Box<WebConfig>),
 }
 
 impl AgentConfig {
@@ -141,6 +163,8 @@ impl AgentConfig {
             AgentConfig::Rap(_) => "rap",
             AgentConfig::OnOff(config) => config.distribution.name(),
             AgentConfig::Ping(_) => "ping",
+            AgentConfig::ShortTcp(_) => "short_tcp",
+            AgentConfig::Web(_) => "web",
         }
     }
 
@@ -154,6 +178,8 @@ impl AgentConfig {
             AgentConfig::Gaimd(config) => config.rule.name(),
             AgentConfig::Rap(config) => config.grain(),
             AgentConfig::OnOff(_) | AgentConfig::Ping(_) => "",
+            AgentConfig::ShortTcp(config) => config.tcp.variant.name(),
+            AgentConfig::Web(config) => config.tcp.variant.name(),
         }
     }
 
@@ -167,6 +193,8 @@ impl AgentConfig {
             AgentConfig::Rap(config) => config.size_bytes,
             AgentConfig::OnOff(config) => config.size_bytes,
             AgentConfig::Ping(config) => config.size_bytes,
+            AgentConfig::ShortTcp(config) => config.tcp.data_packet_bytes(),
+            AgentConfig::Web(config) => config.tcp.data_packet_bytes(),
         }
     }
 
@@ -180,6 +208,8 @@ impl AgentConfig {
             AgentConfig::Rap(config) => config.ack_bytes,
             AgentConfig::OnOff(_) => 0,
             AgentConfig::Ping(config) => config.size_bytes,
+            AgentConfig::ShortTcp(config) => config.tcp.ack_bytes,
+            AgentConfig::Web(config) => config.tcp.ack_bytes,
         }
     }
 
@@ -194,12 +224,13 @@ impl AgentConfig {
             AgentConfig::Rap(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::OnOff(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Ping(config) => config.validate().map_err(|e| e.to_string()),
+            AgentConfig::ShortTcp(config) => config.validate(),
+            AgentConfig::Web(config) => config.validate(),
         }
     }
 
     /// The flow's source and sink. `source_rng` and `sink_rng` are the agents' own streams.
     pub fn build(&self, source_rng: SimRng, sink_rng: SimRng) -> (AnyAgent, AnyAgent) {
-        let _ = sink_rng;
         match self {
             AgentConfig::Cbr(config) => (
                 AnyAgent::Cbr(CbrSource::new(config, source_rng)),
@@ -232,6 +263,14 @@ impl AgentConfig {
                 AnyAgent::PingSource(Box::new(PingSource::new(config))),
                 AnyAgent::PingSink(PingSink),
             ),
+            AgentConfig::ShortTcp(config) => (
+                AnyAgent::ShortTcpSource(Box::new(ShortTcpSource::new(config, source_rng))),
+                AnyAgent::ShortTcpSink(Box::new(ShortTcpSink::new(config))),
+            ),
+            AgentConfig::Web(config) => (
+                AnyAgent::WebServer(Box::new(WebServer::new(config, source_rng))),
+                AnyAgent::WebClient(Box::new(WebClient::new(config, sink_rng))),
+            ),
         }
     }
 }
@@ -263,6 +302,14 @@ pub enum AnyAgent {
     PingSource(Box<PingSource>),
     /// A sink that echoes ping probes.
     PingSink(PingSink),
+    /// The opening end of short TCP flows.
+    ShortTcpSource(Box<ShortTcpSource>),
+    /// The receiving end of short TCP flows.
+    ShortTcpSink(Box<ShortTcpSink>),
+    /// A web server.
+    WebServer(Box<WebServer>),
+    /// A web client (the session).
+    WebClient(Box<WebClient>),
 }
 
 macro_rules! dispatch {
@@ -279,6 +326,10 @@ macro_rules! dispatch {
             AnyAgent::OnOff($agent) => $body,
             AnyAgent::PingSource($agent) => $body,
             AnyAgent::PingSink($agent) => $body,
+            AnyAgent::ShortTcpSource($agent) => $body,
+            AnyAgent::ShortTcpSink($agent) => $body,
+            AnyAgent::WebServer($agent) => $body,
+            AnyAgent::WebClient($agent) => $body,
         }
     };
 }
@@ -294,6 +345,14 @@ impl Agent for AnyAgent {
 
     fn on_stop(&mut self, now: Time, out: &mut Outbox) {
         dispatch!(self, a => a.on_stop(now, out))
+    }
+
+    fn on_flow_start(&mut self, now: Time, out: &mut Outbox) {
+        dispatch!(self, a => a.on_flow_start(now, out))
+    }
+
+    fn on_flow_stop(&mut self, now: Time, out: &mut Outbox) {
+        dispatch!(self, a => a.on_flow_stop(now, out))
     }
 
     #[inline]

@@ -20,6 +20,8 @@ const KINDS: &[&str] = &[
     "pareto",
     "exponential",
     "ping",
+    "web",
+    "short_tcp",
 ];
 const MAX_COUNT: usize = 100_000;
 
@@ -173,6 +175,8 @@ fn parse_agent(kind: &str, fields: &mut Fields<'_>) -> Result<AgentConfig, Scena
         "pareto" => super::onoff_spec::parse_pareto(fields),
         "exponential" => super::onoff_spec::parse_exponential(fields),
         "ping" => super::ping_spec::parse_ping(fields),
+        "web" => super::web_spec::parse_web(fields),
+        "short_tcp" => super::web_spec::parse_short_tcp(fields),
         other => Err(ScenarioError::invalid_text(
             fields.child_path("kind"),
             format!("one of {}", quoted(KINDS)),

@@ -4,7 +4,8 @@
 //! [`Scenario::from_toml_str`] parses and checks a file (building the network once, so that
 //! unknown node or link names, routes to nowhere and queue parameters that do not fit their link
 //! are found before anything runs); [`run`] runs it with a seed. The schema lives in
-//! `spec.rs` (top level), `topology_spec.rs`, `queue_spec.rs`, `flow_spec.rs` (with `tfrc_spec.rs`) and
+//! `spec.rs` (top level), `topology_spec.rs`, `queue_spec.rs`, `flow_spec.rs` (with `tfrc_spec.rs`, `tcp_spec.rs`, `web_spec.rs`
+//! and `randvar_spec.rs`) and
 //! `loss_spec.rs`; random-or-fixed values in `dists.rs`. The value layer under it: [`units`] reads durations, rates
 //! and sizes (`"10s"`, `"15Mbps"`, `"1500B"`); [`fields`] walks TOML tables, converting values
 //! ([`FromToml`]) and refusing unknown keys with a "did you mean" ([`Fields`]); [`error`] is the
@@ -20,12 +21,14 @@ mod loss_spec;
 mod onoff_spec;
 mod ping_spec;
 mod queue_spec;
+mod randvar_spec;
 mod rap_spec;
 mod spec;
 mod tcp_spec;
 mod tfrc_spec;
 mod topology_spec;
 pub mod units;
+mod web_spec;
 
 pub use doc_examples::toml_blocks;
 pub use error::{describe, ScenarioError};

@@ -17,13 +17,23 @@ const DECREASE_RULES: &[&str] = &["ns2", "paper"];
 
 /// `kind = "tcp"`: `variant` (default "sack"), `preset` (default "rfc"), then overrides.
 pub(super) fn parse_tcp(fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
+    tcp_keys(fields, TcpVariant::Sack, "rfc").map(AgentConfig::Tcp)
+}
+
+/// Every key of `kind = "tcp"`: `variant` and `preset` (with these defaults), then the
+/// overrides; also the TCP of the kinds built on many TCP connections (`web`, `short_tcp`).
+pub(super) fn tcp_keys(
+    fields: &mut Fields<'_>,
+    default_variant: TcpVariant,
+    default_preset: &'static str,
+) -> Result<TcpConfig, ScenarioError> {
     let variant = fields
         .choice("variant", TcpVariant::NAMES)?
         .and_then(TcpVariant::from_name)
-        .unwrap_or(TcpVariant::Sack);
+        .unwrap_or(default_variant);
     let preset = fields
         .choice("preset", TcpConfig::PRESETS)?
-        .unwrap_or("rfc");
+        .unwrap_or(default_preset);
     let base = TcpConfig::preset(preset, variant).unwrap_or_else(|| TcpConfig::rfc(variant));
     let mut config = parse_common(fields, base)?;
     config.increase_num = fields.or("increase", config.increase_num)?;
@@ -52,7 +62,7 @@ pub(super) fn parse_tcp(fields: &mut Fields<'_>) -> Result<AgentConfig, Scenario
     config.vegas.beta = fields.or("vegas_beta", config.vegas.beta)?;
     config.vegas.gamma = fields.or("vegas_gamma", config.vegas.gamma)?;
     check(fields, &config)?;
-    Ok(AgentConfig::Tcp(config))
+    Ok(config)
 }
 
 /// `kind = "gaimd"`: `alpha` (0.31), `beta` (0.875), `rule` ("ns2"), `preset` ("ns2_2000"),

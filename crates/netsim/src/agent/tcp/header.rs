@@ -7,12 +7,53 @@
 /// allows 3 with timestamps, 4 without).
 pub const MAX_SACK_BLOCKS: usize = 3;
 
+/// A connection's id within one flow: 24 bits, so that [`TcpAck`] stays 32 bytes and
+/// [`crate::packet::Payload`] 40 (`packets_stay_small`); a flow opens at most
+/// [`ConnId::MAX`] + 1 connections.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ConnId([u8; 3]);
+
+impl ConnId {
+    /// The largest id, 2^24 - 1.
+    pub const MAX: u32 = (1 << 24) - 1;
+
+    /// The id `n`, which must be at most [`ConnId::MAX`] (higher bits are dropped).
+    pub fn new(n: u32) -> ConnId {
+        let [a, b, c, _] = n.to_le_bytes();
+        ConnId([a, b, c])
+    }
+
+    /// The id as a number.
+    pub fn get(self) -> u32 {
+        let [a, b, c] = self.0;
+        u32::from_le_bytes([a, b, c, 0])
+    }
+}
+
 /// A TCP data packet: its sequence number in packets (ns-2 `hdr_tcp::seqno_`, +1 per packet,
-/// from 0; with `syn` packet 0 is the 40-byte SYN).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// from 0; with `syn` packet 0 is the 40-byte SYN), and, for the many short connections one
+/// flow multiplexes (web traffic, short TCP flows: `agent/tcp_pool.rs`), the connection's id
+/// and the length of its message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpData {
     /// Sequence number, in packets.
     pub seqno: i64,
+    /// The connection within the flow (0 for a plain `tcp` flow, which has only one).
+    pub conn: ConnId,
+    /// Data packets the connection carries in all (the SYN excluded), so that the receiving
+    /// pool knows when the message is complete, as a FIN would tell; 0 for a plain flow
+    /// (unbounded).
+    pub msg_len: u32,
+}
+
+impl TcpData {
+    /// Packet `seqno` of a plain flow (connection 0, no message length).
+    pub fn plain(seqno: i64) -> TcpData {
+        TcpData {
+            seqno,
+            ..TcpData::default()
+        }
+    }
 }
 
 /// One SACK block: packets `left..right` (right exclusive, as ns-2's `sa_left`/`sa_right`) have
@@ -37,6 +78,8 @@ pub struct TcpAck {
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
     /// How many SACK blocks the ACK carries (0 from a non-SACK sink).
     pub sack_len: u8,
+    /// The connection acknowledged (see [`TcpData::conn`]; 0 for a plain flow).
+    pub conn: ConnId,
 }
 
 impl TcpAck {
@@ -46,6 +89,7 @@ impl TcpAck {
             ack: ack.clamp(-1, i64::from(i32::MAX)) as i32,
             sack: [SackBlock::default(); MAX_SACK_BLOCKS],
             sack_len: 0,
+            conn: ConnId::default(),
         }
     }
 
@@ -57,5 +101,20 @@ impl TcpAck {
     /// The SACK blocks carried.
     pub fn blocks(&self) -> &[SackBlock] {
         &self.sack[..usize::from(self.sack_len).min(MAX_SACK_BLOCKS)]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connection_ids_hold_24_bits() {
+        for n in [0, 1, 0xabcdef, ConnId::MAX] {
+            assert_eq!(ConnId::new(n).get(), n);
+        }
+        assert_eq!(ConnId::new(ConnId::MAX + 1).get(), 0);
+        assert_eq!(TcpData::plain(7).conn, ConnId::default());
+        assert_eq!(std::mem::size_of::<TcpAck>(), 32);
     }
 }

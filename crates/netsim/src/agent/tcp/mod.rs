@@ -21,7 +21,7 @@ mod vegas;
 
 use std::time::Duration;
 
-pub use header::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
+pub use header::{ConnId, SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
 pub use rto::RtoEstimator;
 pub use sender::TcpSender;
 pub use sink::TcpSink;

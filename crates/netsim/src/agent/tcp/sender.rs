@@ -262,7 +262,7 @@ impl TcpSender {
     pub(super) fn output(&mut self, now: Time, seqno: i64, out: &mut Outbox) {
         out.send(
             self.packet_bytes(seqno),
-            Payload::TcpData(TcpData { seqno }),
+            Payload::TcpData(TcpData::plain(seqno)),
         );
         self.stats.packets_sent += 1;
         self.first_sent.get_or_insert(now);

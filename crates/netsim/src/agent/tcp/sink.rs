@@ -211,7 +211,7 @@ impl Agent for TcpSink {
     fn on_stop(&mut self, _now: Time, _out: &mut Outbox) {}
 
     fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
-        let Payload::TcpData(TcpData { seqno }) = packet.payload else {
+        let Payload::TcpData(TcpData { seqno, .. }) = packet.payload else {
             return;
         };
         if seqno < 0 {
@@ -270,7 +270,7 @@ mod tests {
             1000,
             NodeId(1),
             Time::ZERO,
-            Payload::TcpData(TcpData { seqno }),
+            Payload::TcpData(TcpData::plain(seqno)),
         )
     }
 
