@@ -177,6 +177,7 @@ const KEYS: &[&str] = &[
     "pages",
     "inter_page_from",
     "load",
+    "share",
     "packets",
     "interarrival",
     "link",

@@ -268,6 +268,66 @@ fn scenario_errors_name_the_key() {
     assert!(e.starts_with("flows[0].inter_page_from"), "{e}");
 }
 
+/// `share` is `load` as a fraction of the dumbbell bottleneck the data crosses: the forward one
+/// left to right, the reverse one right to left; elsewhere, or together with `load`, an error.
+#[test]
+fn share_sizes_the_load_from_the_bottleneck() {
+    let agents = |flows: &str| {
+        let text = dumbbell("10s", 2, flows).replace(
+            "[topology.access]",
+            "[topology.bottleneck_reverse]\nrate = \"5Mbps\"\n[topology.access]",
+        );
+        let scenario = Scenario::from_toml_str(&text).unwrap();
+        scenario
+            .flows
+            .iter()
+            .map(|f| f.agent.clone())
+            .collect::<Vec<_>>()
+    };
+    for kind in ["web", "short_tcp"] {
+        let by_share = agents(&format!(
+            "[[flows]]\nkind = \"{kind}\"\ncount = 2\nshare = 0.2\n\
+             [[flows]]\nkind = \"{kind}\"\nreverse = true\nshare = 0.2\n\
+             [[flows]]\nkind = \"{kind}\"\nfrom = \"right1\"\nto = \"left0\"\nshare = 0.4"
+        ));
+        let by_load = agents(&format!(
+            "[[flows]]\nkind = \"{kind}\"\ncount = 2\nload = \"2Mbps\"\n\
+             [[flows]]\nkind = \"{kind}\"\nreverse = true\nload = \"1Mbps\"\n\
+             [[flows]]\nkind = \"{kind}\"\nfrom = \"right1\"\nto = \"left0\"\nload = \"2Mbps\""
+        ));
+        assert_eq!(by_share, by_load, "{kind}");
+    }
+    let e = Scenario::from_toml_str(&dumbbell(
+        "10s",
+        1,
+        "[[flows]]\nkind = \"short_tcp\"\nshare = 0.1\nload = \"1Mbps\"",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.starts_with("flows[0].share"), "{e}");
+    let graph = r#"
+duration = "1s"
+[topology]
+kind = "graph"
+nodes = ["a", "b"]
+[[topology.links]]
+from = "a"
+to = "b"
+rate = "1Mbps"
+delay = "1ms"
+[[flows]]
+kind = "short_tcp"
+from = "a"
+to = "b"
+share = 0.1
+"#;
+    let e = Scenario::from_toml_str(graph).unwrap_err().to_string();
+    assert!(
+        e.starts_with("flows[0].share") && e.contains("dumbbell"),
+        "{e}"
+    );
+}
+
 /// Short flows and web sessions overloading a bottleneck with a small queue: connections lose
 /// packets, recover through their own TCP machinery, and nothing is delivered twice or out of
 /// thin air.

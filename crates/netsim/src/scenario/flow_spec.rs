@@ -49,7 +49,8 @@ pub struct FlowSpec {
 }
 
 /// How flows without `from`/`to` get their endpoints: the k-th flow of a dumbbell runs from
-/// `left{k mod left}` to `right{k mod right}` (or back, with `reverse = true`).
+/// `left{k mod left}` to `right{k mod right}` (or back, with `reverse = true`). The dumbbell's
+/// bottleneck rates also turn a background source's `share` into a load.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum DefaultEndpoints {
     /// Dumbbell host pairs.
@@ -58,6 +59,10 @@ pub(super) enum DefaultEndpoints {
         left: usize,
         /// Hosts on the right.
         right: usize,
+        /// The bottleneck's rate, left to right, in bit/s.
+        forward_bps: u64,
+        /// The reverse bottleneck's rate, right to left, in bit/s.
+        reverse_bps: u64,
     },
     /// No default: `from` and `to` are required.
     None,
@@ -101,7 +106,26 @@ pub(super) fn parse_flows(
             None => None,
         };
         let loss_event_rtt: Option<Duration> = fields.optional("loss_event_rtt")?;
-        let agent = parse_agent(kind, &mut fields)?;
+        let bottleneck_bps = match endpoints {
+            DefaultEndpoints::Dumbbell {
+                forward_bps,
+                reverse_bps,
+                ..
+            } => {
+                // The data crosses the reverse bottleneck when the source is on the right.
+                let right_to_left = match &from {
+                    Some(node) => node.starts_with("right") || node == "router_right",
+                    None => reverse,
+                };
+                Some(if right_to_left {
+                    reverse_bps
+                } else {
+                    forward_bps
+                })
+            }
+            DefaultEndpoints::None => None,
+        };
+        let agent = parse_agent(kind, &mut fields, bottleneck_bps)?;
         fields.finish()?;
 
         let numbered = match per_kind.iter_mut().find(|(k, _)| *k == kind) {
@@ -129,10 +153,10 @@ pub(super) fn parse_flows(
             }
             let k = flows.len();
             let (default_from, default_to) = match endpoints {
-                DefaultEndpoints::Dumbbell { left, right } if reverse => {
+                DefaultEndpoints::Dumbbell { left, right, .. } if reverse => {
                     (format!("right{}", k % right), format!("left{}", k % left))
                 }
-                DefaultEndpoints::Dumbbell { left, right } => {
+                DefaultEndpoints::Dumbbell { left, right, .. } => {
                     (format!("left{}", k % left), format!("right{}", k % right))
                 }
                 DefaultEndpoints::None => (String::new(), String::new()),
@@ -164,8 +188,13 @@ pub(super) fn parse_flows(
     Ok(flows)
 }
 
-/// The protocol's own keys.
-fn parse_agent(kind: &str, fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
+/// The protocol's own keys. `bottleneck_bps` is the rate of the dumbbell bottleneck the flow's
+/// data crosses (`None` on other topologies), for the background sources' `share`.
+fn parse_agent(
+    kind: &str,
+    fields: &mut Fields<'_>,
+    bottleneck_bps: Option<u64>,
+) -> Result<AgentConfig, ScenarioError> {
     match kind {
         "cbr" => parse_cbr(fields),
         "tfrc" => super::tfrc_spec::parse_tfrc(fields),
@@ -175,8 +204,8 @@ fn parse_agent(kind: &str, fields: &mut Fields<'_>) -> Result<AgentConfig, Scena
         "pareto" => super::onoff_spec::parse_pareto(fields),
         "exponential" => super::onoff_spec::parse_exponential(fields),
         "ping" => super::ping_spec::parse_ping(fields),
-        "web" => super::web_spec::parse_web(fields),
-        "short_tcp" => super::web_spec::parse_short_tcp(fields),
+        "web" => super::web_spec::parse_web(fields, bottleneck_bps),
+        "short_tcp" => super::web_spec::parse_short_tcp(fields, bottleneck_bps),
         other => Err(ScenarioError::invalid_text(
             fields.child_path("kind"),
             format!("one of {}", quoted(KINDS)),

@@ -120,6 +120,8 @@ impl Scenario {
             TopologySpec::Dumbbell(d) => DefaultEndpoints::Dumbbell {
                 left: d.left_hosts,
                 right: d.right_hosts,
+                forward_bps: d.forward.rate_bps,
+                reverse_bps: d.reverse.rate_bps,
             },
             _ => DefaultEndpoints::None,
         };

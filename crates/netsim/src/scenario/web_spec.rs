@@ -15,8 +15,12 @@ use crate::randvar::RandomVariable;
 const MODELS: &[&str] = &["ns2", "surge"];
 
 /// `kind = "web"`: TCP keys (variant "reno", preset "ns2_2000": ns-2 WebTraf's `Agent/TCP/Reno`
-/// and `TCPSink`), `model`, the four distributions, `pages`, `inter_page_from`, `load`.
-pub(super) fn parse_web(fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
+/// and `TCPSink`), `model`, the four distributions, `pages`, `inter_page_from`, `load` or
+/// `share` (of `bottleneck_bps`, the dumbbell bottleneck the responses cross).
+pub(super) fn parse_web(
+    fields: &mut Fields<'_>,
+    bottleneck_bps: Option<u64>,
+) -> Result<AgentConfig, ScenarioError> {
     let tcp = pool_tcp(fields, TcpVariant::Reno, "ns2_2000")?;
     let mut config = match fields.choice("model", MODELS)? {
         Some("surge") => WebConfig::surge(tcp),
@@ -40,7 +44,7 @@ pub(super) fn parse_web(fields: &mut Fields<'_>) -> Result<AgentConfig, Scenario
             "0",
         ));
     }
-    let load = flow_load(fields)?;
+    let load = flow_load(fields, bottleneck_bps)?;
     config.inter_page_from = match fields.choice("inter_page_from", InterPageFrom::NAMES)? {
         Some("end") => InterPageFrom::End,
         Some(_) => InterPageFrom::Start,
@@ -66,9 +70,13 @@ pub(super) fn parse_web(fields: &mut Fields<'_>) -> Result<AgentConfig, Scenario
 }
 
 /// `kind = "short_tcp"`: TCP keys (the defaults of `kind = "tcp"`; `size` is the packet size),
-/// `packets` (per connection: uniform on [0, 20] rounded up), `interarrival` (exponential), and `load`, of which at least one of
-/// `interarrival` and `load` is required.
-pub(super) fn parse_short_tcp(fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
+/// `packets` (per connection: uniform on [0, 20] rounded up), `interarrival` (exponential), and
+/// `load` or `share` (of `bottleneck_bps`), of which at least one of `interarrival` and the load
+/// is required.
+pub(super) fn parse_short_tcp(
+    fields: &mut Fields<'_>,
+    bottleneck_bps: Option<u64>,
+) -> Result<AgentConfig, ScenarioError> {
     let tcp = pool_tcp(fields, TcpVariant::Sack, "rfc")?;
     let size = randvar_or(
         fields,
@@ -87,7 +95,7 @@ pub(super) fn parse_short_tcp(fields: &mut Fields<'_>) -> Result<AgentConfig, Sc
         )?),
         None => None,
     };
-    let load = flow_load(fields)?;
+    let load = flow_load(fields, bottleneck_bps)?;
     let interarrival = match (given, load) {
         (rv, Some(load_bps)) => {
             let mean_size = size.mean_ceil();
@@ -104,7 +112,10 @@ pub(super) fn parse_short_tcp(fields: &mut Fields<'_>) -> Result<AgentConfig, Sc
         }
         (Some(rv), None) => rv,
         (None, None) => {
-            return Err(fields.missing("load", r#"a rate like "3Mbps" (or give interarrival)"#))
+            return Err(fields.missing(
+                "load",
+                r#"a rate like "3Mbps" (or give share or interarrival)"#,
+            ))
         }
     };
     let config = ShortTcpConfig {
@@ -147,20 +158,54 @@ fn randvar_or(
     }
 }
 
-/// `load` (the offered load of all `count` flows of the table together) per flow, in bit/s.
-fn flow_load(fields: &mut Fields<'_>) -> Result<Option<f64>, ScenarioError> {
-    let Some(load) = fields.optional::<BitRate>("load")? else {
-        return Ok(None);
+/// The offered load per flow in bit/s: `load` (the load of all `count` flows of the table
+/// together), or `share`, the same as a fraction of the dumbbell bottleneck the data crosses
+/// (`bottleneck_bps`; floyd2000 §4.2 sizes its background traffic this way).
+fn flow_load(
+    fields: &mut Fields<'_>,
+    bottleneck_bps: Option<u64>,
+) -> Result<Option<f64>, ScenarioError> {
+    let load: Option<BitRate> = fields.optional("load")?;
+    let share: Option<f64> = fields.optional("share")?;
+    let total_bps = match (load, share) {
+        (Some(_), Some(_)) => {
+            return Err(ScenarioError::invalid_text(
+                fields.child_path("share"),
+                "either load or share, not both",
+                "both",
+            ))
+        }
+        (Some(load), None) => {
+            if load.bps == 0 {
+                return Err(ScenarioError::invalid_text(
+                    fields.child_path("load"),
+                    "a rate above 0",
+                    "0bps",
+                ));
+            }
+            load.bps as f64
+        }
+        (None, Some(share)) => {
+            if !(share.is_finite() && share > 0.0) {
+                return Err(ScenarioError::invalid_text(
+                    fields.child_path("share"),
+                    "a fraction of the bottleneck above 0",
+                    share.to_string(),
+                ));
+            }
+            let Some(rate) = bottleneck_bps else {
+                return Err(ScenarioError::invalid_text(
+                    fields.child_path("share"),
+                    "share only on a dumbbell topology (give load on others)",
+                    share.to_string(),
+                ));
+            };
+            share * rate as f64
+        }
+        (None, None) => return Ok(None),
     };
-    if load.bps == 0 {
-        return Err(ScenarioError::invalid_text(
-            fields.child_path("load"),
-            "a rate above 0",
-            "0bps",
-        ));
-    }
     let count: usize = fields.or("count", 1)?;
-    Ok(Some(load.bps as f64 / count.max(1) as f64))
+    Ok(Some(total_bps / count.max(1) as f64))
 }
 
 /// `rv` scaled to mean `mean` seconds (the load sizing); the error names `key`.
