@@ -23,6 +23,10 @@ pub enum Payload {
     TcpData(crate::agent::tcp::TcpData),
     /// A TCP acknowledgement, with SACK blocks from a SACK receiver.
     TcpAck(crate::agent::tcp::TcpAck),
+    /// A TEAR data packet.
+    TearData(crate::agent::tear::TearData),
+    /// A TEAR feedback packet.
+    TearFeedback(crate::agent::tear::TearFeedback),
 }
 
 /// One packet in flight. Copy-sized: no heap allocation per packet.

@@ -16,6 +16,7 @@
 pub mod cbr;
 pub mod sink;
 pub mod tcp;
+pub mod tear;
 pub mod tfrc;
 
 use ::tfrc::Time;
@@ -26,6 +27,7 @@ use crate::rng::SimRng;
 pub use cbr::{CbrConfig, CbrSource};
 pub use sink::Sink;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
+pub use tear::{TearConfig, TearSink, TearSource};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
 
 /// One packet an agent asks the engine to send.
@@ -115,6 +117,8 @@ pub enum AgentConfig {
     Tcp(TcpConfig),
     /// GAIMD(alpha, beta) on the Reno machinery and a TCP receiver (docs/tcp.md).
     Gaimd(GaimdConfig),
+    /// A TEAR source and receiver (docs/tear.md).
+    Tear(TearConfig),
 }
 
 impl AgentConfig {
@@ -125,6 +129,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(_) => "tfrc",
             AgentConfig::Tcp(_) => "tcp",
             AgentConfig::Gaimd(_) => "gaimd",
+            AgentConfig::Tear(_) => "tear",
         }
     }
 
@@ -136,6 +141,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.preset,
             AgentConfig::Tcp(config) => config.variant.name(),
             AgentConfig::Gaimd(config) => config.rule.name(),
+            AgentConfig::Tear(config) => config.preset,
         }
     }
 
@@ -146,6 +152,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.size_bytes,
             AgentConfig::Tcp(config) => config.data_packet_bytes(),
             AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
+            AgentConfig::Tear(config) => config.size_bytes,
         }
     }
 
@@ -156,6 +163,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.feedback_size_bytes,
             AgentConfig::Tcp(config) => config.ack_bytes,
             AgentConfig::Gaimd(config) => config.base.ack_bytes,
+            AgentConfig::Tear(config) => config.feedback_size_bytes,
         }
     }
 
@@ -167,6 +175,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Tcp(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Gaimd(config) => config.tcp().validate().map_err(|e| e.to_string()),
+            AgentConfig::Tear(config) => config.validate().map_err(|e| e.to_string()),
         }
     }
 
@@ -193,6 +202,10 @@ impl AgentConfig {
                     AnyAgent::TcpSink(Box::new(TcpSink::new(&tcp))),
                 )
             }
+            AgentConfig::Tear(config) => (
+                AnyAgent::TearSource(Box::new(TearSource::new(config))),
+                AnyAgent::TearSink(Box::new(TearSink::new(config))),
+            ),
         }
     }
 }
@@ -214,6 +227,10 @@ pub enum AnyAgent {
     TcpSender(Box<TcpSender>),
     /// A TCP receiver.
     TcpSink(Box<TcpSink>),
+    /// A TEAR sender (boxed, as the other protocol agents).
+    TearSource(Box<TearSource>),
+    /// A TEAR receiver with its window emulation.
+    TearSink(Box<TearSink>),
 }
 
 macro_rules! dispatch {
@@ -225,6 +242,8 @@ macro_rules! dispatch {
             AnyAgent::TfrcSink($agent) => $body,
             AnyAgent::TcpSender($agent) => $body,
             AnyAgent::TcpSink($agent) => $body,
+            AnyAgent::TearSource($agent) => $body,
+            AnyAgent::TearSink($agent) => $body,
         }
     };
 }
