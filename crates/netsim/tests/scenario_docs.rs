@@ -30,6 +30,7 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/tcp_spec.rs",
     "src/scenario/dists.rs",
     "src/scenario/tfrc_spec.rs",
+    "src/scenario/tear_spec.rs",
 ];
 
 fn crate_path(relative: &str) -> PathBuf {

@@ -11,7 +11,7 @@ use crate::agent::{AgentConfig, CbrConfig};
 use crate::dist::DurationDist;
 use crate::sim::OnOff;
 
-const KINDS: &[&str] = &["cbr", "tcp", "gaimd", "tfrc"];
+const KINDS: &[&str] = &["cbr", "tcp", "gaimd", "tfrc", "tear"];
 const MAX_COUNT: usize = 100_000;
 
 /// One flow as the scenario describes it (after `count` is expanded).
@@ -160,6 +160,7 @@ fn parse_agent(kind: &str, fields: &mut Fields<'_>) -> Result<AgentConfig, Scena
         "tfrc" => super::tfrc_spec::parse_tfrc(fields),
         "tcp" => super::tcp_spec::parse_tcp(fields),
         "gaimd" => super::tcp_spec::parse_gaimd(fields),
+        "tear" => super::tear_spec::parse_tear(fields),
         other => Err(ScenarioError::invalid_text(
             fields.child_path("kind"),
             format!("one of {}", quoted(KINDS)),

@@ -20,6 +20,7 @@ mod loss_spec;
 mod queue_spec;
 mod spec;
 mod tcp_spec;
+mod tear_spec;
 mod tfrc_spec;
 mod topology_spec;
 pub mod units;

@@ -28,7 +28,7 @@ pub enum Reaction {
     Ignored,
     /// Halved the window and closed the epoch.
     Halved,
-    /// A run of losses at least a window long: treated as a timeout (protocols.md §3 step 3).
+    /// A run of losses longer than the window: treated as a timeout (protocols.md §3 step 3).
     Timeout,
 }
 
@@ -66,6 +66,8 @@ pub struct Emulation {
     history: VecDeque<f64>,
     /// The highest sequence number seen at the last reaction: losses at or below it are old.
     recover: Option<u64>,
+    /// When the last reaction happened: losses confirmed within one RTT of it are old too.
+    reacted_at: Option<Time>,
     stats: EmulationStats,
 }
 
@@ -84,6 +86,7 @@ impl Emulation {
             epoch_rounds: 0,
             history: VecDeque::new(),
             recover: None,
+            reacted_at: None,
             stats: EmulationStats::default(),
         }
     }
@@ -132,9 +135,9 @@ impl Emulation {
             Some((start, len, since)) => {
                 let over = match self.round_rule {
                     RoundRule::Window => seq >= start.saturating_add(len),
-                    RoundRule::Rtt => self.rtt_s.is_some_and(|rtt| {
-                        now.saturating_since(since).as_secs_f64() >= rtt
-                    }),
+                    RoundRule::Rtt => self
+                        .rtt_s
+                        .is_some_and(|rtt| now.saturating_since(since).as_secs_f64() >= rtt),
                 };
                 if over {
                     if let Some(rate) = self.current_rate() {
@@ -155,32 +158,42 @@ impl Emulation {
         ended
     }
 
-    /// Losses confirmed by an arrival, when `highest` is the highest sequence number seen.
-    /// `timeouts` says whether a run of losses as long as the window counts as a timeout.
-    pub fn on_loss(&mut self, lost: Lost, highest: u64, timeouts: bool) -> Reaction {
-        if self.recover.is_some_and(|r| lost.last <= r) {
+    /// Losses confirmed by an arrival at `now`, when `highest` is the highest sequence number
+    /// seen. A loss is old news, as TCP's second loss in a window, if it is of a packet seen
+    /// to be missing at the last reaction, or confirmed within one RTT of it: the sender is
+    /// still sending at the rate it had before it heard of the reaction. `timeouts` says
+    /// whether a run of losses longer than the window counts as a timeout.
+    pub fn on_loss(&mut self, now: Time, lost: Lost, highest: u64, timeouts: bool) -> Reaction {
+        let recent = match (self.reacted_at, self.rtt_s) {
+            (Some(at), Some(rtt)) => now.saturating_since(at).as_secs_f64() < rtt,
+            _ => false,
+        };
+        if recent || self.recover.is_some_and(|r| lost.last <= r) {
             return Reaction::Ignored;
         }
-        if timeouts && lost.longest_run as f64 >= self.cwnd.floor().max(1.0) {
-            self.on_timeout(highest);
+        if timeouts && lost.longest_run as f64 > self.cwnd {
+            self.on_timeout(now, highest);
             return Reaction::Timeout;
         }
         self.close_epoch();
         self.ssthresh = (self.cwnd / 2.0).max(1.0);
         self.cwnd = self.ssthresh;
         self.recover = Some(highest);
+        self.reacted_at = Some(now);
         self.round = None;
         self.stats.loss_reactions += 1;
         Reaction::Halved
     }
 
-    /// An emulated timeout (no arrival for an RTO, or a loss run as long as the window), when
-    /// `highest` is the highest sequence number seen: ssthresh = cwnd/2, cwnd = 1, slow start.
-    pub fn on_timeout(&mut self, highest: u64) {
+    /// An emulated timeout at `now` (no arrival for an RTO, or a loss run longer than the
+    /// window), when `highest` is the highest sequence number seen: ssthresh = cwnd/2, cwnd = 1,
+    /// slow start.
+    pub fn on_timeout(&mut self, now: Time, highest: u64) {
         self.close_epoch();
         self.ssthresh = (self.cwnd / 2.0).max(1.0);
         self.cwnd = 1.0;
         self.recover = Some(highest);
+        self.reacted_at = Some(now);
         self.round = None;
         self.stats.timeouts += 1;
     }
@@ -281,11 +294,14 @@ mod tests {
 
     /// One round: the window's worth of packets, the first lost; the others arrive after the
     /// gap (duplicate ACKs to TCP: they do not grow the window) and confirm the loss.
-    fn lossy_round(e: &mut Emulation, seq: &mut u64) {
+    fn lossy_round(e: &mut Emulation, seq: &mut u64, now: Time) {
         let n = e.cwnd().floor().max(1.0) as u64;
         let lost = *seq;
         *seq += n.max(2);
-        assert_eq!(e.on_loss(loss(lost), *seq - 1, false), Reaction::Halved);
+        assert_eq!(
+            e.on_loss(now, loss(lost), *seq - 1, false),
+            Reaction::Halved
+        );
     }
 
     #[test]
@@ -311,32 +327,35 @@ mod tests {
         let mut e = emulation();
         let mut seq = 0;
         deliver(&mut e, &mut seq, 15);
-        assert_eq!(e.on_loss(loss(15), 18, true), Reaction::Halved);
+        assert_eq!(e.on_loss(t(18), loss(15), 18, true), Reaction::Halved);
         assert_eq!((e.cwnd(), e.ssthresh()), (8.0, 8.0));
         // The slow-start epoch's value: the mean of its samples 2, 4, 8 packets per RTT.
         let history: Vec<f64> = e.history().collect();
         assert_eq!(history.len(), 1);
         assert!((history[0] - 140.0 / 3.0).abs() < 1e-9, "{history:?}");
-        // A second loss in the same window is old news.
-        assert_eq!(e.on_loss(loss(17), 19, true), Reaction::Ignored);
-        assert_eq!(e.on_loss(loss(20), 21, true), Reaction::Halved);
+        // A second loss in the same window, or within an RTT, is old news.
+        assert_eq!(e.on_loss(t(19), loss(17), 19, true), Reaction::Ignored);
+        assert_eq!(e.on_loss(t(117), loss(20), 21, true), Reaction::Ignored);
+        assert_eq!(e.on_loss(t(118), loss(20), 21, true), Reaction::Halved);
         assert_eq!(e.cwnd(), 4.0);
         assert_eq!(e.stats().loss_reactions, 2);
-        // A run as long as the window is a timeout.
-        assert_eq!(
-            e.on_loss(
-                Lost {
-                    first: 30,
-                    last: 33,
-                    count: 4,
-                    longest_run: 4
-                },
-                34,
-                true
-            ),
-            Reaction::Timeout
-        );
-        assert_eq!((e.cwnd(), e.ssthresh(), e.stats().timeouts), (1.0, 2.0, 1));
+        // A run longer than the window is a timeout.
+        let run = |n| Lost {
+            first: 30,
+            last: 29 + n,
+            count: n,
+            longest_run: n,
+        };
+        assert_eq!(e.on_loss(t(300), run(4), 34, false), Reaction::Halved);
+        assert_eq!(e.cwnd(), 2.0);
+        let late = Lost {
+            first: 40,
+            last: 42,
+            count: 3,
+            longest_run: 3,
+        };
+        assert_eq!(e.on_loss(t(400), late, 43, true), Reaction::Timeout);
+        assert_eq!((e.cwnd(), e.ssthresh(), e.stats().timeouts), (1.0, 1.0, 1));
     }
 
     /// yang2001 §V-A: without loss the open epoch's mean rises by half a packet per RTT, and
@@ -352,7 +371,7 @@ mod tests {
             let lost = seq;
             seq += 1;
             deliver(&mut e, &mut seq, 3);
-            e.on_loss(loss(lost), seq - 1, true);
+            e.on_loss(t(seq), loss(lost), seq - 1, true);
         }
         // Now no loss at all: the rate in packets per RTT, once per round.
         let mut per_round = Vec::new();
@@ -381,14 +400,15 @@ mod tests {
             let lost = seq;
             seq += 1;
             deliver(&mut e, &mut seq, 3);
-            e.on_loss(loss(lost), seq - 1, true);
+            e.on_loss(t(seq), loss(lost), seq - 1, true);
         }
         // Steady: let the open epoch grow to about its usual size, then lose every round.
         deliver(&mut e, &mut seq, 60);
         let before = e.rate_packets_per_s().unwrap();
         let mut d = 0;
+        let base = seq;
         while e.rate_packets_per_s().unwrap() > before / 2.0 {
-            lossy_round(&mut e, &mut seq);
+            lossy_round(&mut e, &mut seq, t(base + 100 * (d + 1)));
             d += 1;
             assert!(d < 20);
         }
@@ -403,17 +423,20 @@ mod tests {
         deliver(&mut e, &mut seq, 31);
         for _ in 0..10 {
             deliver(&mut e, &mut seq, 100);
-            e.on_loss(loss(seq), seq, true);
+            e.on_loss(t(seq), loss(seq), seq, true);
             seq += 1;
         }
         let before = e.rate_packets_per_s().unwrap();
         let mut rates = Vec::new();
         for _ in 0..9 {
-            e.on_timeout(seq);
+            e.on_timeout(t(seq), seq);
             rates.push(e.rate_packets_per_s().unwrap());
         }
         assert!(rates.windows(2).all(|w| w[1] < w[0]), "{rates:?}");
-        assert!(rates[0] < before && rates[0] > 0.5 * before, "{before} {rates:?}");
+        assert!(
+            rates[0] < before && rates[0] > 0.5 * before,
+            "{before} {rates:?}"
+        );
         assert!(
             (rates[8] - 10.0).abs() < 1e-9,
             "all epochs at 1 packet/RTT: {rates:?}"
@@ -427,7 +450,7 @@ mod tests {
         e.set_rtt(RTT);
         let mut seq = 0;
         deliver(&mut e, &mut seq, 31);
-        e.on_loss(loss(seq), seq, true);
+        e.on_loss(t(seq), loss(seq), seq, true);
         seq += 1;
         let closed = e.rate_packets_per_s().unwrap();
         deliver(&mut e, &mut seq, 500);

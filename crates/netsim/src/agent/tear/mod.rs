@@ -220,7 +220,11 @@ impl TearConfig {
             return out("initial_window", "a number from 1 to 1000000", found);
         }
         if !(1..=64).contains(&self.epochs) {
-            return out("epochs", "a whole number from 1 to 64", self.epochs.to_string());
+            return out(
+                "epochs",
+                "a whole number from 1 to 64",
+                self.epochs.to_string(),
+            );
         }
         if self.dupthresh == 0 {
             return out("dupthresh", "at least 1", "0".into());

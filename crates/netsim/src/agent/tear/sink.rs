@@ -146,7 +146,10 @@ impl Agent for TearSink {
         let mut changed = false;
         if let Some(lost) = arrival.lost {
             self.packets_lost += lost.count;
-            changed = self.emulation.on_loss(lost, highest, self.config.timeout) != Reaction::Ignored;
+            let reaction = self
+                .emulation
+                .on_loss(now, lost, highest, self.config.timeout);
+            changed = reaction != Reaction::Ignored;
         } else if !arrival.pending {
             changed = self.emulation.on_ack(now, header.seq);
         }
@@ -179,7 +182,7 @@ impl Agent for TearSink {
     fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
         if self.timeout_at.is_some_and(|t| t <= now) {
             self.emulation
-                .on_timeout(self.gaps.next().saturating_sub(1));
+                .on_timeout(now, self.gaps.next().saturating_sub(1));
             if self.config.timeout_backoff {
                 self.backoff += 1;
             }
@@ -261,7 +264,10 @@ mod tests {
         let f = feedback(&out);
         assert_eq!(f.len(), 1);
         assert_eq!((f[0].echo, f[0].echo_delay_ns), (Time::ZERO, 0));
-        assert_eq!(f[0].rate_bytes_per_s, 20_000.0, "cwnd 2 after one ACK, per 100 ms");
+        assert_eq!(
+            f[0].rate_bytes_per_s, 20_000.0,
+            "cwnd 2 after one ACK, per 100 ms"
+        );
         // Packets every 10 ms: feedback again only once 100 ms have passed.
         let mut out = Outbox::default();
         for i in 1..10 {

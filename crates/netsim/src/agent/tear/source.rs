@@ -104,7 +104,8 @@ impl TearSource {
 
     /// One gap after the last packet, or now if that is past or nothing was sent.
     fn after_last(&self, now: Time) -> Time {
-        self.last_send.map_or(now, |last| (last + self.gap()).max(now))
+        self.last_send
+            .map_or(now, |last| (last + self.gap()).max(now))
     }
 
     /// The nofeedback interval: max(k·RTT, two packet gaps), 2 s before an RTT is known.
@@ -130,7 +131,9 @@ impl TearSource {
             let header = TearData {
                 seq: self.seq,
                 timestamp: now,
-                rtt_ns: self.rtt_s.map_or(0, |r| duration_nanos(duration_from_secs(r))),
+                rtt_ns: self
+                    .rtt_s
+                    .map_or(0, |r| duration_nanos(duration_from_secs(r))),
             };
             out.send(self.config.size_bytes, Payload::TearData(header));
             self.seq += 1;
