@@ -307,13 +307,11 @@ mod tests {
     #[test]
     fn slow_start_doubles_per_round_and_reports_cwnd_over_rtt() {
         let mut e = emulation();
-        let mut seq = 0;
         let mut rounds = Vec::new();
-        for _ in 0..15 {
+        for seq in 0..15 {
             if e.on_ack(t(seq), seq) {
                 rounds.push(e.cwnd());
             }
-            seq += 1;
         }
         // Rounds end at seq 1, 3, 7: cwnd before those packets' increase was 2, 4, 8.
         assert_eq!(rounds, vec![3.0, 5.0, 9.0]);
