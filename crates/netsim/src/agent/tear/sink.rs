@@ -344,4 +344,36 @@ mod tests {
         // Per-round feedback: the first packet, 3 slow-start round ends and the halving.
         assert_eq!(values[9], 5.0);
     }
+
+    proptest::proptest! {
+        /// Under any drop pattern of in-order traffic: every dropped packet followed by three
+        /// arrivals is counted lost, each reaction closes one epoch, the window stays at least
+        /// one packet and the reported rate positive and finite.
+        #[test]
+        fn bookkeeping_holds_under_any_drop_pattern(
+            dropped in proptest::collection::vec(proptest::bool::weighted(0.1), 1..400)
+        ) {
+            let mut sink = TearSink::new(&TearConfig::default());
+            let mut out = Outbox::default();
+            let arrived: Vec<u64> = (0..dropped.len() as u64)
+                .filter(|&i| !dropped[i as usize])
+                .collect();
+            for &i in &arrived {
+                let (now, p) = data(i, 10 * i);
+                sink.handle_packet(now, &p, &mut out);
+                let e = sink.emulation();
+                proptest::prop_assert!(e.cwnd() >= 1.0);
+                let rate = sink.rate_bytes_per_s();
+                proptest::prop_assert!(rate.is_finite() && rate > 0.0);
+            }
+            let confirmed = (0..dropped.len())
+                .filter(|&i| dropped[i] && arrived.iter().filter(|&&a| a > i as u64).count() >= 3)
+                .count();
+            let mut values = vec![0.0; FIELDS.len()];
+            sink.trace(&mut values);
+            proptest::prop_assert_eq!(values[8], confirmed as f64);
+            let stats = sink.emulation().stats();
+            proptest::prop_assert_eq!(stats.epochs_closed, stats.loss_reactions + stats.timeouts);
+        }
+    }
 }
