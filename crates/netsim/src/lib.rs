@@ -7,7 +7,8 @@
 //!
 //! - [`topology`]: nodes, simplex links, static routes; dumbbell and parking-lot builders.
 //! - [`queue`], [`loss`]: DropTail, RED as ns-2 implements it, Adaptive RED; loss models.
-//! - [`agent`]: the interface protocols implement; CBR, the TCP family and GAIMD (docs/tcp.md).
+//! - [`agent`]: the interface protocols implement; CBR, the TCP family and GAIMD (docs/tcp.md),
+//!   TFRC (docs/tfrc.md), TEAR (docs/tear.md).
 //! - [`sim`]: the engine; [`monitor`] and [`results`]: what a run measures.
 //! - [`scenario`]: TOML scenario files and [`scenario::run`].
 

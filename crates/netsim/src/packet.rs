@@ -33,6 +33,10 @@ pub enum Payload {
     Ping(crate::agent::ping::PingHeader),
     /// A ping probe's echo.
     PingEcho(crate::agent::ping::PingHeader),
+    /// A TEAR data packet.
+    TearData(crate::agent::tear::TearData),
+    /// A TEAR feedback packet.
+    TearFeedback(crate::agent::tear::TearFeedback),
 }
 
 /// One packet in flight. Copy-sized: no heap allocation per packet.

@@ -8,15 +8,9 @@
 
 mod common;
 
-use common::{bernoulli_on_ab, cov, last, mean, simulate, state, two_nodes};
+use common::{cov_time, last, lossy_path, mean, simulate, state};
 use netsim::results::FlowResult;
 use tfrc::equation::pftk_full_packets_per_s;
-
-/// One flow alone on [`common::two_nodes`]'s path (RTT 100.1 ms, never queueing), with a
-/// Bernoulli loss model on its data direction.
-fn lossy_path(agent: &str, p: f64, seconds: u64, bin: &str) -> String {
-    two_nodes(&format!("{seconds}s"), bin, agent, &bernoulli_on_ab(p))
-}
 
 /// The mean over bins from `from_bin` on of one state-trace field.
 fn trace_mean(flow: &FlowResult, field: &str, from_bin: usize) -> f64 {
@@ -26,14 +20,6 @@ fn trace_mean(flow: &FlowResult, field: &str, from_bin: usize) -> f64 {
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
     mean(&values)
-}
-
-/// A flow's per-bin sending rates in packets per bin, from bin `from_bin` on.
-fn sent_per_bin(flow: &FlowResult, from_bin: usize) -> Vec<f64> {
-    flow.record.bins.sent_packets[from_bin..]
-        .iter()
-        .map(|&n| f64::from(n))
-        .collect()
 }
 
 /// TCP Reno in the ns-2 2000 setting (immediate ACKs, 100 ms clock) with a window that never
@@ -83,19 +69,6 @@ fn reno_throughput_follows_the_pftk_model() {
             "p = {p}: simulated {rate:.1} pkt/s against PFTK's {model:.1}"
         );
     }
-}
-
-/// CoV_time (yang2001 §III-A): the coefficient of variation of the flow's sending rate sampled
-/// once per RTT (bins of 100 ms on a path of RTT 100 ms), after a 20 s warm-up, averaged over
-/// seeds.
-fn cov_time(agent: &str, seeds: std::ops::RangeInclusive<u64>) -> f64 {
-    let runs: Vec<f64> = seeds
-        .map(|seed| {
-            let results = simulate(&lossy_path(agent, 0.01, 320, "100ms"), seed);
-            cov(&sent_per_bin(results.flow("f").expect("the flow"), 200))
-        })
-        .collect();
-    runs.iter().sum::<f64>() / runs.len() as f64
 }
 
 /// Issue 4, test 5: smoothness at 1% Bernoulli loss, against yang2001 Fig. 6 (TCP 0.51, GAIMD

@@ -35,6 +35,7 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/ping_spec.rs",
     "src/scenario/web_spec.rs",
     "src/scenario/randvar_spec.rs",
+    "src/scenario/tear_spec.rs",
 ];
 
 fn crate_path(relative: &str) -> PathBuf {

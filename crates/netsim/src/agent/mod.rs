@@ -21,6 +21,7 @@ pub mod short_tcp;
 pub mod sink;
 pub mod tcp;
 pub mod tcp_pool;
+pub mod tear;
 pub mod tfrc;
 pub mod web;
 
@@ -36,6 +37,7 @@ pub use rap::{RapConfig, RapSink, RapSource};
 pub use short_tcp::{ShortTcpConfig, ShortTcpSink, ShortTcpSource};
 pub use sink::Sink;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
+pub use tear::{TearConfig, TearSink, TearSource};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
 pub use web::{WebClient, WebConfig, WebServer};
 
@@ -150,6 +152,8 @@ pub enum AgentConfig {
     ShortTcp(Box<ShortTcpConfig>),
     /// A web session: server at the source, client at the sink (docs/web.md); boxed.
     Web(Box<WebConfig>),
+    /// A TEAR source and receiver (docs/tear.md).
+    Tear(TearConfig),
 }
 
 impl AgentConfig {
@@ -165,6 +169,7 @@ impl AgentConfig {
             AgentConfig::Ping(_) => "ping",
             AgentConfig::ShortTcp(_) => "short_tcp",
             AgentConfig::Web(_) => "web",
+            AgentConfig::Tear(_) => "tear",
         }
     }
 
@@ -180,6 +185,7 @@ impl AgentConfig {
             AgentConfig::OnOff(_) | AgentConfig::Ping(_) => "",
             AgentConfig::ShortTcp(config) => config.tcp.variant.name(),
             AgentConfig::Web(config) => config.tcp.variant.name(),
+            AgentConfig::Tear(config) => config.preset,
         }
     }
 
@@ -195,6 +201,7 @@ impl AgentConfig {
             AgentConfig::Ping(config) => config.size_bytes,
             AgentConfig::ShortTcp(config) => config.tcp.data_packet_bytes(),
             AgentConfig::Web(config) => config.tcp.data_packet_bytes(),
+            AgentConfig::Tear(config) => config.size_bytes,
         }
     }
 
@@ -210,6 +217,7 @@ impl AgentConfig {
             AgentConfig::Ping(config) => config.size_bytes,
             AgentConfig::ShortTcp(config) => config.tcp.ack_bytes,
             AgentConfig::Web(config) => config.tcp.ack_bytes,
+            AgentConfig::Tear(config) => config.feedback_size_bytes,
         }
     }
 
@@ -226,6 +234,7 @@ impl AgentConfig {
             AgentConfig::Ping(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::ShortTcp(config) => config.validate(),
             AgentConfig::Web(config) => config.validate(),
+            AgentConfig::Tear(config) => config.validate().map_err(|e| e.to_string()),
         }
     }
 
@@ -271,6 +280,10 @@ impl AgentConfig {
                 AnyAgent::WebServer(Box::new(WebServer::new(config, source_rng))),
                 AnyAgent::WebClient(Box::new(WebClient::new(config, sink_rng))),
             ),
+            AgentConfig::Tear(config) => (
+                AnyAgent::TearSource(Box::new(TearSource::new(config))),
+                AnyAgent::TearSink(Box::new(TearSink::new(config))),
+            ),
         }
     }
 }
@@ -310,6 +323,10 @@ pub enum AnyAgent {
     WebServer(Box<WebServer>),
     /// A web client (the session).
     WebClient(Box<WebClient>),
+    /// A TEAR sender (boxed, as the other protocol agents).
+    TearSource(Box<TearSource>),
+    /// A TEAR receiver with its window emulation.
+    TearSink(Box<TearSink>),
 }
 
 macro_rules! dispatch {
@@ -330,6 +347,8 @@ macro_rules! dispatch {
             AnyAgent::ShortTcpSink($agent) => $body,
             AnyAgent::WebServer($agent) => $body,
             AnyAgent::WebClient($agent) => $body,
+            AnyAgent::TearSource($agent) => $body,
+            AnyAgent::TearSink($agent) => $body,
         }
     };
 }

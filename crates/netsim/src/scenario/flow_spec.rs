@@ -22,6 +22,7 @@ const KINDS: &[&str] = &[
     "ping",
     "web",
     "short_tcp",
+    "tear",
 ];
 const MAX_COUNT: usize = 100_000;
 
@@ -206,6 +207,7 @@ fn parse_agent(
         "ping" => super::ping_spec::parse_ping(fields),
         "web" => super::web_spec::parse_web(fields, bottleneck_bps),
         "short_tcp" => super::web_spec::parse_short_tcp(fields, bottleneck_bps),
+        "tear" => super::tear_spec::parse_tear(fields),
         other => Err(ScenarioError::invalid_text(
             fields.child_path("kind"),
             format!("one of {}", quoted(KINDS)),

@@ -25,6 +25,7 @@ mod randvar_spec;
 mod rap_spec;
 mod spec;
 mod tcp_spec;
+mod tear_spec;
 mod tfrc_spec;
 mod topology_spec;
 pub mod units;

@@ -72,3 +72,30 @@ to = "b"
 pub fn bernoulli_on_ab(p: f64) -> String {
     format!("[[losses]]\nlink = \"ab\"\nkind = \"bernoulli\"\np = {p}\n")
 }
+
+/// One flow alone on [`two_nodes`]'s path (RTT 100.1 ms, never queueing), with a
+/// Bernoulli loss model on its data direction.
+pub fn lossy_path(agent: &str, p: f64, seconds: u64, bin: &str) -> String {
+    two_nodes(&format!("{seconds}s"), bin, agent, &bernoulli_on_ab(p))
+}
+
+/// A flow's per-bin sending rates in packets per bin, from bin `from_bin` on.
+pub fn sent_per_bin(flow: &FlowResult, from_bin: usize) -> Vec<f64> {
+    flow.record.bins.sent_packets[from_bin..]
+        .iter()
+        .map(|&n| f64::from(n))
+        .collect()
+}
+
+/// CoV_time (yang2001 §III-A): the coefficient of variation of the flow's sending rate sampled
+/// once per RTT (bins of 100 ms on a path of RTT 100 ms), after a 20 s warm-up, averaged over
+/// seeds.
+pub fn cov_time(agent: &str, seeds: std::ops::RangeInclusive<u64>) -> f64 {
+    let runs: Vec<f64> = seeds
+        .map(|seed| {
+            let results = simulate(&lossy_path(agent, 0.01, 320, "100ms"), seed);
+            cov(&sent_per_bin(results.flow("f").expect("the flow"), 200))
+        })
+        .collect();
+    runs.iter().sum::<f64>() / runs.len() as f64
+}
