@@ -7,7 +7,7 @@
 //! The scenario syntax (`{ kind = "pareto2", mean = 12, shape = 1.2 }`) is in
 //! `scenario/randvar_spec.rs`.
 
-use crate::rng::{exponential, uniform, SimRng};
+use crate::rng::{exponential, pareto, uniform, SimRng};
 
 /// One random variable. Every variant is a scale family, so [`RandomVariable::scaled`] can set
 /// its mean (load sizing).
@@ -182,9 +182,7 @@ impl RandomVariable {
             RandomVariable::Constant { value } => value,
             RandomVariable::Uniform { min, max } => min + (max - min) * uniform(rng),
             RandomVariable::Exponential { mean } => exponential(rng, mean),
-            RandomVariable::Pareto { scale, shape } => {
-                scale * (1.0 - uniform(rng)).powf(-1.0 / shape)
-            }
+            RandomVariable::Pareto { scale, shape } => pareto(rng, scale, shape),
             RandomVariable::ParetoII { scale, shape } => {
                 scale * ((1.0 - uniform(rng)).powf(-1.0 / shape) - 1.0)
             }

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{cov, last, mean, simulate, state, two_nodes};
+use common::{cov, last, mean, one_flow, sent_per_bin, simulate, state, two_nodes};
 use netsim::results::FlowResult;
 use netsim::scenario::Scenario;
 
@@ -93,29 +93,14 @@ fn coarse_grain_rap_under_periodic_loss_shows_the_aimd_sawtooth() {
 /// One RAP flow across a dumbbell whose DropTail bottleneck is `rate`, `delay` one way, with a
 /// queue of `limit` packets; `flow` holds the flow's own keys.
 fn dumbbell(rate: &str, delay: &str, limit: u32, duration: &str, bin: &str, flow: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[monitor]
-bin = "{bin}"
-[topology]
-kind = "dumbbell"
-hosts = 1
-bottleneck = {{ rate = "{rate}", delay = "{delay}", queue = {{ kind = "droptail", limit = {limit} }} }}
-[[flows]]
-name = "f"
-kind = "rap"
-{flow}
-"#
+    one_flow(
+        rate,
+        delay,
+        limit,
+        duration,
+        bin,
+        &format!("kind = \"rap\"\n{flow}"),
     )
-}
-
-/// Sent packets per bin, from bin `from` on.
-fn sent_per_bin(flow: &FlowResult, from: usize) -> Vec<f64> {
-    flow.record.bins.sent_packets[from..]
-        .iter()
-        .map(|&x| f64::from(x))
-        .collect()
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{last, simulate, state};
+use common::{last, one_flow, simulate, state};
 use netsim::results::FlowResult;
 use netsim::scenario::Scenario;
 
@@ -11,25 +11,6 @@ use netsim::scenario::Scenario;
 fn received_pps(flow: &FlowResult, bin_s: f64, from: usize, to: usize) -> f64 {
     let packets: u32 = flow.record.bins.received_packets[from..to].iter().sum();
     f64::from(packets) / ((to - from) as f64 * bin_s)
-}
-
-/// One flow across a dumbbell whose bottleneck is `rate`, `delay` one way, with a queue of
-/// `limit` packets; `flow` holds the flow's own keys.
-fn one_flow(rate: &str, delay: &str, limit: u32, duration: &str, bin: &str, flow: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[monitor]
-bin = "{bin}"
-[topology]
-kind = "dumbbell"
-hosts = 1
-bottleneck = {{ rate = "{rate}", delay = "{delay}", queue = {{ kind = "droptail", limit = {limit} }} }}
-[[flows]]
-name = "f"
-{flow}
-"#
-    )
 }
 
 // ---- Test 1: slow start doubles cwnd per RTT; steady throughput is min(bottleneck, W/RTT) ----

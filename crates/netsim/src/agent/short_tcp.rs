@@ -133,18 +133,7 @@ impl Agent for ShortTcpSource {
     }
 
     fn trace(&self, values: &mut [f64]) {
-        let s = self.pool.stats();
-        let (retransmits, timeouts) = self.pool.retransmits_and_timeouts();
-        let all = [
-            s.opened as f64,
-            s.completed as f64,
-            self.pool.active_sends() as f64,
-            s.packets_requested as f64,
-            s.packets_sent as f64,
-            retransmits as f64,
-            timeouts as f64,
-        ];
-        for (slot, value) in values.iter_mut().zip(all) {
+        for (slot, value) in values.iter_mut().zip(self.pool.send_trace()) {
             *slot = value;
         }
     }

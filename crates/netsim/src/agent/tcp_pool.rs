@@ -175,6 +175,24 @@ impl TcpPool {
         )
     }
 
+    /// The sending side's counters as trace values, in the order both pool agents report them
+    /// (short flows' `conns_opened` .. `timeouts`, a web server's `responses_opened` ..
+    /// `timeouts`): connections opened, completed, open now; packets requested, sent;
+    /// retransmissions, timeouts.
+    pub fn send_trace(&self) -> [f64; 7] {
+        let s = self.stats();
+        let (retransmits, timeouts) = self.retransmits_and_timeouts();
+        [
+            s.opened as f64,
+            s.completed as f64,
+            self.active_sends() as f64,
+            s.packets_requested as f64,
+            s.packets_sent as f64,
+            retransmits as f64,
+            timeouts as f64,
+        ]
+    }
+
     /// Opens send connection `conn` (at most [`ConnId::MAX`], not open already) carrying
     /// `msg_len` packets (at least 1), with a TCP sender whose own stream is seeded from
     /// `rng`, and sends what its window allows. Returns false (opening nothing) if the id is

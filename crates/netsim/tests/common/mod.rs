@@ -68,6 +68,32 @@ to = "b"
     )
 }
 
+/// One flow `f` across a one-pair dumbbell whose bottleneck is `rate`, `delay` one way, with a queue of
+/// `limit` packets; `flow` holds the flow's own keys.
+pub fn one_flow(
+    rate: &str,
+    delay: &str,
+    limit: u32,
+    duration: &str,
+    bin: &str,
+    flow: &str,
+) -> String {
+    format!(
+        r#"
+duration = "{duration}"
+[monitor]
+bin = "{bin}"
+[topology]
+kind = "dumbbell"
+hosts = 1
+bottleneck = {{ rate = "{rate}", delay = "{delay}", queue = {{ kind = "droptail", limit = {limit} }} }}
+[[flows]]
+name = "f"
+{flow}
+"#
+    )
+}
+
 /// A `[[losses]]` table dropping each packet on [`two_nodes`]'s link `ab` with probability `p`.
 pub fn bernoulli_on_ab(p: f64) -> String {
     format!("[[losses]]\nlink = \"ab\"\nkind = \"bernoulli\"\np = {p}\n")

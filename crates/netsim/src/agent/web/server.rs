@@ -77,18 +77,7 @@ impl Agent for WebServer {
     }
 
     fn trace(&self, values: &mut [f64]) {
-        let s = self.pool.stats();
-        let (retransmits, timeouts) = self.pool.retransmits_and_timeouts();
-        let all = [
-            self.requests as f64,
-            s.opened as f64,
-            s.completed as f64,
-            self.pool.active_sends() as f64,
-            s.packets_requested as f64,
-            s.packets_sent as f64,
-            retransmits as f64,
-            timeouts as f64,
-        ];
+        let all = std::iter::once(self.requests as f64).chain(self.pool.send_trace());
         for (slot, value) in values.iter_mut().zip(all) {
             *slot = value;
         }
