@@ -205,7 +205,7 @@ impl RandomVariable {
                         }
                     }
                 } else {
-                    cut * (1.0 - uniform(rng)).powf(-1.0 / alpha)
+                    pareto(rng, cut, alpha)
                 }
             }
         }
