@@ -87,7 +87,7 @@ fn web_load_matches_its_share_and_sizes_follow_the_distribution() {
 [[flows]]
 kind = "web"
 count = 4
-load = "2Mbps"
+share = 0.2
 objects_per_page = 3
 object_size = { kind = "pareto2", mean = 12, shape = 2.5 }
 "#,
@@ -99,7 +99,7 @@ object_size = { kind = "pareto2", mean = 12, shape = 2.5 }
         .map(|f| last(f, "response_packets_requested"))
         .sum();
     let offered_bps = requested * 1000.0 * 8.0 / 200.0;
-    eprintln!("web offered load {offered_bps:.0} b/s against 2000000 b/s");
+    eprintln!("web offered load {offered_bps:.0} b/s against 20% of 10 Mb/s = 2000000 b/s");
     assert!(
         (offered_bps / 2e6 - 1.0).abs() < 0.10,
         "offered {offered_bps} b/s"
