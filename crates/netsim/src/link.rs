@@ -14,7 +14,11 @@
 //! event; the transmitter is simply busy until `busy_until`. A packet that arrives while it is
 //! busy schedules the end event then; one that arrives after it finds the link idle and starts
 //! at once. Lightly loaded links (access links, the ACK path) thus cost one event per packet
-//! instead of two, with the same times, the same queue contract and the same monitors.
+//! instead of two, with the same times, the same queue contract and the same monitors. The end
+//! event keeps its rank among events due at the same instant: its sequence number is reserved
+//! when the transmission starts (`end_seq`), as if it had been scheduled then. The arrival
+//! event is scheduled at the start rather than at the end of the transmission, so among
+//! arrivals due at one instant the order is that of their transmission starts.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -73,6 +77,10 @@ pub(crate) struct Link {
     busy_until: Time,
     /// Whether a `TransmissionEnd` event is pending for `busy_until`.
     end_pending: bool,
+    /// The event-queue sequence number reserved for the current transmission's end event when
+    /// the transmission started, so that the event, if it is ever scheduled, ranks among
+    /// equal-time events as ns-2's (scheduled at the start) would.
+    pub(crate) end_seq: u64,
     /// Whether the queue still has to be told, by an empty dequeue at `busy_until`, that the
     /// transmitter became free (the queue contract; see the module documentation).
     idle_unreported: bool,
@@ -100,6 +108,7 @@ impl Link {
             losses,
             busy_until: Time::ZERO,
             end_pending: false,
+            end_seq: 0,
             idle_unreported: false,
             pipe: VecDeque::new(),
             monitor,

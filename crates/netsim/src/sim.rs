@@ -681,6 +681,7 @@ impl Simulation {
     /// A packet went on the wire of `link` now: schedules what the link asks for and records
     /// the start in the packet trace.
     fn transmission_started(&mut self, link: u32, events: LinkEvents) {
+        self.links[link as usize].end_seq = self.events.reserve_seq();
         self.schedule_link_events(link, events);
         if self.trace.is_some() {
             if let Some(packet) = self.links[link as usize].last_started().copied() {
@@ -692,7 +693,9 @@ impl Simulation {
 
     fn schedule_link_events(&mut self, link: u32, events: LinkEvents) {
         if let Some(at) = events.transmission_end {
-            self.events.push(at, Event::TransmissionEnd(link));
+            let seq = self.links[link as usize].end_seq;
+            self.events
+                .push_reserved(at, seq, Event::TransmissionEnd(link));
         }
         if let Some(at) = events.arrival {
             self.events.push(at, Event::Arrival(link));

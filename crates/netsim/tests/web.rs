@@ -266,6 +266,12 @@ fn scenario_errors_name_the_key() {
     assert!(e.starts_with("flows[0].packets"), "{e}");
     let e = error("[[flows]]\nkind = \"web\"\ninter_page_from = \"middle\"");
     assert!(e.starts_with("flows[0].inter_page_from"), "{e}");
+    // Pages (or short flows) arriving faster than a microsecond apart on average are refused:
+    // they would open every connection id in one instant.
+    let e = error("[[flows]]\nkind = \"web\"\ninter_page_from = \"start\"\ninter_page = 0");
+    assert!(e.contains("inter_page") && e.contains("1 µs"), "{e}");
+    let e = error("[[flows]]\nkind = \"short_tcp\"\ninterarrival = { kind = \"uniform\", min = 0, max = 1e-10 }");
+    assert!(e.contains("interarrival") && e.contains("1 µs"), "{e}");
 }
 
 /// `share` is `load` as a fraction of the dumbbell bottleneck the data crosses: the forward one
@@ -358,4 +364,32 @@ limit = 20
     assert!(last(short, "conns_completed") > 0.8 * last(short, "conns_opened"));
     assert!(last(web, "response_packets_delivered") <= last(web, "response_packets_requested"));
     assert!(last(web, "objects_completed") > 0.8 * last(web, "objects_requested"));
+}
+
+/// With pages spaced from the previous page's start, an ON period that begins while a page is
+/// still downloading starts a new page at once; the session does not fall silent.
+#[test]
+fn sessions_resume_after_an_off_period_that_ends_mid_page() {
+    let text = dumbbell(
+        "10s",
+        1,
+        r#"
+[[flows]]
+name = "w"
+kind = "web"
+inter_page_from = "start"
+inter_page = "500ms"
+objects_per_page = 1
+object_size = { kind = "constant", value = 300 }
+on_off = { on = "1s", off = "100ms" }
+"#,
+    );
+    let results = simulate(&text, 1);
+    let w = results.flow("w").unwrap();
+    let started = state(w, "pages_started");
+    // Two pages per ON second, nine ON periods: far more than the first period's two.
+    assert!(last(w, "pages_started") >= 12.0, "{started:?}");
+    // Pages keep starting in the last ON period.
+    let bins = started.len();
+    assert!(started[bins - 1] > started[bins - 100], "{started:?}");
 }

@@ -44,8 +44,8 @@ impl ShortTcpConfig {
             .validate()
             .map_err(|(key, what)| format!("interarrival.{key}: expected {what}"))?;
         let mean = self.interarrival.mean();
-        if mean.is_nan() || mean <= 0.0 {
-            return Err("interarrival: expected a mean above 0".into());
+        if mean.is_nan() || mean < super::web::MIN_MEAN_GAP_SECS {
+            return Err("interarrival: expected a mean of at least 1 µs".into());
         }
         Ok(())
     }

@@ -74,6 +74,22 @@ impl<E> HeapQueue<E> {
         self.heap.push(Entry { time, seq, event });
     }
 
+    /// Takes the next sequence number without scheduling anything: an event pushed later with
+    /// [`HeapQueue::push_reserved`] and this number ranks, among events at its time, as if it
+    /// had been pushed now.
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at `time` with a sequence number from [`HeapQueue::reserve_seq`]
+    /// (each reserved number used at most once).
+    pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "a sequence number not reserved");
+        self.heap.push(Entry { time, seq, event });
+    }
+
     /// Removes and returns the earliest event (first scheduled among equal times).
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.heap.pop().map(|entry| (entry.time, entry.event))

@@ -57,6 +57,19 @@ impl<E> EventQueue<E> {
         self.inner.push(time, event);
     }
 
+    /// Takes the next sequence number without scheduling anything, for an event that may be
+    /// pushed later (with [`EventQueue::push_reserved`]) but must rank among equal-time events
+    /// as if it had been pushed now: a link's transmission end, decided when the transmission
+    /// starts but scheduled only if a packet comes to wait for it.
+    pub fn reserve_seq(&mut self) -> u64 {
+        self.inner.reserve_seq()
+    }
+
+    /// Schedules `event` at `time` under a number from [`EventQueue::reserve_seq`], used once.
+    pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
+        self.inner.push_reserved(time, seq, event);
+    }
+
     /// Removes and returns the earliest event (first scheduled among equal times).
     pub fn pop(&mut self) -> Option<(Time, E)> {
         self.inner.pop()
@@ -353,4 +366,20 @@ mod tests {
     queue_tests!(event_queue, EventQueue);
     queue_tests!(calendar_queue, CalendarQueue);
     queue_tests!(heap_queue, HeapQueue);
+
+    /// A reserved sequence number ranks an event pushed later as if it had been pushed when
+    /// the number was taken.
+    #[test]
+    fn reserved_numbers_keep_their_rank_among_equal_times() {
+        let mut q = EventQueue::new();
+        let t = Time::from_nanos(10);
+        q.push(t, "first");
+        let seq = q.reserve_seq();
+        q.push(t, "third");
+        q.push(Time::from_nanos(5), "earlier");
+        q.push_reserved(t, seq, "second");
+        let order: Vec<&str> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, ["earlier", "first", "second", "third"]);
+        assert_eq!(q.scheduled(), 4, "a reserved number is taken once");
+    }
 }

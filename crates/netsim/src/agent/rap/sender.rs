@@ -177,7 +177,13 @@ impl RapSource {
     /// Arms a timer `delay_s` after `now` (at least 1 ns, so a degenerate estimate cannot spin).
     fn arm(&mut self, now: Time, delay_s: f64) -> Option<Timer> {
         self.arm_count += 1;
-        let ns = (delay_s * 1e9).round().clamp(1.0, u64::MAX as f64) as u64;
+        let ns = (delay_s * 1e9).round();
+        // `!(ns >= 1)` also catches NaN, which `clamp` would pass through (and cast to 0).
+        let ns = if ns >= 1.0 {
+            ns.min(u64::MAX as f64) as u64
+        } else {
+            1
+        };
         Some(Timer {
             at: Time::from_nanos(now.as_nanos().saturating_add(ns)),
             armed: self.arm_count,
@@ -241,6 +247,10 @@ impl RapSource {
                 self.sent_in_step += 1;
             }
         }
+        if self.all_accounted() {
+            self.stop();
+            return;
+        }
         let mut gap = self.gap_s();
         if !self.config.overhead.is_zero() {
             gap += uniform(&mut self.rng) * self.config.overhead.as_secs_f64();
@@ -272,9 +282,17 @@ impl RapSource {
         }
         let found = self.history.ack_losses(&ack.hole);
         self.back_off(now, found);
-        if self.config.max_packets.is_some_and(|max| ack.seq >= max) {
+        if self.config.max_packets.is_some_and(|max| ack.seq >= max) || self.all_accounted() {
             self.stop();
         }
+    }
+
+    /// With `max_packets`, whether every packet has been sent and then acknowledged or declared
+    /// lost: RAP never retransmits, so a lost last packet must end the transfer too.
+    fn all_accounted(&self) -> bool {
+        self.config
+            .max_packets
+            .is_some_and(|max| self.seq >= max && self.history.len() == 0)
     }
 
     fn stop(&mut self) {
@@ -622,6 +640,24 @@ mod tests {
         assert_eq!(s.packets_sent(), 3);
         assert_eq!(s.unaccounted_packets(), 3);
         s.handle_packet(ms(60), &ack(3, in_order(3)), &mut out);
+        assert_eq!(s.poll_timeout(), None);
+    }
+
+    /// RAP never retransmits: when the last packets are lost (declared so by the timer), the
+    /// transfer is over too, and no timer keeps firing.
+    #[test]
+    fn max_packets_stops_when_the_last_packets_are_lost() {
+        let config = RapConfig {
+            max_packets: Some(3),
+            initial_ipg: Duration::from_millis(10),
+            ..RapConfig::default()
+        };
+        let mut s = source(config);
+        let mut out = Outbox::default();
+        s.on_start(Time::ZERO, &mut out);
+        run_timers(&mut s, ms(10_000));
+        assert_eq!(s.packets_sent(), 3);
+        assert_eq!(s.unaccounted_packets(), 0);
         assert_eq!(s.poll_timeout(), None);
     }
 

@@ -157,11 +157,16 @@ impl Agent for WebClient {
 
     fn on_stop(&mut self, _now: Time, _out: &mut Outbox) {}
 
-    /// The session launches: its first page starts now (again after an OFF period, unless a
-    /// page is already due).
+    /// The session launches: its first page starts now, and again after an OFF period unless a
+    /// page is already due. When pages are spaced from the end of the previous one, a page
+    /// still downloading schedules the next itself, so a new one starts now only if none is.
     fn on_flow_start(&mut self, now: Time, _out: &mut Outbox) {
         self.on = true;
-        if self.next_page_at.is_none() && self.pages.is_empty() && self.more_pages() {
+        let spaced_from_start = self.config.inter_page_from == InterPageFrom::Start;
+        if self.next_page_at.is_none()
+            && self.more_pages()
+            && (spaced_from_start || self.pages.is_empty())
+        {
             self.next_page_at = Some(now);
         }
     }

@@ -122,9 +122,24 @@ impl WebConfig {
         if self.pages == Some(0) {
             return Err("pages: expected at least 1".into());
         }
+        let mean = self.inter_page.mean();
+        if self.inter_page_from == InterPageFrom::Start
+            && (mean.is_nan() || mean < MIN_MEAN_GAP_SECS)
+        {
+            return Err(
+                "inter_page: expected a mean of at least 1 µs when pages start from the start \
+                 of the previous one"
+                    .into(),
+            );
+        }
         Ok(())
     }
 }
+
+/// The smallest mean gap between arrivals (pages counted from the previous page's start, short
+/// flows) that a configuration may ask for: below it, the draws round to whole nanoseconds of
+/// zero and a session would open its 2^24 connections in one instant.
+pub const MIN_MEAN_GAP_SECS: f64 = 1e-6;
 
 #[cfg(test)]
 mod tests {
