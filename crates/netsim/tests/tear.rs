@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{cov_time, last, mean, simulate, state, two_nodes};
+use common::{cov_time, last, mean, simulate, state, two_nodes, two_nodes_over};
 use netsim::results::FlowResult;
 use netsim::scenario::Scenario;
 
@@ -169,27 +169,8 @@ fn runs_are_deterministic() {
 /// receiver halves its window and the average keeps the rate near the capacity.
 #[test]
 fn an_uncongested_path_is_filled() {
-    let text = r#"
-duration = "60s"
-[monitor]
-bin = "1s"
-[topology]
-kind = "graph"
-nodes = ["a", "b"]
-[[topology.links]]
-from = "a"
-to = "b"
-name = "ab"
-rate = "10Mbps"
-delay = "20ms"
-queue = { kind = "droptail", limit = 50 }
-[[flows]]
-name = "f"
-from = "a"
-to = "b"
-kind = "tear"
-"#;
-    let results = simulate(text, 1);
+    let text = two_nodes_over("10Mbps", "20ms", 50, "60s", "1s", "kind = \"tear\"", "");
+    let results = simulate(&text, 1);
     let flow = results.flow("f").unwrap();
     let delivered: u64 = flow.record.bins.received_packets[20..]
         .iter()

@@ -43,6 +43,19 @@ pub fn cov(samples: &[f64]) -> f64 {
 /// and of yang2001's loss-model experiments. `flow` holds the flow's protocol keys (`kind` and
 /// its own keys); `extra` is appended after them (more flow keys, then `[[losses]]` tables).
 pub fn two_nodes(duration: &str, bin: &str, flow: &str, extra: &str) -> String {
+    two_nodes_over("100Mbps", "50ms", 100_000, duration, bin, flow, extra)
+}
+
+/// [`two_nodes`] over a link `ab` of the given rate, one-way delay and DropTail limit (packets).
+pub fn two_nodes_over(
+    rate: &str,
+    delay: &str,
+    limit: u32,
+    duration: &str,
+    bin: &str,
+    flow: &str,
+    extra: &str,
+) -> String {
     format!(
         r#"
 duration = "{duration}"
@@ -55,9 +68,9 @@ nodes = ["a", "b"]
 from = "a"
 to = "b"
 name = "ab"
-rate = "100Mbps"
-delay = "50ms"
-queue = {{ kind = "droptail", limit = 100000 }}
+rate = "{rate}"
+delay = "{delay}"
+queue = {{ kind = "droptail", limit = {limit} }}
 [[flows]]
 name = "f"
 from = "a"

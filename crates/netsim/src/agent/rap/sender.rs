@@ -626,16 +626,21 @@ mod tests {
         assert_eq!(c.srtt_s(), 0.1);
     }
 
-    #[test]
-    fn max_packets_stops_after_the_last_ack() {
-        let config = RapConfig {
+    /// A source of 3 packets, 10 ms apart, started at 0.
+    fn three_packet_source(out: &mut Outbox) -> RapSource {
+        let mut s = source(RapConfig {
             max_packets: Some(3),
             initial_ipg: Duration::from_millis(10),
             ..RapConfig::default()
-        };
-        let mut s = source(config);
+        });
+        s.on_start(Time::ZERO, out);
+        s
+    }
+
+    #[test]
+    fn max_packets_stops_after_the_last_ack() {
         let mut out = Outbox::default();
-        s.on_start(Time::ZERO, &mut out);
+        let mut s = three_packet_source(&mut out);
         run_timers(&mut s, ms(50));
         assert_eq!(s.packets_sent(), 3);
         assert_eq!(s.unaccounted_packets(), 3);
@@ -647,14 +652,8 @@ mod tests {
     /// transfer is over too, and no timer keeps firing.
     #[test]
     fn max_packets_stops_when_the_last_packets_are_lost() {
-        let config = RapConfig {
-            max_packets: Some(3),
-            initial_ipg: Duration::from_millis(10),
-            ..RapConfig::default()
-        };
-        let mut s = source(config);
         let mut out = Outbox::default();
-        s.on_start(Time::ZERO, &mut out);
+        let mut s = three_packet_source(&mut out);
         run_timers(&mut s, ms(10_000));
         assert_eq!(s.packets_sent(), 3);
         assert_eq!(s.unaccounted_packets(), 0);
