@@ -282,11 +282,14 @@ const KEYS: &[&str] = &[
     "\"a.b\"",
     "topology.kind",
     "monitor.bin",
+    "measure.from",
+    "measure.to",
 ];
 
 /// Table headers worth inserting as lines.
 const HEADERS: &[&str] = &[
     "[monitor]",
+    "[measure]",
     "[topology]",
     "[topology.bottleneck]",
     "[topology.bottleneck_reverse]",

@@ -36,8 +36,9 @@ class ScenarioError(ValueError):
 def check_scenario(scenario_toml: str) -> dict[str, Any]:
     """Check a scenario's TOML text as a run would; return its headline values.
 
-    Keys: ``name`` (str), ``duration_ns``, ``bin_ns``, ``seed``, ``flows`` (ints) and
-    ``flow_names`` (list of str). Raises ScenarioError naming the field at fault.
+    Keys: ``name`` (str), ``duration_ns``, ``bin_ns``, ``seed``, ``measure_from_ns``,
+    ``measure_to_ns`` (the ``[measure]`` window), ``flows`` (ints) and ``flow_names`` (list of
+    str). Raises ScenarioError naming the field at fault.
     """
 
 @final
@@ -63,9 +64,11 @@ class Simulation:
         """Close the monitors and return the results as columns.
 
         Keys: ``scenario`` (str), ``seed``, ``version`` (str), ``duration_ns``, ``bin_ns``,
-        ``bins`` (n), ``events``; ``flows`` (dict: per-flow lists of str ``name``, ``kind``,
-        ``variant``, ``from``, ``to`` and uint64 arrays ``start_ns``, ``base_rtt_ns``,
-        ``loss_event_rtt_ns`` and the totals); ``flow_bins`` (dict of (flows x n) arrays);
+        ``bins`` (n), ``events``, ``measure_from_ns``, ``measure_to_ns``; ``flows`` (dict:
+        per-flow lists of str ``name``, ``kind``, ``variant``, ``from``, ``to``, ``path`` (the
+        forward path as a list of link indices per flow), uint64 arrays ``start_ns``,
+        ``base_rtt_ns``, ``loss_event_rtt_ns``, the int64 array ``stop_ns`` (-1: no stop) and
+        the totals); ``flow_bins`` (dict of (flows x n) arrays);
         ``flow_states`` (one ``(fields, values)`` per flow, values a (fields x n) float64
         array); ``links`` (dict of per-link columns, with a bool ``binned``); ``link_bins``
         (dict of (binned links x n) arrays); ``packet_trace`` (None or a dict of columns).

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use crate::monitor::{FlowRecord, LinkRecord, PacketRecord};
 use crate::queue::QueueStats;
+use crate::topology::LinkId;
 
 /// Everything a run measured. Equal scenarios and seeds give equal `Results`, bit for bit.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +45,11 @@ pub struct FlowResult {
     pub to: String,
     /// When the flow started (drawn, if the scenario gave a distribution).
     pub start: Duration,
+    /// When the flow stopped for good, if the scenario gave a stop (drawn, if a distribution);
+    /// it may lie beyond the end of the run.
+    pub stop: Option<Duration>,
+    /// The links its data crosses, source to sink, as indices into [`Results::links`].
+    pub path: Vec<LinkId>,
     /// Round-trip propagation plus serialization time of the flow's path (a data packet forward,
     /// a reply back); the loss-event grouping uses it unless the scenario overrides it.
     pub base_rtt: Duration,

@@ -185,6 +185,8 @@ struct FlowSlot {
     on: bool,
     stopped: bool,
     start: Duration,
+    /// When it stops for good, if the scenario says (drawn, if a distribution).
+    stop: Option<Duration>,
     trace_buffer: Vec<f64>,
 }
 
@@ -199,6 +201,8 @@ pub struct Simulation {
     setups: Vec<FlowSetup>,
     base_rtts: Vec<Duration>,
     loss_event_rtts: Vec<Duration>,
+    /// Each flow's forward path: the links its data crosses, in order.
+    forward_paths: Vec<Vec<LinkId>>,
     events: EventQueue<Event>,
     outbox: Outbox,
     trace: Option<PacketTrace>,
@@ -281,6 +285,7 @@ impl Simulation {
         let mut flow_slots = Vec::with_capacity(flows.len());
         let mut base_rtts = Vec::with_capacity(flows.len());
         let mut loss_event_rtts = Vec::with_capacity(flows.len());
+        let mut forward_paths = Vec::with_capacity(flows.len());
         let mut traced_state = false;
         let mut names = std::collections::BTreeSet::new();
         for (index, setup) in flows.iter().enumerate() {
@@ -358,10 +363,12 @@ impl Simulation {
                 on: false,
                 stopped: false,
                 start,
+                stop,
                 trace_buffer: vec![0.0; fields.len()],
             });
             base_rtts.push(base_rtt);
             loss_event_rtts.push(loss_event_rtt);
+            forward_paths.push(forward);
         }
         // State ns-2 shares between agents through C++ statics (RAP's first-sample flag).
         crate::agent::rap::share_first_sample(agents.iter_mut().map(|slot| &mut slot.agent));
@@ -374,6 +381,7 @@ impl Simulation {
             setups: flows,
             base_rtts,
             loss_event_rtts,
+            forward_paths,
             events,
             outbox: Outbox::default(),
             trace: config.packet_trace.map(PacketTrace::new),
@@ -458,6 +466,8 @@ impl Simulation {
                 from: topology.node_name(setup.from).to_string(),
                 to: topology.node_name(setup.to).to_string(),
                 start: slot.start,
+                stop: slot.stop,
+                path: std::mem::take(&mut self.forward_paths[i]),
                 base_rtt: self.base_rtts[i],
                 loss_event_rtt: self.loss_event_rtts[i],
                 record: slot.monitor.finish(end),

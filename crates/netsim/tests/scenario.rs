@@ -314,3 +314,48 @@ fn ns2_codes_link_selection_and_size_bounds() {
         "{message}"
     );
 }
+
+#[test]
+fn the_measure_window_is_read_and_checked_against_the_duration() {
+    let with = |table: &str| {
+        GRAPH.replacen(
+            "duration = \"5s\"",
+            &format!("duration = \"5s\"\n{table}"),
+            1,
+        )
+    };
+    let whole = Scenario::from_toml_str(GRAPH).unwrap();
+    assert_eq!(whole.measure.from, std::time::Duration::ZERO);
+    assert_eq!(whole.measure.to, std::time::Duration::from_secs(5));
+    let tail = Scenario::from_toml_str(&with("[measure]\nfrom = \"2s\"")).unwrap();
+    assert_eq!(tail.measure.from, std::time::Duration::from_secs(2));
+    assert_eq!(tail.measure.to, std::time::Duration::from_secs(5));
+    let middle = Scenario::from_toml_str(&with("[measure]\nfrom = \"1s\"\nto = \"3s\"")).unwrap();
+    assert_eq!(middle.measure.to, std::time::Duration::from_secs(3));
+    for (table, expected) in [
+        ("[measure]\nfrom = \"5s\"", "measure.from: expected a time before the end of the run (5s), found 5s"),
+        ("[measure]\nto = \"6s\"", "measure.to: expected a time after measure.from (0s) and at most the run's duration (5s), found 6s"),
+        ("[measure]\nfrom = \"2s\"\nto = \"2s\"", "measure.to: expected a time after measure.from (2s)"),
+        ("[measure]\nfrom = \"soon\"", "measure.from: expected a duration"),
+        ("[measure]\nstart = \"1s\"", "measure.start"),
+    ] {
+        let error = Scenario::from_toml_str(&with(table)).unwrap_err().to_string();
+        assert!(error.starts_with(expected), "{table:?}: {error}");
+    }
+}
+
+#[test]
+fn results_carry_each_flows_stop_and_forward_path() {
+    let stopped = GRAPH.replacen("rate = \"4Mbps\"", "rate = \"4Mbps\"\nstop = \"3s\"", 1);
+    let results = run(&Scenario::from_toml_str(&stopped).unwrap(), 1).unwrap();
+    let probe = results.flow("probe").unwrap();
+    assert_eq!(probe.stop, Some(std::time::Duration::from_secs(3)));
+    let names: Vec<&str> = probe
+        .path
+        .iter()
+        .map(|link| results.links[link.0 as usize].name.as_str())
+        .collect();
+    assert_eq!(names, ["a->b", "slow"]);
+    let open = run(&Scenario::from_toml_str(GRAPH).unwrap(), 1).unwrap();
+    assert_eq!(open.flow("probe").unwrap().stop, None);
+}

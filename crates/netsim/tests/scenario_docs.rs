@@ -36,6 +36,7 @@ const SCHEMA_FILES: &[&str] = &[
     "src/scenario/web_spec.rs",
     "src/scenario/randvar_spec.rs",
     "src/scenario/tear_spec.rs",
+    "src/scenario/measure_spec.rs",
 ];
 
 fn crate_path(relative: &str) -> PathBuf {

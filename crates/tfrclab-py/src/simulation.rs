@@ -55,7 +55,7 @@ fn nanos(d: std::time::Duration) -> u64 {
 /// Checks a scenario's TOML text the way a run would (parse, schema, building the network once)
 /// and returns its headline values: `name`, `duration_ns`, `bin_ns`, `seed`, `flows` (the
 /// number of flows, `count` expanded) and `flow_names`. Raises `ScenarioError` naming the field
-/// at fault.
+/// at fault. Also `measure_from_ns` and `measure_to_ns`, the `[measure]` window.
 #[pyfunction]
 pub(crate) fn check_scenario<'py>(
     py: Python<'py>,
@@ -67,6 +67,8 @@ pub(crate) fn check_scenario<'py>(
     info.set_item("duration_ns", nanos(scenario.duration))?;
     info.set_item("bin_ns", nanos(scenario.bin))?;
     info.set_item("seed", scenario.seed)?;
+    info.set_item("measure_from_ns", nanos(scenario.measure.from))?;
+    info.set_item("measure_to_ns", nanos(scenario.measure.to))?;
     info.set_item("flows", scenario.flows.len())?;
     let names: Vec<&str> = scenario.flows.iter().map(|f| f.name.as_str()).collect();
     info.set_item("flow_names", names)?;
@@ -82,6 +84,8 @@ pub(crate) struct Simulation {
     scenario_toml: String,
     seed: u64,
     end_ns: u64,
+    /// The `[measure]` window, `[from, to)` in nanoseconds, handed back with the results.
+    measure_ns: (u64, u64),
 }
 
 impl Simulation {
@@ -102,6 +106,7 @@ impl Simulation {
     fn new(py: Python<'_>, scenario_toml: &str, seed: Option<u64>) -> PyResult<Self> {
         let scenario = parse(py, scenario_toml)?;
         let seed = seed.unwrap_or(scenario.seed);
+        let measure_ns = (nanos(scenario.measure.from), nanos(scenario.measure.to));
         let inner = scenario
             .simulation(seed)
             .map_err(|err| scenario_error(py, &err))?;
@@ -110,6 +115,7 @@ impl Simulation {
             inner: Some(inner),
             scenario_toml: scenario_toml.to_owned(),
             seed,
+            measure_ns,
         })
     }
 
@@ -155,7 +161,10 @@ impl Simulation {
             .ok_or_else(|| PyRuntimeError::new_err("the simulation was already finished"))?;
         let mut results = py.detach(move || inner.finish());
         results.scenario = std::mem::take(&mut self.scenario_toml);
-        results_dict(py, &results)
+        let out = results_dict(py, &results)?;
+        out.set_item("measure_from_ns", self.measure_ns.0)?;
+        out.set_item("measure_to_ns", self.measure_ns.1)?;
+        Ok(out)
     }
 }
 
@@ -232,6 +241,19 @@ fn flows_dict<'py>(py: Python<'py>, flows: &[FlowResult]) -> PyResult<Bound<'py,
     d.set_item("from", text(|f| &f.from))?;
     d.set_item("to", text(|f| &f.to))?;
     d.set_item("start_ns", column(py, flows, |f| nanos(f.start)))?;
+    // -1: the flow has no stop and runs to the end.
+    d.set_item(
+        "stop_ns",
+        column(py, flows, |f| {
+            f.stop
+                .map_or(-1, |stop| i64::try_from(nanos(stop)).unwrap_or(i64::MAX))
+        }),
+    )?;
+    let paths: Vec<Vec<u32>> = flows
+        .iter()
+        .map(|f| f.path.iter().map(|link| link.0).collect())
+        .collect();
+    d.set_item("path", paths)?;
     d.set_item("base_rtt_ns", column(py, flows, |f| nanos(f.base_rtt)))?;
     d.set_item(
         "loss_event_rtt_ns",

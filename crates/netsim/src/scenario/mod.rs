@@ -18,6 +18,7 @@ pub mod error;
 pub mod fields;
 mod flow_spec;
 mod loss_spec;
+mod measure_spec;
 mod onoff_spec;
 mod ping_spec;
 mod queue_spec;
@@ -36,6 +37,7 @@ pub use error::{describe, ScenarioError};
 pub use fields::{parse_document, Fields, FromToml};
 pub use flow_spec::FlowSpec;
 pub use loss_spec::LossSpec;
+pub use measure_spec::MeasureWindow;
 pub use spec::{run, LinkBinning, Scenario};
 pub use topology_spec::TopologySpec;
 pub use units::{

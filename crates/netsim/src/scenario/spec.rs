@@ -7,6 +7,7 @@ use super::error::ScenarioError;
 use super::fields::{parse_document, Fields};
 use super::flow_spec::{parse_flows, DefaultEndpoints, FlowSpec};
 use super::loss_spec::{parse_loss, LossSpec};
+use super::measure_spec::{parse_measure, MeasureWindow};
 use super::queue_spec::queue_error;
 use super::topology_spec::{parse_topology, QueuePaths, TopologySpec};
 use crate::packet::FlowId;
@@ -46,6 +47,8 @@ pub struct Scenario {
     pub packet_trace: Option<usize>,
     /// The links whose per-bin series are kept.
     pub binned_links: LinkBinning,
+    /// The part of the run that summaries cover (`[measure]`; the whole run by default).
+    pub measure: MeasureWindow,
     /// The network.
     pub topology: TopologySpec,
     /// The flows, `count` expanded.
@@ -111,6 +114,10 @@ impl Scenario {
                 format!("{bin:?}"),
             ));
         }
+        let measure = match root.table("measure")? {
+            Some(table) => parse_measure(table, duration)?,
+            None => MeasureWindow::whole(duration),
+        };
         let topology_table = match root.table("topology")? {
             Some(table) => table,
             None => return Err(root.missing("topology", "a [topology] table")),
@@ -139,6 +146,7 @@ impl Scenario {
             bin,
             packet_trace,
             binned_links,
+            measure,
             topology,
             flows,
             losses,

@@ -1,0 +1,65 @@
+//! The `[measure]` table: the window of simulated time every summary figure covers
+//! (docs/scenario.md, "Measurement window").
+//!
+//! The simulator itself records every bin from 0 to the end of the run; the window only tells
+//! the analysis layer (tables, `--json`, sweeps) which part to summarize, so that start-up
+//! transients and flows that have not started yet do not distort throughput and fairness
+//! (Floyd 2000 §4.1 measures fig09 over the last 100 s of 150 s, for example).
+
+use std::time::Duration;
+
+use super::error::ScenarioError;
+use super::fields::Fields;
+use super::units::format_duration;
+
+/// The part of the run summaries cover: `[from, to)`, with `to` at most the run's duration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MeasureWindow {
+    /// Start of the window (`from`, default 0 s).
+    pub from: Duration,
+    /// End of the window (`to`, default the end of the run).
+    pub to: Duration,
+}
+
+impl MeasureWindow {
+    /// The whole run, `[0, duration)`.
+    pub fn whole(duration: Duration) -> MeasureWindow {
+        MeasureWindow {
+            from: Duration::ZERO,
+            to: duration,
+        }
+    }
+}
+
+/// Reads `[measure]` (`from`, `to`) and checks it against the run's `duration`:
+/// `0 <= from < to <= duration`.
+pub(super) fn parse_measure(
+    mut fields: Fields<'_>,
+    duration: Duration,
+) -> Result<MeasureWindow, ScenarioError> {
+    let from: Duration = fields.or("from", Duration::ZERO)?;
+    let to: Duration = fields.or("to", duration)?;
+    fields.finish()?;
+    if from >= duration {
+        return Err(ScenarioError::invalid_text(
+            "measure.from",
+            format!(
+                "a time before the end of the run ({})",
+                format_duration(duration)
+            ),
+            format_duration(from),
+        ));
+    }
+    if to > duration || to <= from {
+        return Err(ScenarioError::invalid_text(
+            "measure.to",
+            format!(
+                "a time after measure.from ({}) and at most the run's duration ({})",
+                format_duration(from),
+                format_duration(duration)
+            ),
+            format_duration(to),
+        ));
+    }
+    Ok(MeasureWindow { from, to })
+}
