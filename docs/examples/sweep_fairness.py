@@ -41,7 +41,10 @@ args = parser.parse_args()
 
 # %%
 base = tfrclab.Scenario.load(REPO / "scenarios" / "examples" / "dumbbell.toml")
-base = base.with_(duration="8s" if args.quick else "30s", **{"flows.0.start": "0s"})
+base = base.with_(
+    duration="8s" if args.quick else "30s",
+    **{"flows.0.start": "0s", "measure.from": "2s"},  # the example measures from 20 s
+)
 rates = ["10Mbps", "15Mbps", "20Mbps"] if not args.quick else ["10Mbps", "20Mbps"]
 seeds = (1, 2, 3) if not args.quick else (1, 2)
 grid = Grid(scenario=base, vary=(("topology.bottleneck.rate", tuple(rates)),), seeds=seeds)

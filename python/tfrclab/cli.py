@@ -217,24 +217,48 @@ def _run_with_progress(scenario: Scenario, seed: int | None, quiet: bool) -> Res
 
 
 def _write_run(result: Result, out: Path) -> list[Path]:
-    """Write the result's Parquet files, scenario and figures under ``out``."""
-    from tfrclab.figures import plot_run
+    """Write the result's Parquet files, scenario and figures into ``out``, atomically.
 
-    result.to_parquet(out)
-    return plot_run(result, out)
+    Everything is written into a temporary sibling directory that is renamed into place once
+    complete, so ``out`` is never seen half-written: an interrupted write leaves the previous
+    contents (or nothing) and a hidden ``.NAME.partial-*`` directory, removed by the next write.
+    """
+    from tfrclab.figures import plot_run
+    from tfrclab.outdir import replace_directory
+
+    def write(tmp: Path) -> list[Path]:
+        result.to_parquet(tmp)
+        return [out / figure.name for figure in plot_run(result, tmp)]
+
+    return replace_directory(out, write)
+
+
+def _measure_sets(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    """``--measure-from``/``--measure-to`` as scenario changes (``measure.from``/``to``)."""
+    sets: list[tuple[str, Any]] = []
+    if args.measure_from is not None:
+        sets.append(("measure.from", args.measure_from))
+    if args.measure_to is not None:
+        sets.append(("measure.to", args.measure_to))
+    return sets
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    scenario = _load_scenario(args.scenario, args.set)
+    from tfrclab.outdir import check_run_out
+
+    scenario = _load_scenario(args.scenario, [*args.set, *_measure_sets(args)])
+    if args.out is not None:
+        check_run_out(args.out, force=args.force)
     result = _run_with_progress(scenario, args.seed, args.quiet or args.json)
     figures = _write_run(result, args.out) if args.out is not None else []
+    summary = result.summary()
     if args.json:
         from tfrclab.report import json_summary
 
-        print(json.dumps(json_summary(result)))
+        print(json.dumps(json_summary(result, summary)))
         return 0
 
-    from tfrclab.report import flows_table, links_table
+    from tfrclab.report import classes_table, flows_table, links_table
 
     console = _stdout_console()
     title = scenario.name or str(args.scenario)
@@ -242,8 +266,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
         f"{title}: {result.info.duration_s:g} s simulated in {result.info.wall_seconds:.3f} s "
         f"wall, {result.info.events} events, seed {result.info.seed}"
     )
-    console.print(flows_table(result))
-    console.print(links_table(result))
+    console.print(flows_table(result, summary))
+    console.print(classes_table(summary))
+    console.print(links_table(result, summary))
     if args.out is not None:
         console.print(f"results: {args.out} (Parquet, scenario.toml, run.json)")
         for figure in figures:
@@ -331,11 +356,14 @@ def _summarize_sweep(directory: Path, plot: bool) -> int:
 
 
 def _run_directory_kind(directory: Path) -> str:
-    if (directory / "sweep.json").exists():
-        return "sweep"
-    if (directory / "run.json").exists():
-        return "run"
-    raise ValueError(f"{directory}: neither a run directory (run.json) nor a sweep (sweep.json)")
+    from tfrclab.outdir import directory_kind
+
+    kind = directory_kind(directory)
+    if kind not in ("run", "sweep"):
+        raise ValueError(
+            f"{directory}: neither a complete run directory (run.json) nor a sweep (sweep.json)"
+        )
+    return kind
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
@@ -365,17 +393,53 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     if _run_directory_kind(directory) == "sweep":
         return _summarize_sweep(directory, plot=False)
 
-    from tfrclab.report import flows_table, json_summary, links_table
+    from tfrclab.report import classes_table, flows_table, json_summary, links_table
     from tfrclab.result import Result
 
     result = Result.from_parquet(directory)
+    summary = result.summary(args.measure_from_s, args.measure_to_s)
     if args.json:
-        print(json.dumps(json_summary(result)))
+        print(json.dumps(json_summary(result, summary)))
         return 0
     console = _stdout_console()
-    console.print(flows_table(result))
-    console.print(links_table(result))
+    console.print(flows_table(result, summary))
+    console.print(classes_table(summary))
+    console.print(links_table(result, summary))
     return 0
+
+
+def _window_time(text: str) -> str:
+    """A ``--measure-from``/``--measure-to`` value: a duration, kept as text for the scenario."""
+    if parse_duration(text) < 0:
+        raise ValueError(f"a measurement time is not negative, got {text!r}")
+    return text
+
+
+def _window_seconds(text: str) -> float:
+    return parse_duration(_window_time(text))
+
+
+def _add_measure_options(parser: argparse.ArgumentParser, to_seconds: bool) -> None:
+    """``--measure-from``/``--measure-to``: the measurement window (``[measure]`` in files)."""
+    convert = _argument_type(_window_seconds if to_seconds else _window_time)
+    dest = "_s" if to_seconds else ""
+    parser.add_argument(
+        "--measure-from",
+        dest=f"measure_from{dest}",
+        type=convert,
+        default=None,
+        metavar="TIME",
+        help="summarize from this simulated time on, e.g. 50s (default: the scenario's "
+        "[measure] from, else 0s)",
+    )
+    parser.add_argument(
+        "--measure-to",
+        dest=f"measure_to{dest}",
+        type=convert,
+        default=None,
+        metavar="TIME",
+        help="summarize up to this time (default: the scenario's [measure] to, else the end)",
+    )
 
 
 def _add_set_option(parser: argparse.ArgumentParser) -> None:
@@ -412,7 +476,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--seed", type=_argument_type(_seed), default=None, help="seed (default: the scenario's)"
     )
     _add_set_option(run)
+    _add_measure_options(run, to_seconds=False)
     run.add_argument("--out", type=Path, default=None, help="write results and figures here")
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing run directory given as --out",
+    )
     run.add_argument(
         "--json",
         action="store_true",
@@ -444,6 +514,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seeds, e.g. 1-30 or 1,2,7 (default 1)",
     )
     _add_set_option(sweep)
+    _add_measure_options(sweep, to_seconds=False)
     sweep.add_argument(
         "--jobs",
         type=_argument_type(_jobs),
@@ -479,6 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     summary.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
     summary.add_argument("--json", action="store_true", help="for a run: the run --json object")
+    _add_measure_options(summary, to_seconds=True)
     summary.set_defaults(handler=_cmd_summary)
 
     equation = commands.add_parser(

@@ -1,10 +1,16 @@
 """Readable tables and the ``--json`` summary of a run.
 
-The JSON summary is a contract (issue 6): one object with ``version``, ``seed``,
-``sim_seconds``, ``wall_seconds``, ``events``, ``flows`` (each with ``id``, ``name``, ``kind``,
-``variant``, ``throughput_bits_per_s``, ``packets_sent``, ``packet_loss_rate``,
-``loss_event_rate``) and ``links`` (each with ``name``, ``utilization``, ``drop_rate``,
-``mean_queue_packets``). More fields may be added; these stay.
+The JSON summary is a contract: one object with ``version``, ``seed``, ``sim_seconds``,
+``wall_seconds``, ``events``, ``flows`` (each with ``id``, ``name``, ``kind``, ``variant``,
+``throughput_bits_per_s``, ``packets_sent``, ``packet_loss_rate``, ``loss_event_rate``) and
+``links`` (each with ``name``, ``utilization``, ``drop_rate``, ``mean_queue_packets``). More
+fields may be added; these stay. Every figure covers the measurement window, given as
+``window`` (``from_s``, ``to_s``); flows also carry ``class``, ``status``,
+``active_fraction``, ``active_throughput_bits_per_s``, ``bottleneck``,
+``fair_share_bits_per_s`` and ``normalized_throughput``; ``classes`` holds one object per
+protocol class (the columns of :attr:`tfrclab.summary.Summary.classes`); each link says
+whether its figures are ``windowed`` (links without per-bin series give whole-run figures).
+Numbers JSON cannot hold (NaN, infinities) are ``null``.
 """
 
 from __future__ import annotations
@@ -13,18 +19,45 @@ import math
 from typing import Any
 
 import pandas as pd
+from rich import box
 from rich.table import Table
 
 from tfrclab import metrics
 from tfrclab.result import Result
+from tfrclab.summary import Summary
 
-__all__ = ["by_kind", "flows_table", "json_summary", "links_table", "sweep_table"]
+__all__ = [
+    "by_kind",
+    "classes_table",
+    "flows_table",
+    "json_summary",
+    "links_table",
+    "sweep_table",
+]
 
 
-def json_summary(result: Result) -> dict[str, Any]:
-    """The ``tfrclab run --json`` object for ``result`` (see the module documentation)."""
-    flows = result.flows
-    links = result.links
+def json_summary(result: Result, summary: Summary | None = None) -> dict[str, Any]:
+    """The ``tfrclab run --json`` object for ``result`` (see the module documentation).
+
+    Every figure covers ``summary``'s window (default: the scenario's measurement window).
+    """
+    if summary is None:
+        summary = result.summary()
+    windowed_links = summary.links.set_index("name")
+    links = []
+    for _, row in result.links.iterrows():
+        name = str(row["name"])
+        source = windowed_links.loc[name] if name in windowed_links.index else row
+        links.append(
+            {
+                "name": name,
+                "utilization": float(source["utilization"]),
+                "drop_rate": float(source["drop_rate"]),
+                "mean_queue_packets": float(source["mean_queue_packets"]),
+                "rate_bps": int(row["rate_bps"]),
+                "windowed": name in windowed_links.index,
+            }
+        )
     return {
         "version": result.info.version,
         "seed": result.info.seed,
@@ -32,43 +65,66 @@ def json_summary(result: Result) -> dict[str, Any]:
         "wall_seconds": result.info.wall_seconds,
         "events": result.info.events,
         "bin_seconds": result.info.bin_s,
+        "window": summary.window.as_dict(),
         "flows": [
             {
                 "id": int(row["id"]),
                 "name": str(row["name"]),
                 "kind": str(row["kind"]),
                 "variant": str(row["variant"]),
+                "class": str(row["class"]),
                 "throughput_bits_per_s": float(row["throughput_bits_per_s"]),
                 "packets_sent": int(row["packets_sent"]),
                 "packet_loss_rate": float(row["packet_loss_rate"]),
                 "loss_event_rate": float(row["loss_event_rate"]),
                 "packets_dropped": int(row["packets_dropped"]),
                 "loss_events": int(row["loss_events"]),
+                "status": str(row["status"]),
+                "active_fraction": float(row["active_fraction"]),
+                "active_throughput_bits_per_s": _json_float(row["active_throughput_bits_per_s"]),
+                "bottleneck": str(row["bottleneck"]),
+                "fair_share_bits_per_s": _json_float(row["fair_share_bits_per_s"]),
+                "normalized_throughput": _json_float(row["normalized_throughput"]),
             }
-            for _, row in flows.iterrows()
+            for _, row in summary.flows.iterrows()
         ],
-        "links": [
+        "classes": [
             {
-                "name": str(row["name"]),
-                "utilization": float(row["utilization"]),
-                "drop_rate": float(row["drop_rate"]),
-                "mean_queue_packets": float(row["mean_queue_packets"]),
-                "rate_bps": int(row["rate_bps"]),
+                key: (_json_float(value) if isinstance(value, float) else _plain(value))
+                for key, value in row.items()
             }
-            for _, row in links.iterrows()
+            for _, row in summary.classes.iterrows()
         ],
+        "links": links,
     }
 
 
+def _json_float(value: Any) -> float | None:
+    """A float for JSON: None for NaN and the infinities (which JSON cannot hold)."""
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar as the Python value JSON writes."""
+    return value.item() if hasattr(value, "item") else value
+
+
 def _mbps(bits_per_s: float) -> str:
-    return f"{bits_per_s / 1e6:.3f}"
+    return "-" if not math.isfinite(bits_per_s) else f"{bits_per_s / 1e6:.3f}"
+
+
+def _number(value: float, digits: int) -> str:
+    return "-" if not math.isfinite(value) else f"{value:.{digits}f}"
 
 
 def by_kind(flows: pd.DataFrame) -> pd.DataFrame:
     """Per protocol (kind and variant): flows, throughput, fairness and loss rates.
 
-    Columns: ``kind``, ``variant``, ``flows``, mean and total throughput, Jain's fairness index
-    among the protocol's flows (Yang 2001 eq. 3) and their mean loss rates.
+    ``flows`` is any table with ``kind``, ``variant``, ``throughput_bits_per_s`` and the loss
+    rates (:attr:`Result.flows` for the whole run, :attr:`Summary.flows` for a window). Columns:
+    ``kind``, ``variant``, ``flows``, mean and total throughput, Jain's fairness index among
+    the protocol's flows (Yang 2001 eq. 3) and their mean loss rates.
     """
     rows = []
     for (kind, variant), group in flows.groupby(["kind", "variant"], sort=True):
@@ -89,63 +145,89 @@ def by_kind(flows: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def flows_table(result: Result, max_rows: int = 40) -> Table:
-    """A table of the flows: throughput, packets, loss rates (at most ``max_rows`` rows)."""
-    table = Table(title=f"flows (seed {result.info.seed}, {result.info.duration_s:g} s simulated)")
-    for header in ("id", "name", "kind", "Mb/s", "sent", "lost", "loss rate", "loss ev.", "LER"):
-        table.add_column(header, justify="left" if header in ("name", "kind") else "right")
-    flows = result.flows
+def _window_text(summary: Summary) -> str:
+    window = summary.window
+    return "whole run" if window.whole_run else f"window {window.label()}"
+
+
+def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 40) -> Table:
+    """The flows over the measurement window (at most ``max_rows`` rows).
+
+    Mb/s and norm. are the flow's throughput in the window and its throughput while active over
+    its fair share; ``note`` flags flows not active for the whole window.
+    """
+    if summary is None:
+        summary = result.summary()
+    table = Table(
+        title=f"flows (seed {result.info.seed}, {_window_text(summary)} "
+        f"of {result.info.duration_s:g} s)",
+        box=box.SIMPLE_HEAD,
+    )
+    for header in ("id", "name", "protocol", "Mb/s", "norm.", "loss rate", "LER", "note"):
+        left = header in ("name", "protocol", "note")
+        table.add_column(
+            header, justify="left" if left else "right", no_wrap=header in ("protocol", "note")
+        )
+    flows = summary.flows
     for _, row in flows.head(max_rows).iterrows():
-        kind = str(row["kind"]) + (f"/{row['variant']}" if row["variant"] else "")
         table.add_row(
             str(row["id"]),
             str(row["name"]),
-            kind,
+            str(row["class"]),
             _mbps(float(row["throughput_bits_per_s"])),
-            str(row["packets_sent"]),
-            str(row["packets_dropped"]),
+            _number(float(row["normalized_throughput"]), 2),
             f"{row['packet_loss_rate']:.4f}",
-            str(row["loss_events"]),
             f"{row['loss_event_rate']:.4f}",
+            str(row["status"]),
         )
     if len(flows) > max_rows:
-        table.add_row("...", f"({len(flows) - max_rows} more)", *[""] * 7)
-    kinds = by_kind(flows)
-    if len(kinds) > 0:
-        table.add_section()
-        for _, row in kinds.iterrows():
-            kind = str(row["kind"]) + (f"/{row['variant']}" if row["variant"] else "")
-            members = flows[(flows["kind"] == row["kind"]) & (flows["variant"] == row["variant"])]
-            table.add_row(
-                "all",
-                f"{row['flows']} flows",
-                kind,
-                _mbps(float(row["total_throughput_bits_per_s"])),
-                str(members["packets_sent"].sum()),
-                str(members["packets_dropped"].sum()),
-                f"{row['packet_loss_rate']:.4f}",
-                str(members["loss_events"].sum()),
-                f"{row['loss_event_rate']:.4f}",
-            )
-    fairness = ", ".join(
-        f"{row['kind']}{'/' + str(row['variant']) if row['variant'] else ''} "
-        f"{row['fairness_index']:.3f}"
-        for _, row in kinds.iterrows()
-    )
+        table.add_row("...", f"({len(flows) - max_rows} more)", *[""] * 6)
     table.caption = (
-        "Mb/s: throughput over the run; LER: loss event rate (Rhee & Xu 2005 §2); "
-        f"Jain's fairness index per protocol: {fairness}"
+        "Mb/s: delivered in the window; norm.: throughput while active / fair share of its "
+        "bottleneck; LER: loss event rate (Rhee & Xu 2005 §2)"
     )
     return table
 
 
-def links_table(result: Result) -> Table:
-    """A table of the links that kept per-bin series (the bottlenecks, by default)."""
-    table = Table(title="links")
-    for header in ("link", "Mb/s", "utilization", "drop rate", "mean queue (pkts)", "max queue"):
+def classes_table(summary: Summary) -> Table:
+    """Per protocol class: throughput, fairness and friendliness to TCP over the window."""
+    table = Table(title=f"protocols ({_window_text(summary)})", box=box.SIMPLE_HEAD)
+    for header in ("protocol", "flows", "Mb/s", "norm.", "Jain", "vs TCP", "rating", "diff."):
+        table.add_column(
+            header,
+            justify="left" if header in ("protocol", "rating") else "right",
+            no_wrap=header in ("protocol", "rating"),
+        )
+    for _, row in summary.classes.iterrows():
+        table.add_row(
+            str(row["class"]) + ("*" if row["partial"] else ""),
+            str(row["flows"]),
+            _mbps(float(row["mean_throughput_bits_per_s"])),
+            _number(float(row["normalized_throughput"]), 2),
+            _number(float(row["fairness_index"]), 3),
+            _number(float(row["friendliness_ratio"]), 2),
+            str(row["friendliness_rating"]),
+            _number(float(row["difference_ratio"]), 2),
+        )
+    caption = (
+        "Mb/s: mean per flow; norm.: mean normalized throughput; Jain: fairness index within "
+        "the protocol; vs TCP: friendliness ratio and rating (Hassan & Kara); diff.: "
+        "difference ratio to TCP (Rhee & Xu)"
+    )
+    if summary.classes["partial"].any():
+        caption += "; *: no flow of the protocol was active for the whole window"
+    table.caption = caption
+    return table
+
+
+def links_table(result: Result, summary: Summary | None = None) -> Table:
+    """The links that kept per-bin series (the bottlenecks, by default), over the window."""
+    if summary is None:
+        summary = result.summary()
+    table = Table(title=f"links ({_window_text(summary)})", box=box.SIMPLE_HEAD)
+    for header in ("link", "Mb/s", "utilization", "drop rate", "mean queue", "max queue"):
         table.add_column(header, justify="left" if header == "link" else "right")
-    links = result.links
-    for _, row in links[links["binned"]].iterrows():
+    for _, row in summary.links.iterrows():
         table.add_row(
             str(row["name"]),
             _mbps(float(row["rate_bps"])),
@@ -154,6 +236,7 @@ def links_table(result: Result) -> Table:
             f"{row['mean_queue_packets']:.2f}",
             str(row["max_queue_packets"]),
         )
+    table.caption = "queues in packets (time-weighted mean, and the largest seen)"
     return table
 
 

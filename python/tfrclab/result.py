@@ -16,9 +16,10 @@ Bin k covers ``[k * bin_s, (k + 1) * bin_s)``; series are indexed by the bin's s
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -28,10 +29,13 @@ from numpy.typing import NDArray
 
 from tfrclab import metrics
 
+if TYPE_CHECKING:
+    from tfrclab.summary import Summary
+
 __all__ = ["FORMAT_VERSION", "Result", "RunInfo"]
 
-FORMAT_VERSION = 1
-"""The version of the on-disk layout :meth:`Result.to_parquet` writes."""
+FORMAT_VERSION = 2
+"""The version of the on-disk layout :meth:`Result.to_parquet` writes (1 is still read)."""
 
 _FLOW_SERIES = (
     "sent_packets",
@@ -74,6 +78,10 @@ class RunInfo:
     """Wall-clock time the simulation itself took (the native stepping calls)."""
     packet_trace_overflowed: int = 0
     """Packet-trace records not kept because the trace's limit was reached."""
+    measure_from_ns: int = 0
+    """Start of the scenario's measurement window (``[measure] from``), in nanoseconds."""
+    measure_to_ns: int | None = None
+    """End of the scenario's measurement window (``[measure] to``); None: the end of the run."""
 
     @property
     def duration_s(self) -> float:
@@ -84,6 +92,12 @@ class RunInfo:
     def bin_s(self) -> float:
         """Width of every bin, in seconds."""
         return self.bin_ns / 1e9
+
+    @property
+    def measure_s(self) -> tuple[float, float]:
+        """The scenario's measurement window ``(from, to)`` in seconds."""
+        to_ns = self.duration_ns if self.measure_to_ns is None else self.measure_to_ns
+        return self.measure_from_ns / 1e9, to_ns / 1e9
 
 
 def _as_2d(array: Any, rows: int, bins: int, dtype: Any) -> NDArray[Any]:
@@ -137,6 +151,7 @@ class Result:
                 "from": list(f["from"]),
                 "to": list(f["to"]),
                 "start_s": np.asarray(f["start_ns"], dtype=np.float64) / 1e9,
+                "stop_s": _stop_seconds(f["stop_ns"]),
                 "base_rtt_s": np.asarray(f["base_rtt_ns"], dtype=np.float64) / 1e9,
                 "loss_event_rtt_s": np.asarray(f["loss_event_rtt_ns"], dtype=np.float64) / 1e9,
                 **{
@@ -156,6 +171,8 @@ class Result:
                 },
             }
         )
+        link_names = [str(name) for name in raw["links"]["name"]]
+        flows["path"] = [[link_names[int(i)] for i in path] for path in f["path"]]
         flows["throughput_bits_per_s"] = (
             flows["bytes_received"].to_numpy(dtype=np.float64) * 8.0 / duration_s
         )
@@ -245,6 +262,8 @@ class Result:
             events=int(raw["events"]),
             wall_seconds=float(wall_seconds),
             packet_trace_overflowed=overflowed,
+            measure_from_ns=int(raw["measure_from_ns"]),
+            measure_to_ns=int(raw["measure_to_ns"]),
         )
         return cls(info, flows, links, flow_bins, link_bins, states, packet_trace)
 
@@ -255,11 +274,12 @@ class Result:
         """One row per flow, in scenario order.
 
         Columns: ``id`` (0-based position), ``name``, ``kind``, ``variant``, ``from``, ``to``,
-        ``start_s``, ``base_rtt_s``, ``loss_event_rtt_s``; the totals ``packets_sent``,
+        ``start_s``, ``stop_s`` (NaN: no stop), ``base_rtt_s``, ``loss_event_rtt_s``, ``path``
+        (the names of the links its data crosses, in order); the totals ``packets_sent``,
         ``bytes_sent``, ``packets_received``, ``bytes_received``, ``packets_dropped``,
         ``bytes_dropped``, ``loss_events``, ``reverse_packets_{sent,received,dropped}``;
         ``throughput_bits_per_s`` and ``send_rate_bits_per_s`` (bytes received / sent over the
-        whole run's duration), ``packet_loss_rate`` and ``loss_event_rate`` (per packet sent,
+        whole run's duration; :meth:`summary` gives them over the measurement window), ``packet_loss_rate`` and ``loss_event_rate`` (per packet sent,
         Rhee & Xu 2005 §2).
         """
         frame: pd.DataFrame = self._flows.copy()
@@ -382,18 +402,34 @@ class Result:
         )
         return frame
 
+    def summary(self, from_s: float | None = None, to_s: float | None = None) -> Summary:
+        """The run's figures over a measurement window (default: the scenario's ``[measure]``).
+
+        Per flow, per binned link and per protocol class, with fair shares, normalized
+        throughput, fairness and friendliness (see :mod:`tfrclab.summary`).
+
+        Raises:
+            ValueError: if the window is empty or outside the run.
+        """
+        from tfrclab.summary import summarize
+
+        return summarize(self, from_s, to_s)
+
     # -- Parquet -------------------------------------------------------------------------------
 
     def to_parquet(self, directory: str | Path) -> Path:
         """Write the result to ``directory`` (created if needed); returns it.
 
-        Layout: ``run.json`` (how the run was made), ``scenario.toml``, ``flows.parquet``,
+        Layout: ``run.json`` (how the run was made; written last, so a directory without it is
+        incomplete), ``scenario.toml``, ``flows.parquet``,
         ``links.parquet``, ``flow_bins.parquet`` (one row per flow and bin), ``link_bins.parquet``
         (one row per binned link and bin), ``flow_states.parquet`` (one row per flow, field and
         bin) and, when there is a packet trace, ``packet_trace.parquet``.
         """
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
+        # The old run.json goes first: while files are replaced the directory reads incomplete.
+        (out / "run.json").unlink(missing_ok=True)
         info = self.info
         meta = {
             "format": FORMAT_VERSION,
@@ -404,9 +440,10 @@ class Result:
             "events": info.events,
             "wall_seconds": info.wall_seconds,
             "packet_trace_overflowed": info.packet_trace_overflowed,
+            "measure_from_ns": info.measure_from_ns,
+            "measure_to_ns": info.measure_to_ns,
             "flow_state_fields": [list(fields) for fields, _ in self.states],
         }
-        (out / "run.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         (out / "scenario.toml").write_text(info.scenario_toml, encoding="utf-8")
         self._flows.to_parquet(out / "flows.parquet", index=False)
         self._links.to_parquet(out / "links.parquet", index=False)
@@ -448,6 +485,10 @@ class Result:
             self.packet_trace.to_parquet(trace_path, index=False)
         elif trace_path.exists():
             trace_path.unlink()
+        # run.json last, under a temporary name: its presence means the directory is complete.
+        tmp = out / ".run.json.tmp"
+        tmp.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, out / "run.json")
         return out
 
     @classmethod
@@ -456,25 +497,42 @@ class Result:
 
         Raises:
             OSError: if a file is missing.
-            ValueError: if the layout is of another format version.
+            ValueError: if ``run.json`` is missing (an incomplete directory) or malformed, or
+                the layout is of another format version.
         """
         src = Path(directory)
-        meta = json.loads((src / "run.json").read_text(encoding="utf-8"))
-        if meta.get("format") != FORMAT_VERSION:
-            raise ValueError(
-                f"{src}: result format {meta.get('format')!r}, expected {FORMAT_VERSION}"
+        if not (src / "run.json").is_file():
+            raise ValueError(f"{src}: not a complete run directory (no run.json)")
+        try:
+            meta = json.loads((src / "run.json").read_text(encoding="utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise ValueError(f"{src}/run.json: not valid JSON ({err})") from None
+        if not isinstance(meta, dict) or meta.get("format") not in (1, FORMAT_VERSION):
+            found = meta.get("format") if isinstance(meta, dict) else meta
+            raise ValueError(f"{src}: result format {found!r}, expected {FORMAT_VERSION}")
+        try:
+            to_ns = meta.get("measure_to_ns")
+            info = RunInfo(
+                scenario_toml=(src / "scenario.toml").read_text(encoding="utf-8"),
+                seed=int(meta["seed"]),
+                version=str(meta["version"]),
+                duration_ns=int(meta["duration_ns"]),
+                bin_ns=int(meta["bin_ns"]),
+                events=int(meta["events"]),
+                wall_seconds=float(meta["wall_seconds"]),
+                packet_trace_overflowed=int(meta["packet_trace_overflowed"]),
+                measure_from_ns=int(meta.get("measure_from_ns", 0)),
+                measure_to_ns=None if to_ns is None else int(to_ns),
             )
-        info = RunInfo(
-            scenario_toml=(src / "scenario.toml").read_text(encoding="utf-8"),
-            seed=int(meta["seed"]),
-            version=str(meta["version"]),
-            duration_ns=int(meta["duration_ns"]),
-            bin_ns=int(meta["bin_ns"]),
-            events=int(meta["events"]),
-            wall_seconds=float(meta["wall_seconds"]),
-            packet_trace_overflowed=int(meta["packet_trace_overflowed"]),
-        )
+        except (KeyError, TypeError, ValueError) as err:
+            raise ValueError(f"{src}/run.json: a field is missing or malformed ({err})") from None
+        if info.bin_ns <= 0 or info.duration_ns <= 0:
+            raise ValueError(f"{src}/run.json: duration_ns and bin_ns must be positive")
         flows = pd.read_parquet(src / "flows.parquet")
+        if "stop_s" not in flows:  # format 1: no stops or paths were recorded
+            flows.insert(flows.columns.get_loc("start_s") + 1, "stop_s", np.nan)
+            flows["path"] = [[] for _ in range(len(flows))]
+        flows["path"] = [[str(name) for name in path] for path in flows["path"]]
         links = pd.read_parquet(src / "links.parquet")
         n_flows = len(flows)
         n_binned = int(links["binned"].sum())
@@ -509,9 +567,10 @@ class Result:
             theirs.version,
             theirs.duration_ns,
             theirs.bin_ns,
-        ) or (mine.events, mine.packet_trace_overflowed) != (
+        ) or (mine.events, mine.packet_trace_overflowed, mine.measure_s) != (
             theirs.events,
             theirs.packet_trace_overflowed,
+            theirs.measure_s,
         ):
             return False
         if not (self._flows.equals(other._flows) and self._links.equals(other._links)):
@@ -534,6 +593,12 @@ class Result:
         if self.packet_trace is None or other.packet_trace is None:
             return self.packet_trace is None and other.packet_trace is None
         return bool(self.packet_trace.equals(other.packet_trace))
+
+
+def _stop_seconds(stop_ns: Any) -> NDArray[np.float64]:
+    """Stop times in seconds from nanoseconds, NaN where the native side says -1 (no stop)."""
+    ns = np.asarray(stop_ns, dtype=np.int64)
+    return np.where(ns < 0, np.nan, ns.astype(np.float64) / 1e9)
 
 
 def _bins_of(info: RunInfo) -> int:

@@ -8,6 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from hypothesis import settings
+
+# Property tests draw the same cases on every run (as the Rust suite's fixed proptest seed
+# does), so a failure is never a matter of luck; HYPOTHESIS_PROFILE=random searches wider.
+settings.register_profile("fixed", derandomize=True)
+settings.register_profile("random", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -84,9 +84,14 @@ def test_run_json_subprocess_is_exactly_one_object(small_file: Path) -> None:
 
 
 def test_run_json_of_the_example_dumbbell(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", str(DUMBBELL), "--json", "--set", "duration=5s"]) == 0
+    # The example measures from 20 s: a 5 s run must move the window too, or it is refused.
+    assert main(["run", str(DUMBBELL), "--json", "--set", "duration=5s"]) == 2
+    assert "measure.from" in capsys.readouterr().err
+    args = ["run", str(DUMBBELL), "--json", "--set", "duration=5s", "--measure-from", "2s"]
+    assert main(args) == 0
     obj = json.loads(capsys.readouterr().out)
     check_contract(obj)
+    assert obj["window"] == {"from_s": 2.0, "to_s": 5.0}
     assert len(obj["flows"]) == 16
     assert {link["name"] for link in obj["links"]} >= {"bottleneck", "bottleneck_reverse"}
 
@@ -181,4 +186,4 @@ def test_missing_files_and_directories(tmp_path: Path, capsys: pytest.CaptureFix
     assert main(["run", str(tmp_path / "nowhere.toml")]) == 2
     assert "cannot read the scenario file" in capsys.readouterr().err
     assert main(["plot", str(tmp_path)]) == 2
-    assert "neither a run directory" in capsys.readouterr().err
+    assert "neither a complete run directory" in capsys.readouterr().err

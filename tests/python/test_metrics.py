@@ -16,7 +16,9 @@ settings.register_profile("tfrclab", max_examples=60, deadline=None, derandomize
 settings.load_profile("tfrclab")
 
 positive = st.floats(min_value=1e-3, max_value=1e6, allow_nan=False, allow_infinity=False)
-non_negative = st.floats(min_value=0.0, max_value=1e6, allow_nan=False, allow_infinity=False)
+non_negative = st.floats(
+    min_value=0.0, max_value=1e6, allow_nan=False, allow_infinity=False, allow_subnormal=False
+)
 scales = st.floats(min_value=1e-3, max_value=1e3)
 
 

@@ -1,0 +1,269 @@
+"""What a run measured over its measurement window: per flow, per link and per protocol class.
+
+:func:`summarize` (or :meth:`tfrclab.Result.summary`) adds up a run's per-bin series over a
+:class:`~tfrclab.window.Window` and returns a :class:`Summary` of three tables:
+
+- ``flows``: each flow's counts and rates in the window, how much of the window it was active
+  (``active_fraction``, ``status``), the link it shares most tightly (``bottleneck``), its fair
+  share there and its normalized throughput (Floyd 2000 Figs. 6-7);
+- ``links``: each binned link's utilization, drop rate and time-weighted queue in the window
+  (Floyd 2000 Table 25);
+- ``classes``: per protocol class (``kind/variant``): mean throughput, mean normalized
+  throughput, Jain's fairness index among the class (Yang 2001 eq. 3), loss rates, and against
+  TCP the friendliness ratio with its rating (Hassan & Kara eq. 2, Table 1) and the difference
+  ratio (Rhee & Xu 2005 §2).
+
+Rules, each a choice a reader should know:
+
+- A flow is *active* from its start to its stop (or the end of the run). ``status`` is
+  ``"not started"`` when it starts at or after the window's end, ``"stopped"`` when it stopped
+  before the window began, ``"partial"`` when it was active for only part of the window, and
+  empty otherwise. ON/OFF pauses are part of a flow's behaviour and do not make it partial.
+- ``throughput_bits_per_s`` is what the flow delivered in the window divided by the window's
+  length; ``active_throughput_bits_per_s`` divides by the time it was active instead.
+- The fair share of a link is its rate over the number of flows crossing it, each flow counted
+  by the fraction of the window it was active (the time-average number of competitors); ping
+  probes do not count. A flow's fair share is the smallest over the links of its path, and
+  that link is its ``bottleneck``. ``normalized_throughput`` is the active throughput over it.
+- Class figures average the flows active for the whole window; a class none of whose flows was
+  is averaged over its partly active flows and marked ``partial``, and a class of flows that
+  never ran in the window is left out.
+- TCP is every long-lived flow of ``kind = "tcp"`` (all variants pooled); the friendliness
+  columns are NaN when the run has none.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from tfrclab import metrics
+from tfrclab.window import Window
+
+if TYPE_CHECKING:
+    from tfrclab.result import Result
+
+__all__ = ["Summary", "class_label", "summarize"]
+
+_FULL = 1.0 - 1e-9
+"""An active fraction at least this large counts as the whole window."""
+
+_NOT_COMPETING = frozenset({"ping"})
+"""Flow kinds that probe the path rather than compete for it (not counted in fair shares)."""
+
+
+def class_label(kind: str, variant: str) -> str:
+    """A protocol class as tables print it: ``kind/variant``, or ``kind`` without a variant.
+
+    >>> class_label("tcp", "sack"), class_label("cbr", "")
+    ('tcp/sack', 'cbr')
+    """
+    return f"{kind}/{variant}" if variant else kind
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A run's figures over one measurement window (see the module documentation)."""
+
+    window: Window
+    """The window the figures cover, after snapping to bins."""
+    flows: pd.DataFrame
+    """One row per flow, in scenario order."""
+    links: pd.DataFrame
+    """One row per binned link, in topology order."""
+    classes: pd.DataFrame
+    """One row per protocol class present in the window, in order of first appearance."""
+
+
+def summarize(result: Result, from_s: float | None = None, to_s: float | None = None) -> Summary:
+    """The figures of ``result`` over ``[from_s, to_s)`` (default: the scenario's window).
+
+    Raises:
+        ValueError: if the window is empty or outside the run.
+    """
+    scenario_from, scenario_to = result.info.measure_s
+    window = Window.snap(
+        scenario_from if from_s is None else from_s,
+        scenario_to if to_s is None else to_s,
+        result.info.bin_s,
+        result.info.duration_s,
+    )
+    flows = _flows(result, window)
+    links = _links(result, window)
+    return Summary(window=window, flows=flows, links=links, classes=_classes(flows))
+
+
+def _flows(result: Result, window: Window) -> pd.DataFrame:
+    """The per-flow table of the module documentation."""
+    base = result.flows
+    sums = {key: window.take(series).sum(axis=1) for key, series in result.flow_bins.items()}
+    length = window.length_s
+    start = base["start_s"].to_numpy(dtype=np.float64)
+    stop = np.nan_to_num(base["stop_s"].to_numpy(dtype=np.float64), nan=np.inf)
+    active_s = np.clip(np.minimum(stop, window.to_s) - np.maximum(start, window.from_s), 0.0, None)
+    fraction = active_s / length
+    status = np.where(
+        start >= window.to_s,
+        "not started",
+        np.where(
+            stop <= window.from_s, "stopped", np.where(fraction < _FULL, "partial", "")
+        ),
+    )
+    received_bits = sums["received_bytes"].astype(np.float64) * 8.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        active_throughput = np.where(active_s > 0, received_bits / active_s, np.nan)
+    frame = pd.DataFrame(
+        {
+            "id": base["id"],
+            "name": base["name"],
+            "kind": base["kind"],
+            "variant": base["variant"],
+            "class": [
+                class_label(k, v) for k, v in zip(base["kind"], base["variant"], strict=True)
+            ],
+            "start_s": start,
+            "stop_s": base["stop_s"],
+            "active_s": active_s,
+            "active_fraction": fraction,
+            "status": status,
+            "packets_sent": sums["sent_packets"],
+            "bytes_sent": sums["sent_bytes"],
+            "packets_received": sums["received_packets"],
+            "bytes_received": sums["received_bytes"],
+            "packets_dropped": sums["dropped_packets"],
+            "loss_events": sums["loss_events"],
+            "throughput_bits_per_s": received_bits / length,
+            "active_throughput_bits_per_s": active_throughput,
+            "send_rate_bits_per_s": sums["sent_bytes"].astype(np.float64) * 8.0 / length,
+            "packet_loss_rate": metrics.packet_loss_rate(
+                sums["dropped_packets"], sums["sent_packets"]
+            ),
+            "loss_event_rate": metrics.loss_event_rate(sums["loss_events"], sums["sent_packets"]),
+        }
+    )
+    bottleneck, share = _fair_shares(result, fraction)
+    frame["bottleneck"] = bottleneck
+    frame["fair_share_bits_per_s"] = share
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["normalized_throughput"] = active_throughput / share
+    return frame
+
+
+def _fair_shares(result: Result, fraction: Any) -> tuple[list[str], Any]:
+    """Each flow's tightest link and its fair share there (see the module documentation)."""
+    flows, links = result.flows, result.links
+    rate = dict(zip(links["name"], links["rate_bps"].astype(np.float64), strict=True))
+    competitors: dict[str, float] = {}
+    for path, kind, weight in zip(flows["path"], flows["kind"], fraction, strict=True):
+        if kind in _NOT_COMPETING:
+            continue
+        for link in path:
+            competitors[link] = competitors.get(link, 0.0) + float(weight)
+    names: list[str] = []
+    shares = np.full(len(flows), np.nan)
+    for i, path in enumerate(flows["path"]):
+        best: tuple[float, str] | None = None
+        for link in path:
+            n = competitors.get(link, 0.0)
+            if n > 0 and (best is None or rate[link] / n < best[0]):
+                best = (rate[link] / n, link)
+        names.append("" if best is None else best[1])
+        if best is not None:
+            shares[i] = best[0]
+    return names, shares
+
+
+def _links(result: Result, window: Window) -> pd.DataFrame:
+    """The per-link table of the module documentation (binned links only)."""
+    binned = result.links[result.links["binned"]].reset_index(drop=True)
+    bins = {key: window.take(series) for key, series in result.link_bins.items()}
+    widths = window.widths_s
+    length = window.length_s
+    arrivals = bins["arrivals"].sum(axis=1)
+    drops = bins["drops"].sum(axis=1)
+    frame = pd.DataFrame(
+        {
+            "name": binned["name"],
+            "rate_bps": binned["rate_bps"],
+            "arrivals": arrivals,
+            "drops": drops,
+            "departures": bins["departures"].sum(axis=1),
+            "bytes_departed": bins["departed_bytes"].sum(axis=1),
+            "throughput_bits_per_s": bins["departed_bytes"].sum(axis=1) * 8.0 / length,
+            "utilization": (bins["utilization"] * widths).sum(axis=1) / length,
+            "drop_rate": metrics.drop_rate(drops, arrivals),
+            "mean_queue_packets": (bins["mean_queue_packets"] * widths).sum(axis=1) / length,
+            "max_queue_packets": (
+                bins["max_queue_packets"].max(axis=1)
+                if bins["max_queue_packets"].shape[1]
+                else np.zeros(len(binned), dtype=np.int64)
+            ),
+        }
+    )
+    return frame
+
+
+def _classes(flows: pd.DataFrame) -> pd.DataFrame:
+    """The per-class table of the module documentation."""
+    members: dict[str, pd.DataFrame] = {}
+    partial: dict[str, bool] = {}
+    for label, group in flows.groupby("class", sort=False):
+        whole = group[group["active_fraction"] >= _FULL]
+        some = group[group["active_fraction"] > 0]
+        if len(whole):
+            members[str(label)], partial[str(label)] = whole, False
+        elif len(some):
+            members[str(label)], partial[str(label)] = some, True
+    tcp = [g for label, g in members.items() if g["kind"].iloc[0] == "tcp"]
+    tcp_rates = (
+        pd.concat(tcp)["active_throughput_bits_per_s"].to_numpy() if tcp else np.array([])
+    )
+    rows = []
+    for label, group in members.items():
+        rates = group["active_throughput_bits_per_s"].to_numpy(dtype=np.float64)
+        ratio = metrics.friendliness_ratio(rates, tcp_rates) if tcp_rates.size else float("nan")
+        rows.append(
+            {
+                "class": label,
+                "kind": group["kind"].iloc[0],
+                "variant": group["variant"].iloc[0],
+                "flows": len(group),
+                "partial": partial[label],
+                "mean_throughput_bits_per_s": float(rates.mean()),
+                "total_throughput_bits_per_s": float(rates.sum()),
+                "normalized_throughput": float(group["normalized_throughput"].mean()),
+                "fairness_index": float(metrics.fairness_index(rates)),
+                "packet_loss_rate": float(group["packet_loss_rate"].mean()),
+                "loss_event_rate": float(group["loss_event_rate"].mean()),
+                "friendliness_ratio": ratio,
+                "friendliness_rating": (
+                    metrics.friendliness_rating(ratio) if ratio >= 0 else ""
+                ),
+                "difference_ratio": (
+                    float(metrics.difference_ratio(rates.mean(), tcp_rates.mean()))
+                    if tcp_rates.size
+                    else float("nan")
+                ),
+            }
+        )
+    columns = [
+        "class",
+        "kind",
+        "variant",
+        "flows",
+        "partial",
+        "mean_throughput_bits_per_s",
+        "total_throughput_bits_per_s",
+        "normalized_throughput",
+        "fairness_index",
+        "packet_loss_rate",
+        "loss_event_rate",
+        "friendliness_ratio",
+        "friendliness_rating",
+        "difference_ratio",
+    ]
+    frame: pd.DataFrame = pd.DataFrame(rows, columns=columns)
+    return frame
