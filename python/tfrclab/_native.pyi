@@ -102,5 +102,11 @@ def run_channel(
     packets_delivered and segment_size_bytes. Releases the GIL while simulating.
     """
 
+def quantity(text: str) -> tuple[str, float] | None:
+    """The quantity ``text`` names as netsim reads it, or None.
+
+    ``("duration", seconds)``, ``("rate", bits/s)`` or ``("size", bytes)``.
+    """
+
 def version() -> str:
     """The version of the tfrclab crates this module was built from."""

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 from tfrclab import ConfigError, ScenarioError, __version__
 from tfrclab.equation import throughput_bytes_per_s
@@ -106,6 +108,13 @@ def _vary(text: str) -> tuple[str, tuple[Any, ...]]:
     from tfrclab.sweep import parse_vary
 
     path, values = parse_vary(text)
+    return path, tuple(values)
+
+
+def _zip(text: str) -> tuple[str, tuple[Any, ...]]:
+    from tfrclab.sweep import parse_vary
+
+    path, values = parse_vary(text, option="--zip")
     return path, tuple(values)
 
 
@@ -286,11 +295,20 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         TimeRemainingColumn,
     )
 
+    from tfrclab.outdir import check_sweep_out
     from tfrclab.sweep import Grid, run_sweep
 
-    scenario = _load_scenario(args.scenario, args.set)
-    grid = Grid(scenario=scenario, vary=tuple(args.vary), seeds=tuple(args.seeds))
+    scenario = _load_scenario(args.scenario, [*args.set, *_measure_sets(args)])
+    grid = Grid(
+        scenario=scenario,
+        vary=tuple(args.vary),
+        zip=tuple(args.zip),
+        seeds=tuple(args.seeds),
+        series=args.series,
+    )
     out: Path = args.out
+    check_sweep_out(out)
+    executor: Literal["local", "dask"] = "dask" if args.scheduler is not None else args.executor
     console = _stderr_console()
     progress = Progress(
         TextColumn("sweep"),
@@ -315,8 +333,9 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             grid,
             out,
             jobs=args.jobs,
-            executor=args.executor,
+            executor=executor,
             scheduler=args.scheduler,
+            extend=args.extend,
             on_start=on_start,
             on_done=lambda _task: progress.advance(task),
         )
@@ -326,32 +345,57 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"out": str(out), "runs": int(runs["run"].nunique()), "rows": len(runs)}))
         return 0
-    return _summarize_sweep(out, plot=True)
+    return _summarize_sweep(out, plot=True, view=SweepView())
 
 
-def _summarize_sweep(directory: Path, plot: bool) -> int:
+class SweepView(argparse.Namespace):
+    """How to draw a sweep: which parameters go on x, in colour and in facets (None: choose)."""
 
+    x: str | None = None
+    hue: str | None = None
+    facet: str | None = None
+    metric: str = "normalized_throughput"
+
+
+def _sweep_figure(directory: Path, manifest: dict[str, Any], view: argparse.Namespace) -> Path:
     from tfrclab.figures import plot_sweep
-    from tfrclab.report import sweep_table
-    from tfrclab.sweep import load, read_manifest, summarize
+    from tfrclab.sweep import load
+
+    classes = load(directory, "classes")
+    if classes.empty:
+        raise ValueError(f"{directory}: no finished runs to plot")
+    return plot_sweep(
+        classes,
+        manifest,
+        directory / "sweep.png",
+        x=view.x,
+        hue=view.hue,
+        facet=view.facet,
+        metric=view.metric,
+    )
+
+
+def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> int:
+    from tfrclab.report import sweep_links_table, sweep_table
+    from tfrclab.sweep import grid_from_manifest, load, read_manifest, summarize, summarize_links
 
     manifest = read_manifest(directory)
-    params = [str(p) for p, _ in manifest["vary"]]
-    runs = load(directory)
+    grid = grid_from_manifest(manifest)
+    params = grid.params
+    classes = load(directory, "classes")
     console = _stdout_console()
-    if runs.empty:
+    if classes.empty:
         console.print(f"{directory}: no finished runs yet")
         return 0
-    total = len(manifest["seeds"])
-    for _, values in manifest["vary"]:
-        total *= len(values)
-    console.print(f"{directory}: {runs['run'].nunique()} of {total} runs, {len(runs)} rows")
-    console.print(sweep_table(summarize(runs, params), params))
-    console.print(f"dataset: {directory / 'runs'}")
+    runs = classes["run"].nunique()
+    console.print(f"{directory}: {runs} of {len(grid.tasks())} runs")
+    console.print(sweep_table(summarize(classes, params), manifest))
+    links = load(directory, "links")
+    if not links.empty:
+        console.print(sweep_links_table(summarize_links(links, params), manifest))
+    console.print(f"datasets: {directory / 'runs'}, {directory / 'classes'}, {directory / 'links'}")
     if plot:
-        x_order = list(manifest["vary"][0][1]) if manifest["vary"] else None
-        figure = plot_sweep(runs, params, directory / "sweep.png", x_order=x_order)
-        console.print(f"figure: {figure}")
+        console.print(f"figure: {_sweep_figure(directory, manifest, view)}")
     return 0
 
 
@@ -369,17 +413,12 @@ def _run_directory_kind(directory: Path) -> str:
 def _cmd_plot(args: argparse.Namespace) -> int:
     directory: Path = args.dir
     if _run_directory_kind(directory) == "sweep":
-        from tfrclab.figures import plot_sweep
-        from tfrclab.sweep import load, read_manifest
+        from tfrclab.sweep import read_manifest
 
-        manifest = read_manifest(directory)
-        runs = load(directory)
-        if runs.empty:
-            raise ValueError(f"{directory}: no finished runs to plot")
-        params = [str(p) for p, _ in manifest["vary"]]
-        x_order = list(manifest["vary"][0][1]) if manifest["vary"] else None
-        print(f"figure: {plot_sweep(runs, params, directory / 'sweep.png', x_order=x_order)}")
+        print(f"figure: {_sweep_figure(directory, read_manifest(directory), args)}")
         return 0
+    if any(v is not None for v in (args.x, args.hue, args.facet)):
+        raise ValueError("--x, --hue and --facet apply to sweep directories only")
     from tfrclab.figures import plot_run
     from tfrclab.result import Result
 
@@ -391,7 +430,8 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 def _cmd_summary(args: argparse.Namespace) -> int:
     directory: Path = args.dir
     if _run_directory_kind(directory) == "sweep":
-        return _summarize_sweep(directory, plot=False)
+        _check_sweep_window(directory, args)
+        return _summarize_sweep(directory, plot=False, view=SweepView())
 
     from tfrclab.report import classes_table, flows_table, json_summary, links_table
     from tfrclab.result import Result
@@ -439,6 +479,17 @@ def _add_measure_options(parser: argparse.ArgumentParser, to_seconds: bool) -> N
         default=None,
         metavar="TIME",
         help="summarize up to this time (default: the scenario's [measure] to, else the end)",
+    )
+
+
+def _check_sweep_window(directory: Path, args: argparse.Namespace) -> None:
+    """A sweep's rows were measured over its own window: a different one is refused."""
+    if args.measure_from_s is None and args.measure_to_s is None:
+        return
+    raise ValueError(
+        f"{directory}: a sweep's figures are measured over the window its scenario set when it "
+        "ran; to change it, run the sweep again with --measure-from/--measure-to into another "
+        "--out"
     )
 
 
@@ -494,9 +545,11 @@ def build_parser() -> argparse.ArgumentParser:
     sweep = commands.add_parser(
         "sweep",
         help="run a scenario over a grid of values and seeds (resumable)",
-        description="Run every combination of the --vary values for every seed, in parallel, "
-        "into one Parquet dataset under --out (a row per run and flow). Rerunning the same "
-        "sweep into the same directory finishes an interrupted one.",
+        description="Run every combination of the --vary values (and of the --zip axis) for "
+        "every seed, in parallel, into Parquet datasets under --out (runs/: a row per run and "
+        "flow; classes/: per protocol; links/: per link), every figure over the measurement "
+        "window. Rerunning the same sweep into the same directory finishes an interrupted one; "
+        "--extend adds values or seeds.",
     )
     sweep.add_argument("scenario", type=Path, help="scenario file (TOML)")
     sweep.add_argument(
@@ -506,6 +559,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         metavar="PATH=V1,V2,...",
         help="a scenario path and its values (repeatable; the grid is their product)",
+    )
+    sweep.add_argument(
+        "--zip",
+        type=_argument_type(_zip),
+        action="append",
+        default=[],
+        metavar="PATH=V1,V2,...",
+        help="paths whose values change together, one axis of the grid (repeatable; every "
+        "--zip needs as many values), e.g. --zip flows.0.count=1,2,4 --zip flows.1.count=1,2,4",
     )
     sweep.add_argument(
         "--seeds",
@@ -528,7 +590,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="local processes, or a dask.distributed cluster",
     )
     sweep.add_argument(
-        "--scheduler", default=None, help="dask scheduler address (default: start a local cluster)"
+        "--scheduler",
+        default=None,
+        help="dask scheduler address (implies --executor dask; default: a local cluster)",
+    )
+    sweep.add_argument(
+        "--extend",
+        action="store_true",
+        help="run a grid with more values or seeds into an existing sweep, reusing its runs",
+    )
+    sweep.add_argument(
+        "--series",
+        action="store_true",
+        help="also keep every run's per-bin series (flow_series/, link_series/)",
     )
     sweep.add_argument("--out", type=Path, required=True, help="sweep directory")
     sweep.add_argument("--json", action="store_true", help="print a JSON object when done")
@@ -541,6 +615,18 @@ def build_parser() -> argparse.ArgumentParser:
         description="Draw rates.png and queue.png of a run directory, or sweep.png of a sweep.",
     )
     plot.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
+    for option, what in (
+        ("--x", "the parameter on the x axis"),
+        ("--hue", "the parameter shown by colour"),
+        ("--facet", "the parameter that splits the figure into panels"),
+    ):
+        plot.add_argument(option, default=None, metavar="PATH", help=f"sweeps: {what}")
+    plot.add_argument(
+        "--metric",
+        default="normalized_throughput",
+        help="sweeps: the per-class figure on the y axis (normalized_throughput, "
+        "mean_throughput_bits_per_s, friendliness_ratio, fairness_index, loss_event_rate, ...)",
+    )
     plot.set_defaults(handler=_cmd_plot)
 
     summary = commands.add_parser(
@@ -608,6 +694,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
     handler: Callable[[argparse.Namespace], int] = args.handler
+    from tfrclab.sweep import SweepError
+
+    # SIGTERM ends a command like Ctrl-C: sweeps stop their workers, nothing half-written stays.
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         return handler(args)
     except ScenarioError as err:
@@ -621,6 +713,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"tfrclab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except SweepError as err:
+        print(f"tfrclab {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
     except OSError as err:
         print(f"tfrclab {args.command}: error: {err}", file=sys.stderr)
         return 1
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt

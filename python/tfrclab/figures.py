@@ -1,17 +1,18 @@
 """Figures of a run and of a sweep, written as PNG files (matplotlib, no display needed).
 
 - :func:`plot_rates`: every flow's send rate at a timescale (Floyd 2000 eq. 3), coloured by
-  protocol, with each protocol's mean;
-- :func:`plot_queue`: the binned links' time-weighted mean queue per bin (Floyd 2000 Figs. 14,
-  24-28);
+  protocol, with each protocol's mean and the fair share, scaled to the measurement window;
+- :func:`plot_queue`: each binned link's time-weighted mean queue per bin, a panel per link
+  (Floyd 2000 Figs. 14, 24-28);
 - :func:`plot_run`: both, for ``tfrclab run`` and ``tfrclab plot``;
-- :func:`plot_sweep`: mean throughput per protocol against the first varied parameter, with
-  the spread over seeds.
+- :func:`plot_sweep`: a per-protocol figure (normalized throughput by default) against a
+  varied parameter, mean and 95% CI over seeds, with colours and facets for the others.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,14 @@ from matplotlib.figure import Figure
 
 from tfrclab.result import Result
 
-__all__ = ["default_timescale", "plot_queue", "plot_rates", "plot_run", "plot_sweep"]
+__all__ = [
+    "choose_sweep_axes",
+    "default_timescale",
+    "plot_queue",
+    "plot_rates",
+    "plot_run",
+    "plot_sweep",
+]
 
 
 def default_timescale(result: Result, target_s: float = 1.0) -> float:
@@ -34,10 +42,17 @@ def _label(kind: str, variant: str) -> str:
 
 
 def plot_rates(result: Result, path: Path, timescale_s: float | None = None) -> Path:
-    """Draw every flow's send rate at ``timescale_s`` (default about 1 s) into ``path``."""
+    """Draw every flow's send rate at ``timescale_s`` (default about 1 s) into ``path``.
+
+    The y axis is scaled to the measurement window (slow-start spikes before it do not set
+    it), the time before the window is shaded, and a dashed line marks the fair share of the
+    busiest bottleneck.
+    """
     delta = default_timescale(result) if timescale_s is None else timescale_s
     rates = result.rates(delta) / 1e6
     flows = result.flows
+    summary = result.summary()
+    window = summary.window
     figure = Figure(figsize=(9, 5), layout="constrained")
     axes = figure.subplots()
     labels = [_label(str(k), str(v)) for k, v in zip(flows["kind"], flows["variant"], strict=True)]
@@ -55,34 +70,51 @@ def plot_rates(result: Result, path: Path, timescale_s: float | None = None) -> 
             linewidth=2.2,
             label=f"{kind}: mean of {len(members)} flow(s)",
         )
+    shares = summary.flows["fair_share_bits_per_s"].dropna()
+    if len(shares):
+        share = float(shares.min()) / 1e6
+        axes.axhline(share, color="black", linestyle="--", linewidth=1.0, label="fair share")
+    inside = (t > window.from_s) & (t <= window.to_s + 1e-9)
+    steady = rates.to_numpy()[inside] if inside.any() else rates.to_numpy()
+    top = float(np.nanpercentile(steady, 99)) if steady.size else 0.0
+    if len(shares):
+        top = max(top, float(shares.min()) / 1e6)
+    if window.from_s > 0:
+        axes.axvspan(0, window.from_s, color="grey", alpha=0.12, label="before the window")
     axes.set_xlabel("time (s)")
     axes.set_ylabel(f"send rate (Mb/s, {delta:g} s timescale)")
-    axes.set_title("send rates (Floyd 2000 eq. 3); thin lines: single flows")
+    axes.set_title(
+        f"send rates (Floyd 2000 eq. 3); thin lines: single flows; window {window.label()}"
+    )
     axes.grid(visible=True, alpha=0.3)
     axes.legend(loc="upper right", fontsize="small")
     axes.set_xlim(0, result.info.duration_s)
-    axes.set_ylim(bottom=0)
+    axes.set_ylim(0, top * 1.3 if top > 0 else None)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path
 
 
 def plot_queue(result: Result, path: Path) -> Path:
-    """Draw the binned links' mean queue length per bin into ``path``."""
+    """Draw each binned link's mean queue length per bin into ``path``, one panel per link."""
     queue = result.queue
-    figure = Figure(figsize=(9, 4), layout="constrained")
-    axes = figure.subplots()
+    panels = max(1, len(queue.columns))
+    figure = Figure(figsize=(9, 2.2 + 1.8 * panels), layout="constrained")
+    axes_list = figure.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
     t = queue.index.to_numpy()
-    for name in queue.columns:
-        axes.plot(t, queue[name], drawstyle="steps-post", linewidth=1.0, label=str(name))
-    axes.set_xlabel("time (s)")
-    axes.set_ylabel(f"mean queue per {result.info.bin_s:g} s bin (packets)")
-    axes.set_title("queue length (time-weighted mean per bin)")
-    axes.grid(visible=True, alpha=0.3)
-    if len(queue.columns):
-        axes.legend(loc="upper right", fontsize="small")
-    axes.set_xlim(0, result.info.duration_s)
-    axes.set_ylim(bottom=0)
+    window = result.summary().window
+    for axes, name in zip(axes_list, queue.columns, strict=False):
+        axes.plot(t, queue[name], drawstyle="steps-post", linewidth=1.0, color="C0")
+        if window.from_s > 0:
+            axes.axvspan(0, window.from_s, color="grey", alpha=0.12)
+        axes.set_ylabel("packets")
+        axes.set_title(f"{name}: time-weighted mean queue per {result.info.bin_s:g} s bin")
+        axes.grid(visible=True, alpha=0.3)
+        axes.set_ylim(bottom=0)
+    axes_list[-1].set_xlabel("time (s)")
+    axes_list[-1].set_xlim(0, result.info.duration_s)
+    if not len(queue.columns):
+        axes_list[0].set_title("no binned links")
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path
@@ -96,62 +128,134 @@ def plot_run(result: Result, directory: Path) -> list[Path]:
     ]
 
 
-def plot_sweep(
-    runs: pd.DataFrame, params: list[str], path: Path, x_order: list[object] | None = None
-) -> Path:
-    """Mean throughput per protocol against the first varied parameter.
+def choose_sweep_axes(
+    classes: pd.DataFrame,
+    params: list[str],
+    x: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+) -> tuple[str, list[str], str | None]:
+    """The x parameter, the hue keys and the facet parameter of a sweep figure.
 
-    ``x_order`` lists that parameter's values in plotting order (default: numeric order when they
-    are numbers, else as they come). Each point is the mean over seeds of the per-run mean
-    throughput of that protocol's flows; the bars span one standard deviation over seeds. With
-    several varied parameters, every combination of the others gets its own line.
+    Defaults: x is the parameter with the most values (seed when nothing was varied), facets
+    split by the parameter with the next most values, and colour tells the protocol class
+    apart together with any remaining parameters. Given names must be varied parameters
+    (``class`` may also be given as ``hue``).
+
+    Raises:
+        ValueError: naming an unknown parameter, or one used twice.
     """
-    figure = Figure(figsize=(8, 5), layout="constrained")
-    axes = figure.subplots()
-    x_param = params[0] if params else "seed"
-    others = params[1:]
-    per_run = (
-        runs.groupby([*params, "seed", "kind", "variant"], sort=True)["throughput_bits_per_s"]
-        .mean()
-        .reset_index()
-    )
-    group_keys = [*others, "kind", "variant"]
-    for i, (key, group) in enumerate(per_run.groupby(group_keys, sort=True)):
-        values = key if isinstance(key, tuple) else (key,)
-        stats = group.groupby(x_param, sort=False)["throughput_bits_per_s"].agg(["mean", "std"])
-        order = (
-            _sorted_index(stats.index)
-            if x_order is None
-            else [v for v in x_order if v in set(stats.index)]
+    known = set(params)
+    for option, name in (("--x", x), ("--hue", hue), ("--facet", facet)):
+        if name is not None and name not in known and not (option == "--hue" and name == "class"):
+            choices = ", ".join(params) if params else "none (nothing was varied)"
+            raise ValueError(f"{option} {name!r}: not a varied parameter; varied: {choices}")
+    chosen = [n for n in (x, hue, facet) if n is not None]
+    if len(set(chosen)) != len(chosen):
+        raise ValueError("--x, --hue and --facet must name different parameters")
+    by_values = sorted(params, key=lambda p: -classes[p].nunique())
+    free = [p for p in by_values if p not in chosen]
+    if x is None:
+        x = free.pop(0) if free else "seed"
+    # A facet takes a parameter when colour still has one to show, or colour was chosen.
+    if facet is None and free and (hue is not None or len(free) >= 2):
+        facet = free.pop(0)
+    hue_keys = [hue] if hue is not None else ["class"]
+    if "class" not in hue_keys:
+        hue_keys.append("class")
+    hue_keys += [p for p in free if p not in hue_keys and p != facet]
+    return x, hue_keys, facet
+
+
+def plot_sweep(
+    classes: pd.DataFrame,
+    manifest: dict[str, Any],
+    path: Path,
+    x: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    metric: str = "normalized_throughput",
+) -> Path:
+    """A sweep's per-class ``metric`` against one parameter, mean and 95% CI over seeds.
+
+    ``classes`` is the sweep's ``classes`` dataset; the axes are chosen by
+    :func:`choose_sweep_axes` unless given. Numeric parameters (durations, rates and sizes
+    included) are placed on a numeric axis labelled with the values as written.
+
+    Raises:
+        ValueError: for an unknown parameter or metric.
+    """
+    from tfrclab.report import param_labels
+    from tfrclab.sweep import grid_from_manifest, summarize
+
+    grid = grid_from_manifest(manifest)
+    # Zipped paths move together: the first stands for the zip axis, the others follow it.
+    params = [path for path, _ in grid.vary] + [path for path, _ in grid.zip[:1]]
+    followers = [path for path, _ in grid.zip[1:]]
+    if metric not in classes.columns or not pd.api.types.is_numeric_dtype(classes[metric]):
+        raise ValueError(f"--metric {metric!r}: not a numeric per-class figure of the sweep")
+    x, hue_keys, facet = choose_sweep_axes(classes, params, x, hue, facet)
+    labels = param_labels(manifest)
+    group_params = [p for p in params if p not in (x,)]
+    keys = [*([x] if x != "seed" else []), *group_params, *followers]
+    stats = summarize(classes, keys) if x != "seed" else _per_seed(classes, group_params, metric)
+    facets = [None] if facet is None else list(_ordered(stats[facet]))
+    figure = Figure(figsize=(min(5.5 * len(facets), 16), 4.8), layout="constrained")
+    axes_list = figure.subplots(1, len(facets), squeeze=False, sharey=True)[0]
+    numeric = pd.api.types.is_numeric_dtype(stats[x])
+    colours: dict[tuple[Any, ...], str] = {}
+    for axes, facet_value in zip(axes_list, facets, strict=True):
+        part = stats if facet is None else stats[stats[facet] == facet_value]
+        for hue_value, group in part.groupby(hue_keys, sort=True):
+            values = hue_value if isinstance(hue_value, tuple) else (hue_value,)
+            colour = colours.setdefault(values, f"C{len(colours) % 10}")
+            group = group.sort_values(x)
+            xs = group[x].to_numpy(dtype=float) if numeric else np.arange(len(group))
+            axes.errorbar(
+                xs,
+                group[metric],
+                yerr=group[f"{metric}_ci"].fillna(0.0),
+                marker="o",
+                capsize=3,
+                color=colour,
+                label=", ".join(
+                    _shown(k, v, labels) for k, v in zip(hue_keys, values, strict=True)
+                ),
+            )
+            if numeric:
+                axes.set_xticks(xs, [_shown(x, v, labels, bare=True) for v in group[x]])
+            else:
+                axes.set_xticks(xs, [str(v) for v in group[x]])
+        if metric in ("normalized_throughput", "friendliness_ratio"):
+            axes.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+        if facet is not None:
+            axes.set_title(_shown(facet, facet_value, labels))
+        axes.set_xlabel(
+            x if x != params[-1] or not followers else f"{x} (with {', '.join(followers)})"
         )
-        stats = stats.loc[order]
-        xs = np.arange(len(stats))
-        label_parts = [f"{p}={v}" for p, v in zip(others, values[: len(others)], strict=True)]
-        label_parts.append(_label(str(values[-2]), str(values[-1])))
-        axes.errorbar(
-            xs,
-            stats["mean"] / 1e6,
-            yerr=stats["std"].fillna(0) / 1e6,
-            marker="o",
-            capsize=3,
-            color=f"C{i % 10}",
-            label=", ".join(label_parts),
-        )
-        axes.set_xticks(xs, [str(v) for v in stats.index])
-    axes.set_xlabel(x_param)
-    axes.set_ylabel("mean throughput per flow (Mb/s)")
-    axes.set_title("sweep: throughput per flow by protocol (mean ± std over seeds)")
-    axes.grid(visible=True, alpha=0.3)
-    axes.legend(fontsize="small")
-    axes.set_ylim(bottom=0)
+        axes.grid(visible=True, alpha=0.3)
+    axes_list[0].set_ylabel(f"{metric} (mean ± 95% CI over seeds)")
+    axes_list[0].legend(fontsize="small")
+    figure.suptitle(f"sweep: {metric} by protocol")
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path
 
 
-def _sorted_index(index: pd.Index) -> list[object]:
-    """The index values in numeric order when they are all numbers, else as they come."""
-    values = list(index)
+def _per_seed(classes: pd.DataFrame, params: list[str], metric: str) -> pd.DataFrame:
+    """Per seed, the metric as is (x = seed: nothing to average over)."""
+    frame: pd.DataFrame = classes[["seed", *params, "class", metric]].copy()
+    frame[f"{metric}_ci"] = np.nan
+    return frame
+
+
+def _ordered(column: pd.Series) -> list[Any]:
+    values = list(dict.fromkeys(column))
     if all(isinstance(v, int | float | np.integer | np.floating) for v in values):
         return sorted(values, key=float)
     return values
+
+
+def _shown(key: str, value: Any, labels: dict[str, dict[Any, str]], bare: bool = False) -> str:
+    text = labels.get(key, {}).get(value, str(value))
+    return text if bare or key == "class" else f"{key}={text}"

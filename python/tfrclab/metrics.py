@@ -17,6 +17,7 @@ ratio of two zeros) is NaN, never an exception.
 - Loss: :func:`packet_loss_rate`, :func:`loss_event_rate`, :func:`loss_event_starts`,
   :func:`mean_inverse_loss_interval`, :func:`rhee_xu_predictions`.
 - Links: :func:`link_utilization`, :func:`drop_rate`, :func:`time_weighted_mean`.
+- Over seeds: :func:`mean_ci`.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ __all__ = [
     "link_utilization",
     "loss_event_rate",
     "loss_event_starts",
+    "mean_ci",
     "mean_inverse_loss_interval",
     "normalized_throughput",
     "packet_loss_rate",
@@ -526,3 +528,32 @@ def time_weighted_mean(times_s: ArrayLike, levels: ArrayLike, end_s: float) -> f
     edges = np.append(t, end_s)
     widths = np.clip(np.diff(edges), 0.0, None)
     return float(np.sum(v * widths) / (end_s - t[0]))
+
+
+def mean_ci(samples: ArrayLike, confidence: float = 0.95) -> tuple[float, float]:
+    """The mean of independent samples and the half-width of its Student t confidence interval.
+
+    ``(mean, t_{(1+c)/2, n-1} * s / sqrt(n))`` with s the sample standard deviation, for
+    figures averaged over seeds: the interval is ``mean +- half``. NaN samples are left out; the
+    half-width is NaN with fewer than two samples (no spread to estimate).
+
+    >>> m, half = mean_ci([1.0, 2.0, 3.0, 4.0])
+    >>> m, round(half, 4)
+    (2.5, 2.0543)
+
+    Raises:
+        ValueError: if ``confidence`` is not in (0, 1).
+    """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    x = np.ravel(_floats(samples))
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        return float("nan"), float("nan")
+    mean = float(x.mean())
+    if x.size < 2:
+        return mean, float("nan")
+    from scipy.stats import t
+
+    quantile = float(t.ppf((1.0 + confidence) / 2.0, x.size - 1))
+    return mean, quantile * float(x.std(ddof=1)) / float(np.sqrt(x.size))

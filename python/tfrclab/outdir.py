@@ -1,5 +1,4 @@
-"""Result directories: what kind a directory is, whether a command may write there, and writing
-one atomically.
+"""Result directories: their kind, whether a command may write there, and atomic writes.
 
 A run directory holds ``run.json`` (written last, so its presence means the directory is
 complete); a sweep directory holds ``sweep.json``. Commands check ``--out`` before any
@@ -25,8 +24,7 @@ Kind = Literal["missing", "empty", "run", "sweep", "file", "other"]
 
 
 def directory_kind(path: Path) -> Kind:
-    """What ``path`` is: missing, an empty directory, a run or sweep directory, a file, or a
-    directory holding something else."""
+    """What ``path`` is: missing, empty, a run or sweep directory, a file, or something else."""
     if not path.exists():
         return "missing"
     if not path.is_dir():

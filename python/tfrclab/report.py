@@ -32,6 +32,9 @@ __all__ = [
     "flows_table",
     "json_summary",
     "links_table",
+    "param_labels",
+    "short_names",
+    "sweep_links_table",
     "sweep_table",
 ]
 
@@ -240,22 +243,111 @@ def links_table(result: Result, summary: Summary | None = None) -> Table:
     return table
 
 
-def sweep_table(summary: pd.DataFrame, params: list[str]) -> Table:
-    """A table of a sweep's summary (:func:`tfrclab.sweep.summarize`)."""
-    table = Table(title="sweep")
-    columns = [*params, "kind", "runs", "Mb/s (mean)", "Mb/s (std)", "loss event rate", "Jain"]
-    for header in columns:
-        table.add_column(header, justify="right")
+def param_labels(manifest: dict[str, Any]) -> dict[str, dict[Any, str]]:
+    """For each varied path of a sweep, its typed column values mapped to the values as written."""
+    from tfrclab.sweep import param_value
+
+    labels: dict[str, dict[Any, str]] = {}
+    for path, values in [*manifest["vary"], *manifest.get("zip", [])]:
+        labels[str(path)] = {param_value(v): _written(v) for v in values}
+    return labels
+
+
+def _written(value: Any) -> str:
+    """A varied value as the user wrote it (tables and arrays as compact TOML-ish text)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"{value:g}"
+    import json
+
+    return json.dumps(value, separators=(",", " = ") if isinstance(value, dict) else None)
+
+
+def _ci(mean: float, half: float, scale: float, digits: int) -> str:
+    if not math.isfinite(mean):
+        return "-"
+    text = f"{mean / scale:.{digits}f}"
+    if math.isfinite(half):
+        text += f"±{half / scale:.{digits}f}"
+    return text
+
+
+def short_names(paths: list[str]) -> list[str]:
+    """The shortest tails of dotted paths that still tell them apart, for column headers.
+
+    >>> short_names(["topology.bottleneck.delay", "flows.0.count", "flows.1.count"])
+    ['delay', '0.count', '1.count']
+    """
+    parts = [p.split(".") for p in paths]
+    names = []
+    for i, segments in enumerate(parts):
+        for k in range(1, len(segments) + 1):
+            tail = segments[-k:]
+            if all(other[-k:] != tail for j, other in enumerate(parts) if j != i):
+                break
+        names.append(".".join(tail))
+    return names
+
+
+def _sweep_columns(table: Table, params: list[str], headers: tuple[str, ...]) -> None:
+    for header in (*short_names(params), *headers):
+        table.add_column(header, justify="left" if header in ("protocol", "link") else "right")
+    for column in table.columns:
+        column.min_width = len(str(column.header))
+        column.overflow = "fold"
+
+
+def _param_cells(row: pd.Series, params: list[str], labels: dict[str, dict[Any, str]]) -> list[str]:
+    return [labels.get(p, {}).get(row[p], str(row[p])) for p in params]
+
+
+def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
+    """Per parameter combination and protocol: means over seeds with 95% intervals.
+
+    ``summary`` is :func:`tfrclab.sweep.summarize` of the sweep's ``classes`` dataset.
+    """
+    labels = param_labels(manifest)
+    params = list(labels)
+    table = Table(title="sweep: per protocol, mean ± 95% CI over seeds", box=box.SIMPLE_HEAD)
+    _sweep_columns(table, params, ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain"))
     for _, row in summary.iterrows():
-        kind = str(row["kind"]) + (f"/{row['variant']}" if row["variant"] else "")
-        std = float(row["throughput_std_bits_per_s"])
         table.add_row(
-            *[str(row[p]) for p in params],
-            kind,
+            *_param_cells(row, params, labels),
+            str(row["class"]),
             str(row["runs"]),
-            _mbps(float(row["throughput_bits_per_s"])),
-            "-" if math.isnan(std) else _mbps(std),
-            f"{row['loss_event_rate']:.4f}",
-            f"{row['fairness_index']:.3f}",
+            _ci(row["mean_throughput_bits_per_s"], row["mean_throughput_bits_per_s_ci"], 1e6, 3),
+            _ci(row["normalized_throughput"], row["normalized_throughput_ci"], 1.0, 2),
+            _ci(row["friendliness_ratio"], row["friendliness_ratio_ci"], 1.0, 2),
+            _ci(row["fairness_index"], row["fairness_index_ci"], 1.0, 3),
+        )
+    table.caption = (
+        "Mb/s: mean per flow; norm.: normalized throughput; vs TCP: friendliness ratio; Jain: "
+        "within the protocol (loss rates and more: tfrclab.sweep.summarize). ± is the "
+        "half-width of the 95% Student t interval (none with one seed). "
+        + "; ".join(f"{n}: {p}" for n, p in zip(short_names(params), params, strict=True))
+    )
+    return table
+
+
+def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
+    """Per parameter combination and binned link: means over seeds with 95% intervals.
+
+    ``summary`` is :func:`tfrclab.sweep.summarize_links` of the sweep's ``links`` dataset.
+    """
+    labels = param_labels(manifest)
+    params = list(labels)
+    table = Table(title="sweep: per link, mean ± 95% CI over seeds", box=box.SIMPLE_HEAD)
+    _sweep_columns(table, params, ("link", "runs", "utilization", "drop rate", "mean queue"))
+    for _, row in summary.iterrows():
+        table.add_row(
+            *_param_cells(row, params, labels),
+            str(row["name"]),
+            str(row["runs"]),
+            _ci(row["utilization"], row["utilization_ci"], 1.0, 3),
+            _ci(row["drop_rate"], row["drop_rate_ci"], 1.0, 4),
+            _ci(row["mean_queue_packets"], row["mean_queue_packets_ci"], 1.0, 1),
         )
     return table

@@ -279,8 +279,8 @@ class Result:
         ``bytes_sent``, ``packets_received``, ``bytes_received``, ``packets_dropped``,
         ``bytes_dropped``, ``loss_events``, ``reverse_packets_{sent,received,dropped}``;
         ``throughput_bits_per_s`` and ``send_rate_bits_per_s`` (bytes received / sent over the
-        whole run's duration; :meth:`summary` gives them over the measurement window), ``packet_loss_rate`` and ``loss_event_rate`` (per packet sent,
-        Rhee & Xu 2005 §2).
+        whole run's duration; :meth:`summary` gives them over the measurement window),
+        ``packet_loss_rate`` and ``loss_event_rate`` (per packet sent, Rhee & Xu 2005 §2).
         """
         frame: pd.DataFrame = self._flows.copy()
         return frame
@@ -415,6 +415,39 @@ class Result:
 
         return summarize(self, from_s, to_s)
 
+    def _repr_html_(self) -> str:
+        """A compact HTML table for notebooks: every flow over the window, then the protocols."""
+        from html import escape
+
+        summary = self.summary()
+        flows = summary.flows[
+            [
+                "id",
+                "name",
+                "class",
+                "throughput_bits_per_s",
+                "normalized_throughput",
+                "packet_loss_rate",
+                "loss_event_rate",
+                "status",
+            ]
+        ].rename(columns={"throughput_bits_per_s": "Mb/s", "normalized_throughput": "norm."})
+        flows["Mb/s"] = flows["Mb/s"] / 1e6
+        classes = summary.classes[
+            ["class", "flows", "normalized_throughput", "fairness_index", "friendliness_ratio"]
+        ]
+        info = self.info
+        head = (
+            f"<p><b>{escape(_scenario_name(info.scenario_toml))}</b>: seed {info.seed}, "
+            f"{info.duration_s:g} s simulated, window {escape(summary.window.label())}, "
+            f"{info.events} events</p>"
+        )
+        flows_html: str = flows.to_html(index=False, float_format=lambda v: f"{v:.4g}", border=0)
+        classes_html: str = classes.to_html(
+            index=False, float_format=lambda v: f"{v:.3g}", border=0
+        )
+        return head + flows_html + classes_html
+
     # -- Parquet -------------------------------------------------------------------------------
 
     def to_parquet(self, directory: str | Path) -> Path:
@@ -530,7 +563,7 @@ class Result:
             raise ValueError(f"{src}/run.json: duration_ns and bin_ns must be positive")
         flows = pd.read_parquet(src / "flows.parquet")
         if "stop_s" not in flows:  # format 1: no stops or paths were recorded
-            flows.insert(flows.columns.get_loc("start_s") + 1, "stop_s", np.nan)
+            flows.insert(list(flows.columns).index("start_s") + 1, "stop_s", np.nan)
             flows["path"] = [[] for _ in range(len(flows))]
         flows["path"] = [[str(name) for name in path] for path in flows["path"]]
         links = pd.read_parquet(src / "links.parquet")
@@ -593,6 +626,17 @@ class Result:
         if self.packet_trace is None or other.packet_trace is None:
             return self.packet_trace is None and other.packet_trace is None
         return bool(self.packet_trace.equals(other.packet_trace))
+
+
+def _scenario_name(scenario_toml: str) -> str:
+    """The ``name`` of a scenario text ("scenario" when it has none or does not parse)."""
+    from tfrclab.scenario import Scenario, ScenarioError
+
+    try:
+        name = Scenario.from_toml(scenario_toml).name
+    except ScenarioError:
+        return "scenario"
+    return str(name) if name else "scenario"
 
 
 def _stop_seconds(stop_ns: Any) -> NDArray[np.float64]:

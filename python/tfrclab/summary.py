@@ -108,9 +108,7 @@ def _flows(result: Result, window: Window) -> pd.DataFrame:
     status = np.where(
         start >= window.to_s,
         "not started",
-        np.where(
-            stop <= window.from_s, "stopped", np.where(fraction < _FULL, "partial", "")
-        ),
+        np.where(stop <= window.from_s, "stopped", np.where(fraction < _FULL, "partial", "")),
     )
     received_bits = sums["received_bytes"].astype(np.float64) * 8.0
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -149,7 +147,8 @@ def _flows(result: Result, window: Window) -> pd.DataFrame:
     frame["fair_share_bits_per_s"] = share
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["normalized_throughput"] = active_throughput / share
-    return frame
+    table: pd.DataFrame = frame
+    return table
 
 
 def _fair_shares(result: Result, fraction: Any) -> tuple[list[str], Any]:
@@ -179,31 +178,32 @@ def _fair_shares(result: Result, fraction: Any) -> tuple[list[str], Any]:
 def _links(result: Result, window: Window) -> pd.DataFrame:
     """The per-link table of the module documentation (binned links only)."""
     binned = result.links[result.links["binned"]].reset_index(drop=True)
-    bins = {key: window.take(series) for key, series in result.link_bins.items()}
+    bins = {key: window.take(series).astype(np.float64) for key, series in result.link_bins.items()}
     widths = window.widths_s
     length = window.length_s
-    arrivals = bins["arrivals"].sum(axis=1)
-    drops = bins["drops"].sum(axis=1)
+    arrivals = bins["arrivals"].sum(axis=1).astype(np.int64)
+    drops = bins["drops"].sum(axis=1).astype(np.int64)
     frame = pd.DataFrame(
         {
             "name": binned["name"],
             "rate_bps": binned["rate_bps"],
             "arrivals": arrivals,
             "drops": drops,
-            "departures": bins["departures"].sum(axis=1),
-            "bytes_departed": bins["departed_bytes"].sum(axis=1),
+            "departures": bins["departures"].sum(axis=1).astype(np.int64),
+            "bytes_departed": bins["departed_bytes"].sum(axis=1).astype(np.int64),
             "throughput_bits_per_s": bins["departed_bytes"].sum(axis=1) * 8.0 / length,
             "utilization": (bins["utilization"] * widths).sum(axis=1) / length,
             "drop_rate": metrics.drop_rate(drops, arrivals),
             "mean_queue_packets": (bins["mean_queue_packets"] * widths).sum(axis=1) / length,
             "max_queue_packets": (
-                bins["max_queue_packets"].max(axis=1)
+                bins["max_queue_packets"].max(axis=1).astype(np.int64)
                 if bins["max_queue_packets"].shape[1]
                 else np.zeros(len(binned), dtype=np.int64)
             ),
         }
     )
-    return frame
+    table: pd.DataFrame = frame
+    return table
 
 
 def _classes(flows: pd.DataFrame) -> pd.DataFrame:
@@ -218,9 +218,7 @@ def _classes(flows: pd.DataFrame) -> pd.DataFrame:
         elif len(some):
             members[str(label)], partial[str(label)] = some, True
     tcp = [g for label, g in members.items() if g["kind"].iloc[0] == "tcp"]
-    tcp_rates = (
-        pd.concat(tcp)["active_throughput_bits_per_s"].to_numpy() if tcp else np.array([])
-    )
+    tcp_rates = pd.concat(tcp)["active_throughput_bits_per_s"].to_numpy() if tcp else np.array([])
     rows = []
     for label, group in members.items():
         rates = group["active_throughput_bits_per_s"].to_numpy(dtype=np.float64)
@@ -239,9 +237,7 @@ def _classes(flows: pd.DataFrame) -> pd.DataFrame:
                 "packet_loss_rate": float(group["packet_loss_rate"].mean()),
                 "loss_event_rate": float(group["loss_event_rate"].mean()),
                 "friendliness_ratio": ratio,
-                "friendliness_rating": (
-                    metrics.friendliness_rating(ratio) if ratio >= 0 else ""
-                ),
+                "friendliness_rating": (metrics.friendliness_rating(ratio) if ratio >= 0 else ""),
                 "difference_ratio": (
                     float(metrics.difference_ratio(rates.mean(), tcp_rates.mean()))
                     if tcp_rates.size

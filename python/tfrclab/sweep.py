@@ -1,56 +1,90 @@
 """Parameter sweeps: a grid of scenario changes times seeds, run in parallel, resumable.
 
-A sweep directory holds ``sweep.json`` (the base scenario, the varied parameters and their
-values, the seeds) and ``runs/``, one Parquet file per finished run: a row per flow, with the
-varied parameters and the seed as columns. ``runs/`` is one Parquet dataset
-(``pandas.read_parquet(dir / "runs")`` reads it; :func:`load` also sorts it).
+The grid is the product of the ``vary`` axes (each a path and its values) and, when given, one
+``zip`` axis: several paths whose values change together (``flows.0.count=1,2,4`` zipped with
+``flows.1.count=1,2,4`` gives three runs, not nine), each combination for every seed.
 
-Resuming: every run of the grid has a stable key (a hash of its parameter values and seed), and
-its file is written under a temporary name and renamed into place only once complete. Running
-the same sweep into the same directory again skips runs whose file exists and cleans up partial
-files, so an interrupted sweep finishes without duplicates or losses.
+A sweep directory holds ``sweep.json`` (the base scenario, the axes, the seeds, and whether
+per-bin series are kept) and one Parquet dataset per table, a file per finished run in each:
+
+- ``runs/``: a row per run and flow: the flow's figures over the measurement window
+  (:attr:`tfrclab.summary.Summary.flows`), the window, and the run's events and times;
+- ``classes/``: a row per run and protocol class (throughput, fairness, friendliness);
+- ``links/``: a row per run and binned link (utilization, drop rate, queue);
+- ``flow_series/`` and ``link_series/`` (with ``series``): every bin of every flow and binned
+  link, for figures over time.
+
+Every row starts with the run key, the seed and the varied parameters. A parameter column is
+typed: durations become seconds, rates bits per second and sizes bytes (as the scenario checker
+reads them), so they sort as quantities; ``sweep.json`` keeps the values as written, for labels.
+
+Resuming and extending: a run's key hashes its changes and seed; its files are written under
+temporary names and renamed into place, ``runs/`` last, so a run counts as finished only once
+all its files are complete (an unreadable one is removed and run again). Running the same sweep
+into the same directory finishes an interrupted one; with ``extend``, a grid with more values or
+seeds replaces the old one and reuses every finished run. A lock file keeps two sweeps from
+writing into one directory at once.
 
 Executors: ``local`` runs serially in-process (``jobs=1``) or on a pool of ``jobs`` worker
-processes; ``dask`` submits the runs to a ``dask.distributed`` cluster (the scheduler at
-``scheduler``, or a local cluster of ``jobs`` worker processes). Each run is a pure function of
-(scenario, changes, seed), so all executors give identical numbers.
+processes (a worker the system kills is replaced and its run retried once); ``dask`` submits the
+runs to a ``dask.distributed`` cluster (the scheduler at ``scheduler``, or a local cluster of
+``jobs`` worker processes). Each run is a pure function of (scenario, changes, seed), so all
+executors give identical numbers.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 import hashlib
+import itertools
 import json
 import multiprocessing
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import numpy as np
 import pandas as pd
 
+from tfrclab import _native
 from tfrclab.scenario import Scenario, parse_value
 from tfrclab.simulate import run
 
 __all__ = [
+    "DATASETS",
     "FORMAT_VERSION",
     "Grid",
+    "SweepError",
+    "SweepResult",
     "Task",
     "grid_from_manifest",
     "load",
+    "param_value",
     "parse_seeds",
     "parse_vary",
     "read_manifest",
     "run_sweep",
     "run_task",
     "summarize",
+    "summarize_links",
 ]
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 """The version of the sweep directory layout."""
 
+DATASETS = ("runs", "classes", "links", "flow_series", "link_series")
+"""The datasets of a sweep directory; ``runs`` is written last and marks a finished run."""
+
+_SERIES = ("flow_series", "link_series")
+
 Executor = Literal["local", "dask"]
+
+
+class SweepError(RuntimeError):
+    """A sweep could not finish: a run failed twice, or its directory is in use."""
 
 
 def split_values(text: str) -> list[str]:
@@ -84,7 +118,7 @@ def split_values(text: str) -> list[str]:
     return parts
 
 
-def parse_vary(text: str) -> tuple[str, list[Any]]:
+def parse_vary(text: str, option: str = "--vary") -> tuple[str, list[Any]]:
     """Read ``path=v1,v2,...`` into the path and its values (each as :func:`parse_value` reads).
 
     >>> parse_vary("topology.bottleneck.rate=10Mbps,20Mbps")
@@ -93,22 +127,28 @@ def parse_vary(text: str) -> tuple[str, list[Any]]:
     ('losses.0.p', [0.01, 0.02])
 
     Raises:
-        ValueError: without ``=``, a path or values.
+        ValueError: without ``=``, a path or values, or with a repeated value.
     """
     path, sep, values = text.partition("=")
     if not sep or not path.strip() or not values.strip():
-        raise ValueError(f"--vary {text!r}: expected path=value1,value2,...")
+        raise ValueError(f"{option} {text!r}: expected path=value1,value2,...")
     items = [v for v in split_values(values) if v]
     if not items:
-        raise ValueError(f"--vary {text!r}: no values")
+        raise ValueError(f"{option} {text!r}: no values")
     parsed = [parse_value(v) for v in items]
     if len({json.dumps(v, sort_keys=True) for v in parsed}) != len(parsed):
-        raise ValueError(f"--vary {text!r}: a value is repeated")
+        raise ValueError(f"{option} {text!r}: a value is repeated")
     return path.strip(), parsed
+
+
+MAX_SEEDS = 1_000_000
+"""The most seeds one sweep may name (a guard against typing 0-100000000)."""
 
 
 def parse_seeds(text: str) -> list[int]:
     """Read seeds as ``1-30``, ``1,2,7`` or a mix (``1-3,10``), in order, without repeats.
+
+    Seeds are whole numbers from 0 to 2^64 - 1; at most :data:`MAX_SEEDS` of them.
 
     >>> parse_seeds("1-3,10")
     [1, 2, 3, 10]
@@ -117,26 +157,54 @@ def parse_seeds(text: str) -> list[int]:
         ValueError: for anything else, or a range that runs backwards.
     """
     seeds: list[int] = []
+    expected = "expected whole numbers from 0 to 2^64-1 like 1-30 or 1,2,7"
     for part in text.split(","):
         part = part.strip()
         low, dash, high = part.partition("-")
         try:
-            if dash:
-                a, b = int(low), int(high)
-                if a > b or a < 0:
-                    raise ValueError
-                seeds.extend(range(a, b + 1))
-            else:
-                if int(part) < 0:
-                    raise ValueError
-                seeds.append(int(part))
+            a, b = (int(low), int(high)) if dash else (int(part), int(part))
         except ValueError:
-            raise ValueError(
-                f"--seeds {text!r}: expected non-negative whole numbers like 1-30 or 1,2,7"
-            ) from None
+            raise ValueError(f"--seeds {text!r}: {expected}") from None
+        if a > b or a < 0 or b >= 2**64:
+            raise ValueError(f"--seeds {text!r}: {expected}")
+        if len(seeds) + (b - a + 1) > MAX_SEEDS:
+            raise ValueError(f"--seeds {text!r}: more than {MAX_SEEDS} seeds")
+        seeds.extend(range(a, b + 1))
     if len(set(seeds)) != len(seeds):
         raise ValueError(f"--seeds {text!r}: a seed is repeated")
     return seeds
+
+
+def param_value(value: Any) -> Any:
+    """A varied value as its typed column holds it.
+
+    Numbers and booleans stay as they are; a duration, rate or size string becomes seconds,
+    bits per second or bytes (netsim's reading); other strings stay strings; tables and arrays
+    become their JSON text.
+
+    >>> param_value("10ms"), param_value("15Mbps"), param_value(0.01), param_value("reno")
+    (0.01, 15000000.0, 0.01, 'reno')
+    """
+    if isinstance(value, bool | int | float):
+        return value
+    if isinstance(value, str):
+        quantity = _native.quantity(value)
+        return value if quantity is None else quantity[1]
+    return json.dumps(value, sort_keys=True)
+
+
+def param_unit(values: Sequence[Any]) -> str | None:
+    """The quantity of a parameter whose every value is a duration, rate or size, else None.
+
+    >>> param_unit(["10ms", "1s"]), param_unit(["10ms", 5])
+    ('duration', None)
+    """
+    kinds = set()
+    for value in values:
+        quantity = _native.quantity(value) if isinstance(value, str) else None
+        kinds.add(None if quantity is None else quantity[0])
+    kind = kinds.pop() if len(kinds) == 1 else None
+    return kind
 
 
 @dataclass(frozen=True)
@@ -146,33 +214,65 @@ class Task:
     scenario_toml: str
     changes: tuple[tuple[str, Any], ...]
     seed: int
+    series: bool = False
+    """Whether the run's per-bin series are kept (``flow_series``, ``link_series``)."""
 
     @property
     def key(self) -> str:
-        """A stable name for the run: a hash of its changes and seed."""
-        text = json.dumps({"changes": self.changes, "seed": self.seed}, sort_keys=True)
+        """A stable name for the run: a hash of its changes (in any order) and seed."""
+        changes = sorted([path, value] for path, value in self.changes)
+        text = json.dumps({"changes": changes, "seed": self.seed}, sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
 @dataclass(frozen=True)
 class Grid:
-    """A sweep: the base scenario, the varied paths with their values, and the seeds."""
+    """A sweep: the base scenario, the varied and zipped paths with their values, the seeds."""
 
     scenario: Scenario
     vary: tuple[tuple[str, tuple[Any, ...]], ...]
     seeds: tuple[int, ...]
+    zip: tuple[tuple[str, tuple[Any, ...]], ...] = ()
+    """Paths whose values change together: one axis of the grid (all the same length)."""
+    series: bool = False
+    """Keep every run's per-bin series."""
+
+    def __post_init__(self) -> None:
+        lengths = {len(values) for _, values in self.zip}
+        if len(lengths) > 1:
+            shown = ", ".join(f"{path} has {len(values)}" for path, values in self.zip)
+            raise ValueError(f"--zip: every zipped path needs as many values ({shown})")
+        paths = [path for path, _ in (*self.vary, *self.zip)]
+        repeated = sorted({p for p in paths if paths.count(p) > 1})
+        if repeated:
+            raise ValueError(f"--vary/--zip: {', '.join(repeated)} is given more than once")
+        if not self.seeds:
+            raise ValueError("a sweep needs at least one seed")
 
     @property
     def params(self) -> list[str]:
-        """The varied paths, in order (the parameter columns of the results)."""
-        return [path for path, _ in self.vary]
+        """The varied and zipped paths, in order (the parameter columns of the results)."""
+        return [path for path, _ in (*self.vary, *self.zip)]
+
+    def combinations(self) -> list[tuple[tuple[str, Any], ...]]:
+        """Every combination of changes: the vary axes (the first slowest), then the zip axis."""
+        axes: list[list[tuple[tuple[str, Any], ...]]] = [
+            [((path, value),) for value in values] for path, values in self.vary
+        ]
+        if self.zip:
+            count = len(self.zip[0][1])
+            axes.append(
+                [tuple((path, values[i]) for path, values in self.zip) for i in range(count)]
+            )
+        return [tuple(itertools.chain.from_iterable(c)) for c in itertools.product(*axes)]
 
     def tasks(self) -> list[Task]:
-        """Every run: each combination of values (the first path varying slowest), each seed."""
-        combos: list[tuple[tuple[str, Any], ...]] = [()]
-        for path, values in self.vary:
-            combos = [(*c, (path, v)) for c in combos for v in values]
-        return [Task(self.scenario.toml, c, s) for c in combos for s in self.seeds]
+        """Every run: each combination, each seed."""
+        return [
+            Task(self.scenario.toml, c, s, self.series)
+            for c in self.combinations()
+            for s in self.seeds
+        ]
 
     def check(self) -> None:
         """Build every combination's scenario once, so a bad value fails before anything runs.
@@ -180,12 +280,12 @@ class Grid:
         Raises:
             ScenarioError: naming the field, for the first combination netsim refuses.
         """
-        seen: set[str] = set()
-        for task in self.tasks():
-            key = json.dumps(task.changes, sort_keys=True)
-            if key not in seen:
-                seen.add(key)
-                self.scenario.with_(**dict(task.changes))
+        for changes in self.combinations():
+            self.scenario.with_(**dict(changes))
+
+    def units(self) -> dict[str, str | None]:
+        """Each parameter's quantity (``duration``, ``rate``, ``size``) or None."""
+        return {path: param_unit(values) for path, values in (*self.vary, *self.zip)}
 
     def manifest(self) -> dict[str, Any]:
         """What ``sweep.json`` records."""
@@ -193,30 +293,65 @@ class Grid:
             "format": FORMAT_VERSION,
             "scenario": self.scenario.toml,
             "vary": [[path, list(values)] for path, values in self.vary],
+            "zip": [[path, list(values)] for path, values in self.zip],
             "seeds": list(self.seeds),
+            "series": self.series,
+            "units": self.units(),
         }
 
 
-def run_task(task: Task) -> pd.DataFrame:
-    """Run one task; returns its rows, one per flow.
+def _front(task: Task, rows: int) -> pd.DataFrame:
+    """The leading columns of every row of a task: run key, seed and the typed parameters."""
+    front: dict[str, Any] = {"run": task.key, "seed": task.seed}
+    for path, value in task.changes:
+        front[path] = param_value(value)
+    frame: pd.DataFrame = pd.DataFrame({k: [v] * rows for k, v in front.items()})
+    return frame
 
-    The rows are the flows table plus the run key, the seed, the varied parameters and the
-    run's ``events``, ``sim_seconds`` and ``wall_seconds``.
-    """
+
+def _with_front(task: Task, table: pd.DataFrame) -> pd.DataFrame:
+    rows: pd.DataFrame = pd.concat([_front(task, len(table)), table.reset_index(drop=True)], axis=1)
+    return rows
+
+
+def run_task(task: Task) -> dict[str, pd.DataFrame]:
+    """Run one task; returns its rows for each dataset (see the module documentation)."""
     scenario = Scenario.from_toml(task.scenario_toml)
     if task.changes:
         scenario = scenario.with_(**dict(task.changes))
     result = run(scenario, seed=task.seed)
-    flows = result.flows
-    front: dict[str, Any] = {"run": task.key, "seed": task.seed}
-    for path, value in task.changes:
-        front[path] = value if isinstance(value, int | float | str | bool) else json.dumps(value)
-    head = pd.DataFrame({k: [v] * len(flows) for k, v in front.items()})
-    rows: pd.DataFrame = pd.concat([head, flows], axis=1)
-    rows["events"] = result.info.events
-    rows["sim_seconds"] = result.info.duration_s
-    rows["wall_seconds"] = result.info.wall_seconds
-    return rows
+    summary = result.summary()
+    flows = _with_front(task, summary.flows)
+    flows["window_from_s"] = summary.window.from_s
+    flows["window_to_s"] = summary.window.to_s
+    flows["events"] = result.info.events
+    flows["sim_seconds"] = result.info.duration_s
+    flows["wall_seconds"] = result.info.wall_seconds
+    tables = {
+        "runs": flows,
+        "classes": _with_front(task, summary.classes),
+        "links": _with_front(task, summary.links),
+    }
+    if task.series:
+        bins, n_flows = result.bins, len(result.flows)
+        flow_series = pd.DataFrame(
+            {
+                "flow": np.repeat(result.flows["name"].to_numpy(), bins),
+                "time_s": np.tile(result.time_s, n_flows),
+                **{key: values.reshape(-1) for key, values in result.flow_bins.items()},
+            }
+        )
+        links = result.binned_links
+        link_series = pd.DataFrame(
+            {
+                "link": np.repeat(np.asarray(links, dtype=object), bins),
+                "time_s": np.tile(result.time_s, len(links)),
+                **{key: values.reshape(-1) for key, values in result.link_bins.items()},
+            }
+        )
+        tables["flow_series"] = _with_front(task, flow_series)
+        tables["link_series"] = _with_front(task, link_series)
+    return tables
 
 
 def _write_atomically(rows: pd.DataFrame, path: Path) -> None:
@@ -225,43 +360,159 @@ def _write_atomically(rows: pd.DataFrame, path: Path) -> None:
     os.replace(tmp, path)
 
 
-def _prepare(grid: Grid, out: Path) -> list[Task]:
+def _write_task(out: Path, task: Task, tables: dict[str, pd.DataFrame]) -> None:
+    """Write a finished run's tables, ``runs/`` last (its file marks the run finished)."""
+    for name in DATASETS[1:]:
+        if name in tables:
+            _write_atomically(tables[name], out / name / f"{task.key}.parquet")
+    _write_atomically(tables["runs"], out / "runs" / f"{task.key}.parquet")
+
+
+def _readable(path: Path) -> bool:
+    """Whether a Parquet file can be opened (a truncated one cannot)."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.ParquetFile(path).metadata  # noqa: B018 - reading the footer is the check
+    except Exception:  # any failure to read means the run must be redone
+        return False
+    return True
+
+
+class _Lock:
+    """``out/.lock``: one sweep at a time writes into a directory (a stale lock is taken over)."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = out / ".lock"
+
+    def __enter__(self) -> _Lock:
+        for _ in range(2):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                owner = self._owner()
+                if owner is not None and owner != os.getpid() and _alive(owner):
+                    raise SweepError(
+                        f"{self.path.parent} is in use by another sweep (process {owner}); wait "
+                        "for it or choose another --out"
+                    ) from None
+                self.path.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w") as lock:
+                lock.write(f"{os.getpid()}\n")
+            return self
+        raise SweepError(f"{self.path}: could not take the sweep lock")
+
+    def _owner(self) -> int | None:
+        try:
+            return int(self.path.read_text().strip())
+        except (OSError, ValueError):
+            return None
+
+    def __exit__(self, *_exc: object) -> None:
+        if self._owner() == os.getpid():
+            self.path.unlink(missing_ok=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
     """Create or check the sweep directory; returns the tasks still to run."""
-    runs_dir = out / "runs"
-    runs_dir.mkdir(parents=True, exist_ok=True)
     manifest_path = out / "sweep.json"
-    manifest = grid.manifest()
+    manifest = json.loads(json.dumps(grid.manifest()))
     if manifest_path.exists():
-        existing = json.loads(manifest_path.read_text(encoding="utf-8"))
-        if existing != json.loads(json.dumps(manifest)):
+        existing = read_manifest(out)
+        if existing.get("format") != FORMAT_VERSION:
             raise ValueError(
-                f"{out} holds a different sweep (sweep.json differs); use another --out"
+                f"{out} holds a sweep of an older format ({existing.get('format')!r}); "
+                "use another --out"
             )
-    else:
+        if (existing["scenario"], existing.get("series")) != (
+            manifest["scenario"],
+            manifest["series"],
+        ):
+            raise ValueError(
+                f"{out} holds a different sweep (its base scenario, measurement window or "
+                "--series differs); use another --out"
+            )
+        if existing != manifest and not extend:
+            raise ValueError(
+                f"{out} holds this sweep over other values or seeds; pass --extend to run this "
+                "grid there (finished runs are reused), or use another --out"
+            )
+    for name in DATASETS:
+        (out / name).mkdir(parents=True, exist_ok=True)
+        for leftover in (out / name).glob(".*.tmp"):
+            leftover.unlink()
+    if not manifest_path.exists() or read_manifest(out) != manifest:
         tmp = out / ".sweep.json.tmp"
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, manifest_path)
-    for leftover in runs_dir.glob(".*.tmp"):
-        leftover.unlink()
-    done = {p.stem for p in runs_dir.glob("*.parquet")}
+    done = set()
+    for path in (out / "runs").glob("*.parquet"):
+        if _readable(path):
+            done.add(path.stem)
+        else:  # a damaged run: remove all its files so that it runs again
+            for name in DATASETS:
+                (out / name / path.name).unlink(missing_ok=True)
     return [t for t in grid.tasks() if t.key not in done]
 
 
-def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, pd.DataFrame]]:
+def _terminate(pool: cf.ProcessPoolExecutor) -> None:
+    """Stop a pool's worker processes now (on an interrupt or a failure)."""
+    # ProcessPoolExecutor has no public way to end running workers before Python 3.14.
+    for process in list(getattr(pool, "_processes", {}).values()):
+        if process.is_alive():
+            process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, dict[str, pd.DataFrame]]]:
     if jobs <= 1:
         for task in tasks:
             yield task, run_task(task)
         return
     context = multiprocessing.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-        futures = {pool.submit(run_task, task): task for task in tasks}
-        for future in cf.as_completed(futures):
-            yield futures[future], future.result()
+    pending = list(tasks)
+    tries: dict[str, int] = {}
+    while pending:
+        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+        broken: list[Task] = []
+        try:
+            futures = {pool.submit(run_task, task): task for task in pending}
+            for future in cf.as_completed(futures):
+                task = futures[future]
+                try:
+                    tables = future.result()
+                except BrokenProcessPool:
+                    broken.append(task)
+                    continue
+                yield task, tables
+        except BaseException:
+            _terminate(pool)
+            raise
+        pool.shutdown(wait=True)
+        for task in broken:
+            tries[task.key] = tries.get(task.key, 0) + 1
+            if tries[task.key] >= 2:
+                raise SweepError(
+                    f"run {task.key} (seed {task.seed}, {dict(task.changes)}) failed twice: its "
+                    "worker process died (out of memory?); the finished runs are kept"
+                )
+        pending = broken
 
 
 def _dask(
     tasks: Sequence[Task], jobs: int, scheduler: str | None
-) -> Iterator[tuple[Task, pd.DataFrame]]:
+) -> Iterator[tuple[Task, dict[str, pd.DataFrame]]]:
     import distributed
 
     # distributed is only partly typed: its calls are made through Any.
@@ -291,105 +542,218 @@ def run_sweep(
     jobs: int = 1,
     executor: Executor = "local",
     scheduler: str | None = None,
+    extend: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Task], None] | None = None,
 ) -> pd.DataFrame:
     """Run every task of ``grid`` not finished yet under ``out``; returns all rows (:func:`load`).
 
-    ``on_start(remaining, total)`` is called once before running, ``on_done(task)`` after each
-    run's file is written.
+    ``extend`` lets the grid differ from the one ``out`` holds (more values or seeds); the
+    finished runs are reused. ``on_start(remaining, total)`` is called once before running,
+    ``on_done(task)`` after each run's files are written.
 
     Raises:
         ScenarioError: if a combination is refused (before anything runs).
         ValueError: if ``out`` holds a different sweep, or the executor is unknown.
+        SweepError: if ``out`` is in use by another sweep, or a run's worker died twice.
     """
+    from tfrclab.outdir import check_sweep_out
+
     out = Path(out)
-    grid.check()
-    remaining = _prepare(grid, out)
-    if on_start is not None:
-        on_start(len(remaining), len(grid.tasks()))
-    results: Iterable[tuple[Task, pd.DataFrame]]
-    if not remaining:
-        results = []
-    elif executor == "local":
-        results = _local(remaining, jobs)
-    elif executor == "dask":
-        results = _dask(remaining, jobs, scheduler)
-    else:
+    if executor not in ("local", "dask"):
         raise ValueError(f"unknown executor {executor!r}: expected local or dask")
-    for task, rows in results:
-        _write_atomically(rows, out / "runs" / f"{task.key}.parquet")
-        if on_done is not None:
-            on_done(task)
+    check_sweep_out(out)
+    grid.check()
+    out.mkdir(parents=True, exist_ok=True)
+    with _Lock(out):
+        remaining = _prepare(grid, out, extend)
+        if on_start is not None:
+            on_start(len(remaining), len(grid.tasks()))
+        results: Iterable[tuple[Task, dict[str, pd.DataFrame]]]
+        if not remaining:
+            results = []
+        elif executor == "local":
+            results = _local(remaining, jobs)
+        else:
+            results = _dask(remaining, jobs, scheduler)
+        for task, tables in results:
+            _write_task(out, task, tables)
+            if on_done is not None:
+                on_done(task)
     return load(out)
 
 
 def read_manifest(directory: str | Path) -> dict[str, Any]:
-    """The ``sweep.json`` of a sweep directory."""
-    manifest: dict[str, Any] = json.loads(
-        (Path(directory) / "sweep.json").read_text(encoding="utf-8")
-    )
-    return manifest
+    """The ``sweep.json`` of a sweep directory.
+
+    Raises:
+        ValueError: if it is missing or not a sweep manifest.
+    """
+    path = Path(directory) / "sweep.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ValueError(f"{directory}: not a sweep directory (no sweep.json)") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path}: not valid JSON ({err})") from None
+    keys = ("format", "scenario", "vary", "seeds")
+    if not isinstance(manifest, dict) or any(key not in manifest for key in keys):
+        raise ValueError(f"{path}: not a sweep manifest (it needs {', '.join(keys)})")
+    checked: dict[str, Any] = manifest
+    return checked
 
 
 def grid_from_manifest(manifest: dict[str, Any]) -> Grid:
-    """The grid a ``sweep.json`` describes."""
-    return Grid(
-        scenario=Scenario.from_toml(manifest["scenario"]),
-        vary=tuple((str(p), tuple(v)) for p, v in manifest["vary"]),
-        seeds=tuple(int(s) for s in manifest["seeds"]),
-    )
+    """The grid a ``sweep.json`` describes.
+
+    Raises:
+        ValueError: if the manifest's axes or seeds are malformed.
+    """
+    try:
+        return Grid(
+            scenario=Scenario.from_toml(manifest["scenario"]),
+            vary=tuple((str(p), tuple(v)) for p, v in manifest["vary"]),
+            zip=tuple((str(p), tuple(v)) for p, v in manifest.get("zip", [])),
+            seeds=tuple(int(s) for s in manifest["seeds"]),
+            series=bool(manifest.get("series", False)),
+        )
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"sweep.json: malformed axes or seeds ({err})") from None
 
 
-def load(directory: str | Path) -> pd.DataFrame:
-    """All finished runs of a sweep directory, a row per run and flow, in grid order."""
+def load(directory: str | Path, dataset: str = "runs") -> pd.DataFrame:
+    """One dataset of a sweep directory (default ``runs``), its finished runs in grid order.
+
+    Raises:
+        ValueError: for an unknown dataset, or one the sweep did not keep.
+    """
+    if dataset not in DATASETS:
+        raise ValueError(f"unknown dataset {dataset!r}: expected one of {', '.join(DATASETS)}")
     directory = Path(directory)
     grid = grid_from_manifest(read_manifest(directory))
+    if dataset in _SERIES and not grid.series:
+        raise ValueError(f"{directory}: this sweep kept no per-bin series (run it with --series)")
     frames = []
     for task in grid.tasks():
-        path = directory / "runs" / f"{task.key}.parquet"
-        if path.exists():
+        path = directory / dataset / f"{task.key}.parquet"
+        if (directory / "runs" / f"{task.key}.parquet").exists() and path.exists():
             frames.append(pd.read_parquet(path))
     if not frames:
         empty: pd.DataFrame = pd.DataFrame()
         return empty
-    runs: pd.DataFrame = pd.concat(frames, ignore_index=True)
-    return runs
+    rows: pd.DataFrame = pd.concat(frames, ignore_index=True)
+    return rows
 
 
-def summarize(runs: pd.DataFrame, params: list[str]) -> pd.DataFrame:
-    """A sweep's figures per parameter combination and protocol.
+def _ci_table(
+    rows: pd.DataFrame, keys: list[str], columns: Sequence[str], confidence: float
+) -> pd.DataFrame:
+    """Per group of ``keys``: the number of runs and, per column, mean, std and CI half-width."""
+    from tfrclab.metrics import mean_ci
 
-    Columns: the parameters, ``kind``, ``variant``, ``runs``, the mean over runs of the mean
-    throughput per flow (and its standard deviation over runs), mean loss rates, and the mean
-    over runs of Jain's fairness index among that protocol's flows (Yang 2001 eq. 3).
+    out = []
+    for key, group in rows.groupby(keys, sort=False, dropna=False):
+        values = key if isinstance(key, tuple) else (key,)
+        row: dict[str, Any] = dict(zip(keys, values, strict=True))
+        row["runs"] = int(group["seed"].nunique())
+        for column in columns:
+            samples = group[column].to_numpy(dtype=np.float64)
+            mean, half = mean_ci(samples, confidence)
+            row[column] = mean
+            row[f"{column}_std"] = float(np.std(samples, ddof=1)) if len(samples) > 1 else np.nan
+            row[f"{column}_ci"] = half
+        out.append(row)
+    frame: pd.DataFrame = pd.DataFrame(out)
+    return frame
+
+
+CLASS_FIGURES = (
+    "mean_throughput_bits_per_s",
+    "normalized_throughput",
+    "fairness_index",
+    "friendliness_ratio",
+    "difference_ratio",
+    "packet_loss_rate",
+    "loss_event_rate",
+)
+"""The per-class figures :func:`summarize` averages over seeds."""
+
+LINK_FIGURES = ("utilization", "drop_rate", "mean_queue_packets", "throughput_bits_per_s")
+"""The per-link figures :func:`summarize_links` averages over seeds."""
+
+
+def summarize(classes: pd.DataFrame, params: list[str], confidence: float = 0.95) -> pd.DataFrame:
+    """A sweep's figures per parameter combination and protocol class, over seeds.
+
+    ``classes`` is the ``classes`` dataset (:func:`load` with ``dataset="classes"``). Columns:
+    the parameters, ``class``, ``runs`` (seeds), and for each of :data:`CLASS_FIGURES` its
+    mean over seeds, ``_std`` and ``_ci`` (the half-width of the Student t interval at
+    ``confidence``: the mean is ``x +- x_ci``).
     """
-    from tfrclab import metrics
+    return _ci_table(classes, [*params, "class"], CLASS_FIGURES, confidence)
 
-    keys = [*params, "kind", "variant"]
-    per_run = (
-        runs.groupby([*keys, "seed"], sort=False)
-        .agg(
-            throughput_bits_per_s=("throughput_bits_per_s", "mean"),
-            loss_event_rate=("loss_event_rate", "mean"),
-            packet_loss_rate=("packet_loss_rate", "mean"),
-            fairness_index=(
-                "throughput_bits_per_s",
-                lambda x: float(metrics.fairness_index(x.to_numpy())),
-            ),
+
+def summarize_links(
+    links: pd.DataFrame, params: list[str], confidence: float = 0.95
+) -> pd.DataFrame:
+    """Like :func:`summarize` for the ``links`` dataset and :data:`LINK_FIGURES`, per link."""
+    return _ci_table(links, [*params, "name"], LINK_FIGURES, confidence)
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """A sweep directory, read: its datasets, its summary over seeds, and a notebook view."""
+
+    directory: Path
+    """The sweep directory."""
+    manifest: dict[str, Any]
+    """Its ``sweep.json``."""
+
+    @classmethod
+    def open(cls, directory: str | Path) -> SweepResult:
+        """Read the sweep in ``directory``.
+
+        Raises:
+            ValueError: if it is not a sweep directory.
+        """
+        return cls(Path(directory), read_manifest(directory))
+
+    @property
+    def params(self) -> list[str]:
+        """The varied and zipped parameters."""
+        return grid_from_manifest(self.manifest).params
+
+    def dataset(self, name: str) -> pd.DataFrame:
+        """One dataset (``runs``, ``classes``, ``links``, ``flow_series``, ``link_series``)."""
+        return load(self.directory, name)
+
+    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+        """:func:`summarize` of the ``classes`` dataset (empty when nothing finished)."""
+        classes = self.dataset("classes")
+        if classes.empty:
+            return classes
+        return summarize(classes, self.params, confidence)
+
+    def _repr_html_(self) -> str:
+        """A compact HTML table for notebooks: per parameter combination and protocol."""
+        from html import escape
+
+        summary = self.summary()
+        total = len(grid_from_manifest(self.manifest).tasks())
+        done = 0 if summary.empty else int(self.dataset("runs")["run"].nunique())
+        head = f"<p><b>sweep</b> {escape(str(self.directory))}: {done} of {total} runs</p>"
+        if summary.empty:
+            return head
+        columns = [
+            *self.params,
+            "class",
+            "runs",
+            "normalized_throughput",
+            "normalized_throughput_ci",
+            "friendliness_ratio",
+            "fairness_index",
+        ]
+        table: str = summary[columns].to_html(
+            index=False, float_format=lambda v: f"{v:.3g}", border=0
         )
-        .reset_index()
-    )
-    summary: pd.DataFrame = (
-        per_run.groupby(keys, sort=False)
-        .agg(
-            runs=("seed", "count"),
-            throughput_bits_per_s=("throughput_bits_per_s", "mean"),
-            throughput_std_bits_per_s=("throughput_bits_per_s", "std"),
-            loss_event_rate=("loss_event_rate", "mean"),
-            packet_loss_rate=("packet_loss_rate", "mean"),
-            fairness_index=("fairness_index", "mean"),
-        )
-        .reset_index()
-    )
-    return summary
+        return head + table

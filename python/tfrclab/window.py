@@ -58,8 +58,8 @@ class Window:
                 f"the measurement window must end after its start ({from_s:g} s) and at most "
                 f"at the end of the run ({end_s:g} s), got {to_s:g} s"
             )
-        first = min(int(round(from_s / bin_s)), bins - 1)
-        last = bins if to_s >= end_s - 1e-12 else max(first + 1, int(round(to_s / bin_s)))
+        first = min(round(from_s / bin_s), bins - 1)
+        last = bins if to_s >= end_s - 1e-12 else max(first + 1, round(to_s / bin_s))
         return cls(first=first, last=min(last, bins), bin_s=bin_s, end_s=end_s)
 
     @property

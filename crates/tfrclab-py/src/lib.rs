@@ -8,6 +8,7 @@
 //!
 //! - `channel`: the throughput equation and one TFRC flow over a scripted channel;
 //! - `simulation`: netsim scenario runs;
+//! - `units`: netsim's parsers of durations, rates and sizes;
 //! - `errors`: the named exceptions Rust errors map to.
 
 use pyo3::prelude::*;
@@ -15,6 +16,7 @@ use pyo3::prelude::*;
 mod channel;
 mod errors;
 mod simulation;
+mod units;
 
 /// The version of the tfrclab crates this module was built from.
 #[pyfunction]
@@ -36,6 +38,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(channel::run_channel, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::check_scenario, m)?)?;
     m.add_class::<simulation::Simulation>()?;
+    m.add_function(wrap_pyfunction!(units::quantity, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }
