@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 
 import tfrclab
 from tfrclab import metrics
-from tfrclab.sweep import Grid, run_sweep
+from tfrclab.sweep import Grid, load, param_value, run_sweep, summarize
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -55,21 +55,37 @@ print(f"{len(grid.tasks())} runs")
 
 # %%
 runs = run_sweep(grid, args.out / "sweep", jobs=1)
+# Rows cover the measurement window (here from 2 s); the rate column is typed (bits/s).
 print(runs.groupby("topology.bottleneck.rate")["throughput_bits_per_s"].describe())
+# Per protocol, mean and 95% confidence interval over seeds:
+classes = load(args.out / "sweep", "classes")
+print(
+    summarize(classes, ["topology.bottleneck.rate"])[
+        [
+            "topology.bottleneck.rate",
+            "class",
+            "normalized_throughput",
+            "normalized_throughput_ci",
+            "friendliness_ratio",
+        ]
+    ]
+)
 
 # %% [markdown]
 # ## Metrics per run
-# Jain's index over the flows' throughputs; for the CoV we need the per-bin series, so each
-# run is redone through the API (runs are deterministic: the same numbers as in the sweep).
+# Jain's index over the flows' throughputs in the window; for the CoV we need the per-bin
+# series, so each run is redone through the API (runs are deterministic: the same numbers as
+# in the sweep; `--series` would have kept them in the sweep instead).
 
 # %%
 rows = []
 for rate in rates:
     for seed in seeds:
         result = tfrclab.run(base.with_(**{"topology.bottleneck.rate": rate}), seed=seed)
-        throughput = result.flows["throughput_bits_per_s"].to_numpy()
+        window = result.summary()  # the scenario's measurement window
+        throughput = window.flows["throughput_bits_per_s"].to_numpy()
         aggregate = result.flow_bins["received_bytes"].sum(axis=0) * 8.0  # bits per bin
-        start = 2.0  # measure after the flows have started
+        start = window.window.from_s
         row = {
             "rate": rate,
             "seed": seed,
@@ -90,7 +106,7 @@ check = runs.groupby(["topology.bottleneck.rate", "seed"])["throughput_bits_per_
     lambda x: metrics.fairness_index(x.to_numpy())
 )
 np.testing.assert_allclose(
-    [check[(r, s)] for r in rates for s in seeds], table["jain"].to_numpy(), rtol=1e-12
+    [check[(param_value(r), s)] for r in rates for s in seeds], table["jain"].to_numpy(), rtol=1e-12
 )
 
 # %% [markdown]

@@ -76,7 +76,8 @@ def test_serial_sweep_rows(serial: pd.DataFrame) -> None:
     assert not serial.duplicated(["run", "id"]).any()
     assert list(serial.columns[:4]) == ["run", "seed", "losses.0.p", "bottleneck.rate"]
     assert set(serial["losses.0.p"]) == {0.01, 0.05}
-    assert set(serial["bottleneck.rate"]) == {"2Mbps", "3Mbps"}
+    # Typed: rates as bits/s, so they sort as rates.
+    assert set(serial["bottleneck.rate"]) == {2e6, 3e6}
     assert serial["seed"].tolist()[:6] == [1, 1, 2, 2, 3, 3]
     # The varied value took effect: more loss, more loss events.
     by_p = serial.groupby("losses.0.p")["packet_loss_rate"].mean()
@@ -151,6 +152,8 @@ def test_a_different_sweep_in_the_same_directory_is_refused(
     assert main([*base, "--vary", "losses.0.p=0.01", "--json"]) == 0
     capsys.readouterr()
     assert main([*base, "--vary", "losses.0.p=0.02"]) == 2
+    assert "pass --extend" in capsys.readouterr().err
+    assert main([*base, "--vary", "losses.0.p=0.01", "--set", "duration=3s"]) == 2
     assert "different sweep" in capsys.readouterr().err
 
 
@@ -178,14 +181,17 @@ def test_summary_and_plot_of_a_sweep(
     assert (out / "sweep.png").read_bytes()[:4] == b"\x89PNG"
     manifest = json.loads((out / "sweep.json").read_text())
     assert manifest["seeds"] == [1, 2, 3]
-    summary = sweep.summarize(serial, ["losses.0.p", "bottleneck.rate"])
+    summary = sweep.summarize(sweep.load(out, "classes"), ["losses.0.p", "bottleneck.rate"])
     assert len(summary) == 4
     assert summary["runs"].tolist() == [3, 3, 3, 3]
+    assert sweep.SweepResult.open(out).summary().equals(summary)
     (out / "sweep.png").unlink()
     assert main(["plot", str(out)]) == 0
     assert (out / "sweep.png").exists()
     assert main(["summary", str(out)]) == 0
-    assert "losses.0.p" in capsys.readouterr().out
+    text = capsys.readouterr().out
+    assert "losses.0.p" in text
+    assert "3Mbps" in text  # parameters are shown as written
 
 
 def test_grid_and_parsers() -> None:
