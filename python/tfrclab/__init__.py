@@ -11,25 +11,27 @@ models, figures, sweeps and the ``tfrclab`` CLI.
 """
 
 from tfrclab import metrics, models
-from tfrclab._native import ConfigError, ScenarioError
+from tfrclab._native import ConfigError, CostError, ScenarioError
 from tfrclab._native import version as _native_version
 from tfrclab.channel import ChannelRun, LossStep, run_channel
 from tfrclab.equation import throughput_bytes_per_s, throughput_packets_per_s
 from tfrclab.result import Result, RunInfo
 from tfrclab.scenario import Scenario
-from tfrclab.simulate import run
+from tfrclab.simulate import estimate, run
 
 __version__: str = _native_version()
 
 __all__ = [
     "ChannelRun",
     "ConfigError",
+    "CostError",
     "LossStep",
     "Result",
     "RunInfo",
     "Scenario",
     "ScenarioError",
     "__version__",
+    "estimate",
     "metrics",
     "models",
     "run",

@@ -8,10 +8,12 @@ from numpy.typing import NDArray
 
 __all__ = [
     "ConfigError",
+    "CostError",
     "ScenarioError",
     "Simulation",
     "check_scenario",
     "equation",
+    "estimate",
     "run_channel",
     "version",
 ]
@@ -33,6 +35,16 @@ class ScenarioError(ValueError):
     found: str | None
     suggestion: str | None
 
+class CostError(ScenarioError):
+    """A scenario refused before it runs: its run would cost more than the budget.
+
+    ``str(err)`` is one line naming the dominant parts and how to lower them; ``kind`` is
+    "cost", ``path`` the costliest part (``flows[0]``, ``monitor.bin``) and ``estimate`` the
+    estimate as :func:`estimate` returns it. Run anyway with ``force=True``.
+    """
+
+    estimate: dict[str, Any] | None
+
 def check_scenario(scenario_toml: str) -> dict[str, Any]:
     """Check a scenario's TOML text as a run would; return its headline values.
 
@@ -41,11 +53,23 @@ def check_scenario(scenario_toml: str) -> dict[str, Any]:
     str). Raises ScenarioError naming the field at fault.
     """
 
+def estimate(scenario_toml: str) -> dict[str, Any]:
+    """What running a scenario will cost, without running it.
+
+    Keys: ``events_per_s``, ``events``, ``wall_s`` (floats), ``memory_bytes``, ``bins``,
+    ``flows`` (ints), ``parts`` (list of dicts with ``path``, ``events_per_s``,
+    ``memory_bytes``, ``hint``; costliest first), ``budget`` (dict: ``wall_s``,
+    ``memory_bytes``), ``events_per_wall_s`` (float) and ``refusal`` (str or None). Raises
+    ScenarioError naming the field at fault.
+    """
+
 @final
 class Simulation:
     """One netsim run of a scenario, stepped in simulated time (GIL released while stepping)."""
 
-    def __new__(cls, scenario_toml: str, seed: int | None = None) -> Simulation: ...
+    def __new__(
+        cls, scenario_toml: str, seed: int | None = None, force: bool = False
+    ) -> Simulation: ...
     @property
     def seed(self) -> int:
         """The seed the run's random streams derive from."""
@@ -59,7 +83,10 @@ class Simulation:
     def events(self) -> int:
         """Events processed so far."""
     def run_until(self, t_ns: int) -> None:
-        """Process every event due at or before ``t_ns`` (and before the end)."""
+        """Process every event due at or before ``t_ns`` (and before the end).
+
+        Looks for signals every 20 ms of wall time: Ctrl-C raises KeyboardInterrupt promptly.
+        """
     def finish(self) -> dict[str, Any]:
         """Close the monitors and return the results as columns.
 

@@ -4,6 +4,11 @@ The simulation runs in Rust with the GIL released. With a ``progress`` callback 
 in slices of simulated time and the callback is told how far it got after each; stepping gives
 the same results, bit for bit, as one uninterrupted run (netsim processes the same events in the
 same order either way).
+
+Before anything runs, netsim estimates what the run will cost (:func:`estimate`); a run
+expected to take more than about 10 minutes of wall time or 4 GiB of memory is refused with
+:class:`~tfrclab.CostError` unless ``force=True``. Ctrl-C interrupts a run within a few tens of
+milliseconds in every mode (``KeyboardInterrupt``).
 """
 
 from __future__ import annotations
@@ -11,12 +16,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tfrclab import _native
 from tfrclab.result import Result
 from tfrclab.scenario import Scenario
 
-__all__ = ["ProgressCallback", "run"]
+__all__ = ["ProgressCallback", "estimate", "run"]
 
 ProgressCallback = Callable[[float, float], None]
 """Called as ``progress(simulated_s, end_s)`` after each slice of a run."""
@@ -31,12 +37,14 @@ def run(
     *,
     progress: ProgressCallback | None = None,
     steps: int = DEFAULT_STEPS,
+    force: bool = False,
 ) -> Result:
     """Run ``scenario`` seeded with ``seed`` (default: the scenario's own) to its end.
 
     ``scenario`` may be a :class:`Scenario` or the path of a scenario file. With ``progress``,
     the run is cut into ``steps`` slices of simulated time and ``progress(t_s, end_s)`` is
-    called after each. The same scenario and seed always give the same result.
+    called after each. The same scenario and seed always give the same result. A run whose
+    estimate (:func:`estimate`) is over the budget is refused unless ``force`` is true.
 
     >>> s = Scenario.from_dict({
     ...     "duration": "1s",
@@ -50,13 +58,17 @@ def run(
 
     Raises:
         ScenarioError: if the scenario is refused (naming the field).
+        CostError: if the run would cost more than the budget and ``force`` is false (a
+            ScenarioError naming the costliest part).
+        MemoryError: if the monitors' series for the whole run cannot be had.
+        KeyboardInterrupt: on Ctrl-C, within a few tens of milliseconds.
         ValueError: if ``steps`` is below 1.
     """
     if not isinstance(scenario, Scenario):
         scenario = Scenario.load(scenario)
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
-    simulation = _native.Simulation(scenario.toml, seed)
+    simulation = _native.Simulation(scenario.toml, seed, force)
     end_ns = simulation.end_ns
     wall = 0.0
     if progress is None:
@@ -73,3 +85,31 @@ def run(
     # wall covers the stepping calls only: the simulation itself, not building the records.
     raw = simulation.finish()
     return Result.from_native(raw, wall_seconds=wall)
+
+
+def estimate(scenario: Scenario | str | Path) -> dict[str, Any]:
+    """What running ``scenario`` will cost, without running it.
+
+    Returns a dict: ``events_per_s`` (events per simulated second), ``events``, ``wall_s``
+    (expected wall time on this machine), ``memory_bytes``, ``bins``, ``flows``, ``parts``
+    (costliest first: ``path`` such as ``flows[0]`` or ``monitor.bin``, ``events_per_s``,
+    ``memory_bytes``, ``hint``), ``budget`` (``wall_s``, ``memory_bytes``),
+    ``events_per_wall_s`` (the calibration) and ``refusal`` (why :func:`run` would refuse it
+    without ``force``, or None).
+
+    >>> s = Scenario.from_dict({
+    ...     "duration": "1s",
+    ...     "topology": {"kind": "dumbbell", "hosts": 1,
+    ...                  "bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+    ...     "flows": [{"kind": "cbr", "rate": "1Mbps", "size": "1000B"}],
+    ... })
+    >>> cost = estimate(s)
+    >>> 300 < cost["events"] < 1500, cost["refusal"] is None
+    (True, True)
+
+    Raises:
+        ScenarioError: if the scenario is refused (naming the field).
+    """
+    if not isinstance(scenario, Scenario):
+        scenario = Scenario.load(scenario)
+    return _native.estimate(scenario.toml)

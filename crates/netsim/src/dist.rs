@@ -54,6 +54,15 @@ impl DurationDist {
         }
     }
 
+    /// Whether every draw is 0 (`"0s"`, `{ uniform = ["0s", "0s"] }`, `{ exponential = "0s" }`).
+    pub fn is_always_zero(&self) -> bool {
+        match *self {
+            DurationDist::Fixed(value) => value.is_zero(),
+            DurationDist::Uniform { high, .. } => high.is_zero(),
+            DurationDist::Exponential { mean } => mean.is_zero(),
+        }
+    }
+
     /// The mean of the draws.
     pub fn mean(&self) -> Duration {
         match *self {

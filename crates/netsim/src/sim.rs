@@ -133,6 +133,21 @@ impl fmt::Display for BuildError {
 
 impl std::error::Error for BuildError {}
 
+/// Memory that could not be had (an allocation refused up front, instead of an abort).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OutOfMemory {
+    /// What the memory was for.
+    pub what: &'static str,
+}
+
+impl fmt::Display for OutOfMemory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "out of memory reserving {}", self.what)
+    }
+}
+
+impl std::error::Error for OutOfMemory {}
+
 impl From<TopologyError> for BuildError {
     fn from(error: TopologyError) -> BuildError {
         BuildError::Topology(error)
@@ -230,19 +245,17 @@ impl Simulation {
             return Err(BuildError::Config("the bin width must be above 0".into()));
         }
         let routes = topology.routes();
-        let bins = crate::monitor::Bins::new(config.bin).count(Time::ZERO + config.duration);
         let mut links = Vec::with_capacity(topology.links().len());
         for (index, spec) in topology.links().iter().enumerate() {
             let binned = config
                 .binned_links
                 .as_ref()
                 .is_none_or(|binned| binned.contains(&LinkId(index as u32)));
-            let mut monitor = if binned {
+            let monitor = if binned {
                 LinkMonitor::new(config.bin, spec.rate_bps)
             } else {
                 LinkMonitor::totals_only(config.bin, spec.rate_bps)
             };
-            monitor.reserve_bins(bins);
             let queue =
                 Queue::try_new(&spec.queue, spec.rate_bps, spec.delay).map_err(|error| {
                     BuildError::Queue {
@@ -354,8 +367,7 @@ impl Simulation {
             if let Some(stop) = stop {
                 events.push(Time::ZERO + stop, Event::FlowStop(index as u32));
             }
-            let mut monitor = FlowMonitor::new(config.bin, loss_event_rtt, &fields);
-            monitor.reserve_bins(bins);
+            let monitor = FlowMonitor::new(config.bin, loss_event_rtt, &fields);
             flow_slots.push(FlowSlot {
                 monitor,
                 on_off: setup.on_off,
@@ -415,14 +427,45 @@ impl Simulation {
         &self.topology
     }
 
+    /// Reserves every monitor's per-bin series for the whole run, so that the run allocates
+    /// nothing per bin as it goes: if the memory cannot be had, this fails (and the run can be
+    /// refused) instead of the process aborting half-way. A simulation that is never reserved
+    /// grows its series as bins are reached. Results are the same either way.
+    pub fn try_reserve_monitors(&mut self) -> Result<(), OutOfMemory> {
+        let bins = crate::monitor::Bins::new(self.bin).count(self.end);
+        let failed = |_| OutOfMemory {
+            what: "the monitors' per-bin series",
+        };
+        for link in &mut self.links {
+            link.monitor.try_reserve_bins(bins).map_err(failed)?;
+        }
+        for flow in &mut self.flows {
+            flow.monitor.try_reserve_bins(bins).map_err(failed)?;
+        }
+        Ok(())
+    }
+
     /// Processes every event due at or before `until` and before the end of the run. Call it
     /// repeatedly with growing times to report progress on long runs.
     pub fn run_until(&mut self, until: Time) {
+        while !self.run_until_at_most(until, u64::MAX) {}
+    }
+
+    /// Like [`run_until`](Simulation::run_until), but returns after at most `max_events` events
+    /// so that a caller can look up between slices (to be interrupted, say): `true` once every
+    /// event due at or before `until` has run. Slicing a run this way gives the same events in
+    /// the same order, hence the same results, as one call.
+    pub fn run_until_at_most(&mut self, until: Time, max_events: u64) -> bool {
         let limit = until.min(self.end);
+        let mut budget = max_events;
         while let Some(time) = self.events.peek_time() {
             if time > limit || time >= self.end {
                 break;
             }
+            if budget == 0 {
+                return false;
+            }
+            budget -= 1;
             if self.traced_state {
                 self.sample_bins_ending_by(time);
             }
@@ -432,6 +475,7 @@ impl Simulation {
             self.handle(event);
         }
         self.now = self.now.max(limit);
+        true
     }
 
     /// Runs to the end and returns the results.

@@ -5,7 +5,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
-use netsim::scenario::ScenarioError as NetsimScenarioError;
+use netsim::scenario::{CostError as NetsimCostError, ScenarioError as NetsimScenarioError};
 
 pyo3::create_exception!(
     tfrclab,
@@ -22,6 +22,17 @@ pyo3::create_exception!(
      `kind` (\"syntax\", \"invalid\", \"missing\" or \"unknown_key\"), `path` (as written in the \
      file, e.g. `flows[2].start`; None for a syntax error), `expected`, `found` and `suggestion` \
      hold its parts (None where they do not apply)."
+);
+
+pyo3::create_exception!(
+    tfrclab,
+    CostError,
+    ScenarioError,
+    "A scenario refused before it runs because its run would cost more than the budget (about 10 \
+     minutes of wall time or 4 GiB of memory): `str(err)` is one line naming the parts of the \
+     scenario that dominate and how to lower them; `kind` is \"cost\", `path` the costliest \
+     part (e.g. `flows[0]` or `monitor.bin`) and `estimate` the estimate as `tfrclab.estimate` \
+     gives it. Run anyway with `force=True`."
 );
 
 /// The attributes a `ScenarioError` carries, each None on the class so that every instance has
@@ -70,6 +81,29 @@ pub(crate) fn scenario_error(py: Python<'_>, err: &NetsimScenarioError) -> PyErr
         if let Err(set_failed) = value.setattr(name, attribute) {
             return set_failed;
         }
+    }
+    py_err
+}
+
+/// Converts netsim's cost refusal into `tfrclab.CostError` (a `ScenarioError`): the one-line
+/// message, `kind` "cost", `path` the costliest part and `estimate` the estimate's dict.
+pub(crate) fn cost_error(py: Python<'_>, err: &NetsimCostError, estimate: Py<PyAny>) -> PyErr {
+    let py_err = CostError::new_err(err.to_string());
+    let value = py_err.value(py);
+    let attributes: [(&str, Option<&str>); 5] = [
+        ("kind", Some("cost")),
+        ("path", Some(&err.path)),
+        ("expected", None),
+        ("found", None),
+        ("suggestion", None),
+    ];
+    for (name, attribute) in attributes {
+        if let Err(set_failed) = value.setattr(name, attribute) {
+            return set_failed;
+        }
+    }
+    if let Err(set_failed) = value.setattr("estimate", estimate) {
+        return set_failed;
     }
     py_err
 }

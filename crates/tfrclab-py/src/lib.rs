@@ -34,9 +34,13 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         scenario_error.setattr(attribute, py.None())?;
     }
     m.add("ScenarioError", scenario_error)?;
+    let cost_error = py.get_type::<errors::CostError>();
+    cost_error.setattr("estimate", py.None())?;
+    m.add("CostError", cost_error)?;
     m.add_function(wrap_pyfunction!(channel::equation, m)?)?;
     m.add_function(wrap_pyfunction!(channel::run_channel, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::check_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(simulation::estimate, m)?)?;
     m.add_class::<simulation::Simulation>()?;
     m.add_function(wrap_pyfunction!(units::quantity, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

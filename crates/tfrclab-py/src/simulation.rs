@@ -6,19 +6,31 @@
 //! one numpy array per per-flow or per-link figure, one 2-D array (rows x bins) per binned series,
 //! and each flow's state trace as its field names plus a 2-D float64 array (fields x bins), so
 //! agents with any fields cross the boundary unchanged. Durations cross as integer nanoseconds.
+//!
+//! Every run is estimated first and refused with `CostError` over netsim's default budget unless
+//! forced; its monitors are then reserved for the whole run, so memory that cannot be had is a
+//! `MemoryError`, not an abort. Stepping hands back to Python at least every
+//! [`SIGNAL_CHECK_INTERVAL`] of wall time to let Ctrl-C interrupt it, whatever the step size.
+
+use std::time::{Duration, Instant};
 
 use numpy::ndarray::Array2;
 use numpy::{Element, IntoPyArray, PyArray1, PyArray2};
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use netsim::monitor::{DropCause, FlowBins, LinkBins, PacketEvent, PacketRecord};
 use netsim::results::{FlowResult, LinkResult, Results};
-use netsim::scenario::Scenario;
+use netsim::scenario::{Budget, CostEstimate, Scenario};
 use netsim::Time;
 
-use crate::errors::scenario_error;
+use crate::errors::{cost_error, scenario_error};
+
+/// How long a step runs with the GIL released before it looks for signals (Ctrl-C).
+const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(20);
+/// Events processed between two looks at the wall clock (a few milliseconds' worth).
+const EVENTS_PER_SLICE: u64 = 10_000;
 
 /// The packet-trace event codes, in code order (index = code in the `event` column).
 const PACKET_EVENTS: [&str; 6] = [
@@ -75,6 +87,50 @@ pub(crate) fn check_scenario<'py>(
     Ok(info)
 }
 
+/// What running a scenario will cost, before running it: `events_per_s` (events per simulated
+/// second), `events`, `memory_bytes`, `wall_s` (expected on this machine), `bins`, `flows`,
+/// `parts` (costliest first, each `path`, `events_per_s`, `memory_bytes`, `hint`), the
+/// `budget` (`wall_s`, `memory_bytes`), `events_per_wall_s` (the calibration) and `refusal`
+/// (the one-line reason a run would be refused, or None). Raises `ScenarioError` like
+/// `check_scenario`.
+#[pyfunction]
+pub(crate) fn estimate<'py>(py: Python<'py>, scenario_toml: &str) -> PyResult<Bound<'py, PyDict>> {
+    let scenario = parse(py, scenario_toml)?;
+    estimate_dict(py, &scenario.estimate())
+}
+
+/// An estimate as the dict `estimate` returns.
+fn estimate_dict<'py>(py: Python<'py>, estimate: &CostEstimate) -> PyResult<Bound<'py, PyDict>> {
+    let budget = Budget::DEFAULT;
+    let out = PyDict::new(py);
+    out.set_item("events_per_s", estimate.events_per_s)?;
+    out.set_item("events", estimate.events)?;
+    out.set_item("memory_bytes", estimate.memory_bytes)?;
+    out.set_item("wall_s", estimate.wall_s)?;
+    out.set_item("bins", estimate.bins)?;
+    out.set_item("flows", estimate.flows)?;
+    let parts = PyList::empty(py);
+    for part in &estimate.parts {
+        let d = PyDict::new(py);
+        d.set_item("path", &part.path)?;
+        d.set_item("events_per_s", part.events_per_s)?;
+        d.set_item("memory_bytes", part.memory_bytes)?;
+        d.set_item("hint", &part.hint)?;
+        parts.append(d)?;
+    }
+    out.set_item("parts", parts)?;
+    let limits = PyDict::new(py);
+    limits.set_item("wall_s", budget.wall.as_secs_f64())?;
+    limits.set_item("memory_bytes", budget.memory_bytes)?;
+    out.set_item("budget", limits)?;
+    out.set_item(
+        "events_per_wall_s",
+        netsim::scenario::cost::EVENTS_PER_WALL_SECOND,
+    )?;
+    out.set_item("refusal", estimate.refusal(&budget))?;
+    Ok(out)
+}
+
 /// One netsim run of a scenario, stepped in simulated time.
 #[pyclass(module = "tfrclab._native")]
 pub(crate) struct Simulation {
@@ -99,17 +155,34 @@ impl Simulation {
 
 #[pymethods]
 impl Simulation {
-    /// Checks `scenario_toml` and builds its network, seeded with `seed` (the scenario's own
-    /// seed when None). Raises `ScenarioError` naming the field at fault.
+    /// Checks `scenario_toml`, estimates its cost and builds its network, seeded with `seed`
+    /// (the scenario's own seed when None). Raises `ScenarioError` naming the field at fault,
+    /// `CostError` when the run would cost more than the budget (unless `force`), and
+    /// `MemoryError` when the monitors' series for the whole run cannot be reserved.
     #[new]
-    #[pyo3(signature = (scenario_toml, seed = None))]
-    fn new(py: Python<'_>, scenario_toml: &str, seed: Option<u64>) -> PyResult<Self> {
+    #[pyo3(signature = (scenario_toml, seed = None, force = false))]
+    fn new(py: Python<'_>, scenario_toml: &str, seed: Option<u64>, force: bool) -> PyResult<Self> {
         let scenario = parse(py, scenario_toml)?;
+        if !force {
+            if let Err(err) = netsim::scenario::check(&scenario, &Budget::DEFAULT) {
+                let estimate = estimate_dict(py, &err.estimate)?.into_any().unbind();
+                return Err(cost_error(py, &err, estimate));
+            }
+        }
         let seed = seed.unwrap_or(scenario.seed);
         let measure_ns = (nanos(scenario.measure.from), nanos(scenario.measure.to));
-        let inner = scenario
+        let mut inner = scenario
             .simulation(seed)
             .map_err(|err| scenario_error(py, &err))?;
+        if inner.try_reserve_monitors().is_err() {
+            let error = netsim::scenario::out_of_memory(
+                &scenario,
+                netsim::sim::OutOfMemory {
+                    what: "the monitors' per-bin series",
+                },
+            );
+            return Err(PyMemoryError::new_err(error.to_string()));
+        }
         Ok(Simulation {
             end_ns: inner.end().as_nanos(),
             inner: Some(inner),
@@ -144,11 +217,29 @@ impl Simulation {
     }
 
     /// Processes every event due at or before `t_ns` (and before the end), with the GIL
-    /// released. Steps of any size give the same results as one step to the end.
+    /// released. Steps of any size give the same results as one step to the end. Every
+    /// [`SIGNAL_CHECK_INTERVAL`] of wall time it takes the GIL back to run Python's signal
+    /// handlers, so Ctrl-C raises `KeyboardInterrupt` here promptly (the run can be resumed).
     fn run_until(&mut self, py: Python<'_>, t_ns: u64) -> PyResult<()> {
-        let inner = self.running()?;
-        py.detach(|| inner.run_until(Time::from_nanos(t_ns)));
-        Ok(())
+        let until = Time::from_nanos(t_ns);
+        loop {
+            let inner = self.running()?;
+            let done = py.detach(|| {
+                let started = Instant::now();
+                loop {
+                    if inner.run_until_at_most(until, EVENTS_PER_SLICE) {
+                        return true;
+                    }
+                    if started.elapsed() >= SIGNAL_CHECK_INTERVAL {
+                        return false;
+                    }
+                }
+            });
+            py.check_signals()?;
+            if done {
+                return Ok(());
+            }
+        }
     }
 
     /// Closes the monitors (at the end of the run, whatever was processed) and returns the

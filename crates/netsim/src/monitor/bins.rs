@@ -82,10 +82,19 @@ impl Bins {
 /// A per-bin time series that grows lazily: reading or writing bin k first extends it with the
 /// fill value up to k. Shared by the flow and link monitors so the grow-pad-truncate logic exists
 /// once. Memory is one value per bin touched so far, never per event.
+///
+/// After [`try_reserve`](PerBin::try_reserve)`(n)` the series never allocates again: bins 0..n
+/// fit in the room reserved, and writes to bins at or past `n` (past the run's end, which
+/// [`into_vec`](PerBin::into_vec) drops anyway) land in a scratch value that is never read. So
+/// running out of memory is an error at reservation time, never an abort half-way.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PerBin<T> {
     values: Vec<T>,
     fill: T,
+    /// Bins at or past this index are not kept (`usize::MAX` until a reservation).
+    limit: usize,
+    /// Where writes to bins at or past `limit` go.
+    spill: T,
 }
 
 impl<T: Copy> PerBin<T> {
@@ -94,18 +103,30 @@ impl<T: Copy> PerBin<T> {
         PerBin {
             values: Vec::new(),
             fill,
+            limit: usize::MAX,
+            spill: fill,
         }
     }
 
-    /// Reserves room for `n` bins in all, so growing to `n` never reallocates (nor copies, nor
-    /// leaves the up-to-2x slack of doubling); pages are touched only as bins are reached.
-    pub fn reserve(&mut self, n: usize) {
+    /// Reserves room for `n` bins in all and keeps no bin at or past `n`: growing to `n` never
+    /// reallocates (nor copies, nor leaves the up-to-2x slack of doubling), and pages are
+    /// touched only as bins are reached. Fails, leaving the series as it was, when the memory
+    /// cannot be had.
+    pub fn try_reserve(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
         self.values
-            .reserve_exact(n.saturating_sub(self.values.len()));
+            .try_reserve_exact(n.saturating_sub(self.values.len()))?;
+        self.limit = n;
+        Ok(())
     }
 
     /// Bin `k`'s value, for update in place; extends the series with the fill value up to `k`.
+    /// Past the reserved bins it is a scratch value, reset to the fill value, that no reader
+    /// sees.
     pub fn at(&mut self, k: usize) -> &mut T {
+        if k >= self.limit {
+            self.spill = self.fill;
+            return &mut self.spill;
+        }
         if k >= self.values.len() {
             self.values.resize(k + 1, self.fill);
         }
@@ -235,6 +256,24 @@ mod tests {
         assert_eq!(v.clone().into_vec(6), vec![0, 1, 0, 2, 0, 0]);
         assert_eq!(v.clone().into_vec(2), vec![0, 1]);
         assert_eq!(v.into_vec(0), Vec::<u32>::new());
+    }
+
+    #[test]
+    fn a_reserved_series_never_grows_past_its_bins() {
+        let mut v = PerBin::new(0u64);
+        v.try_reserve(3).unwrap();
+        let capacity = v.values.capacity();
+        *v.at(2) += 5;
+        *v.at(7) += 9;
+        *v.at(3) += 1;
+        assert_eq!(v.len(), 3);
+        assert_eq!(v.values.capacity(), capacity);
+        assert_eq!(v.get(7), 0);
+        assert_eq!(v.into_vec(3), vec![0, 0, 5]);
+        let mut huge = PerBin::new(0u64);
+        assert!(huge.try_reserve(usize::MAX / 4).is_err());
+        *huge.at(1) = 1;
+        assert_eq!(huge.into_vec(2), vec![0, 1]);
     }
 
     #[test]

@@ -158,18 +158,20 @@ impl FlowMonitor {
         }
     }
 
-    /// Reserves room for `n` bins in every series (the engine knows the run's length).
-    pub fn reserve_bins(&mut self, n: usize) {
-        self.sent_packets.reserve(n);
-        self.sent_bytes.reserve(n);
-        self.received_packets.reserve(n);
-        self.received_bytes.reserve(n);
-        self.dropped_packets.reserve(n);
-        self.dropped_bytes.reserve(n);
-        self.loss_events.reserve(n);
+    /// Reserves room for `n` bins in every series (the engine knows the run's length), so the
+    /// monitor allocates nothing more while the run goes (see [`PerBin::try_reserve`]).
+    pub fn try_reserve_bins(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
+        self.sent_packets.try_reserve(n)?;
+        self.sent_bytes.try_reserve(n)?;
+        self.received_packets.try_reserve(n)?;
+        self.received_bytes.try_reserve(n)?;
+        self.dropped_packets.try_reserve(n)?;
+        self.dropped_bytes.try_reserve(n)?;
+        self.loss_events.try_reserve(n)?;
         for column in &mut self.state {
-            column.reserve(n);
+            column.try_reserve(n)?;
         }
+        Ok(())
     }
 
     /// The bin grid.

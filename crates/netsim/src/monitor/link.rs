@@ -168,19 +168,21 @@ impl LinkMonitor {
         }
     }
 
-    /// Reserves room for `n` bins in every series (nothing when the monitor keeps totals only).
-    pub fn reserve_bins(&mut self, n: usize) {
+    /// Reserves room for `n` bins in every series (nothing when the monitor keeps totals only),
+    /// so the monitor allocates nothing more while the run goes (see [`PerBin::try_reserve`]).
+    pub fn try_reserve_bins(&mut self, n: usize) -> Result<(), std::collections::TryReserveError> {
         if !self.binned {
-            return;
+            return Ok(());
         }
-        self.arrivals.reserve(n);
-        self.drops.reserve(n);
-        self.departures.reserve(n);
-        self.departed_bytes.reserve(n);
-        self.busy_ns.reserve(n);
-        self.queue_pkt_ns.reserve(n);
-        self.queue_byte_ns.reserve(n);
-        self.max_queue.reserve(n);
+        self.arrivals.try_reserve(n)?;
+        self.drops.try_reserve(n)?;
+        self.departures.try_reserve(n)?;
+        self.departed_bytes.try_reserve(n)?;
+        self.busy_ns.try_reserve(n)?;
+        self.queue_pkt_ns.try_reserve(n)?;
+        self.queue_byte_ns.try_reserve(n)?;
+        self.max_queue.try_reserve(n)?;
+        Ok(())
     }
 
     /// Whether the per-bin series are kept.

@@ -25,6 +25,10 @@ const KINDS: &[&str] = &[
     "tear",
 ];
 const MAX_COUNT: usize = 100_000;
+/// The most flows a scenario may hold in all, `count` expanded (bounds the memory spent checking
+/// and building it: every flow owns two agents and a monitor). Checked before each table's
+/// `count` is expanded.
+pub const MAX_FLOWS: usize = 100_000;
 
 /// One flow as the scenario describes it (after `count` is expanded).
 #[derive(Clone, Debug, PartialEq)]
@@ -91,6 +95,16 @@ pub(super) fn parse_flows(
                 count.to_string(),
             ));
         }
+        if count > MAX_FLOWS - flows.len() {
+            return Err(ScenarioError::invalid_text(
+                fields.child_path("count"),
+                format!(
+                    "at most {MAX_FLOWS} flows in the whole file ({} before this table)",
+                    flows.len()
+                ),
+                count.to_string(),
+            ));
+        }
         let from: Option<String> = fields.optional("from")?;
         let to: Option<String> = fields.optional("to")?;
         let reverse: bool = fields.or("reverse", false)?;
@@ -99,9 +113,19 @@ pub(super) fn parse_flows(
         let on_off = match fields.table("on_off")? {
             Some(mut table) => {
                 let expected = r#"a duration like "1s" or { exponential = "1s" }"#;
-                let on = table.required("on", expected)?;
-                let off = table.required("off", expected)?;
+                let on: DurationDist = table.required("on", expected)?;
+                let off: DurationDist = table.required("off", expected)?;
                 table.finish()?;
+                // ON and OFF periods that are both always 0 toggle the flow forever at one
+                // instant: simulated time would never advance.
+                if on.is_always_zero() && off.is_always_zero() {
+                    return Err(ScenarioError::invalid_text(
+                        format!("{path}.on_off"),
+                        "ON and OFF periods that are not both always 0s (simulated time could \
+                         not advance)",
+                        "both always 0s",
+                    ));
+                }
                 Some(OnOff { on, off })
             }
             None => None,

@@ -12,6 +12,7 @@
 //! one error type, whose every message names the path of the offending value:
 //! `flows[2].start: expected a duration like "10s", found "ten"`. No input makes any of it panic.
 
+pub mod cost;
 mod dists;
 mod doc_examples;
 pub mod error;
@@ -32,13 +33,15 @@ mod topology_spec;
 pub mod units;
 mod web_spec;
 
+pub use cost::{check, Budget, CostError, CostEstimate, CostPart};
 pub use doc_examples::toml_blocks;
 pub use error::{describe, ScenarioError};
 pub use fields::{parse_document, Fields, FromToml};
 pub use flow_spec::FlowSpec;
+pub use flow_spec::MAX_FLOWS;
 pub use loss_spec::LossSpec;
 pub use measure_spec::MeasureWindow;
-pub use spec::{run, LinkBinning, Scenario};
+pub use spec::{out_of_memory, run, LinkBinning, Scenario};
 pub use topology_spec::TopologySpec;
 pub use units::{
     format_duration, parse_duration, parse_rate, parse_size, BitRate, ByteSize, Quantity,

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::cost::CostEstimate;
 use super::error::ScenarioError;
 use super::fields::{parse_document, Fields};
 use super::flow_spec::{parse_flows, DefaultEndpoints, FlowSpec};
@@ -10,9 +11,12 @@ use super::loss_spec::{parse_loss, LossSpec};
 use super::measure_spec::{parse_measure, MeasureWindow};
 use super::queue_spec::queue_error;
 use super::topology_spec::{parse_topology, QueuePaths, TopologySpec};
+use crate::agent::Agent;
 use crate::packet::FlowId;
 use crate::results::Results;
+use crate::rng::stream;
 use crate::sim::{BuildError, FlowSetup, LossSetup, SimConfig, Simulation};
+use crate::topology::{LinkId, Topology};
 
 const DEFAULT_BIN: Duration = Duration::from_millis(10);
 const DEFAULT_SEED: u64 = 1;
@@ -223,7 +227,46 @@ impl Scenario {
                 model: loss.model.clone(),
             });
         }
-        let binned_links = match &self.binned_links {
+        let binned_links = self.binned_link_ids(&topology)?;
+        let config = SimConfig {
+            duration: self.duration,
+            bin: self.bin,
+            packet_trace: self.packet_trace,
+            binned_links,
+        };
+        Simulation::new(topology, setups, losses, config, seed).map_err(|e| self.build_error(e))
+    }
+
+    /// What running this scenario will cost: events, memory and expected wall time (see
+    /// [`cost`](super::cost)); computed from the file alone, building nothing but the network.
+    pub fn estimate(&self) -> CostEstimate {
+        let Ok(topology) = self.topology.build(self.seed) else {
+            // A checked scenario always builds; an unchecked one costs nothing to refuse.
+            return super::cost::estimate(self, &Topology::new(), Some(&[]), |_| 0);
+        };
+        let binned = self.binned_link_ids(&topology).ok().flatten();
+        let mut fields: Vec<((&str, &str), usize)> = Vec::new();
+        for flow in &self.flows {
+            let key = (flow.agent.kind(), flow.agent.variant());
+            if !fields.iter().any(|(k, _)| *k == key) {
+                let (source, sink) = flow.agent.build(stream(0, "cost"), stream(0, "cost"));
+                let n = source.trace_fields().len() + sink.trace_fields().len();
+                fields.push((key, n));
+            }
+        }
+        let state_fields = |flow: &FlowSpec| {
+            let key = (flow.agent.kind(), flow.agent.variant());
+            fields
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map_or(0, |(_, n)| *n)
+        };
+        super::cost::estimate(self, &topology, binned.as_deref(), state_fields)
+    }
+
+    /// The links whose per-bin series are kept (`None`: all of them).
+    fn binned_link_ids(&self, topology: &Topology) -> Result<Option<Vec<LinkId>>, ScenarioError> {
+        Ok(match &self.binned_links {
             LinkBinning::All => None,
             LinkBinning::Only(names) => Some(
                 names
@@ -240,15 +283,8 @@ impl Scenario {
                     })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
-            LinkBinning::TopologyDefault => self.topology.default_binned_links(&topology),
-        };
-        let config = SimConfig {
-            duration: self.duration,
-            bin: self.bin,
-            packet_trace: self.packet_trace,
-            binned_links,
-        };
-        Simulation::new(topology, setups, losses, config, seed).map_err(|e| self.build_error(e))
+            LinkBinning::TopologyDefault => self.topology.default_binned_links(topology),
+        })
     }
 
     /// A build error as a scenario error at the right path.
@@ -293,8 +329,29 @@ impl Scenario {
 /// Runs `scenario` seeded with `seed` to its end. The results carry the scenario's text, the
 /// seed and the netsim version, so the run can be redone; the same scenario and seed give the
 /// same results, bit for bit.
+///
+/// The monitors' series are reserved for the whole run first: a run whose series do not fit in
+/// memory is refused at `monitor.bin` instead of aborting half-way. The run's cost is not
+/// checked here; see [`Scenario::estimate`] and [`super::cost::check`].
 pub fn run(scenario: &Scenario, seed: u64) -> Result<Results, ScenarioError> {
-    let mut results = scenario.simulation(seed)?.run();
+    let mut simulation = scenario.simulation(seed)?;
+    simulation
+        .try_reserve_monitors()
+        .map_err(|error| out_of_memory(scenario, error))?;
+    let mut results = simulation.run();
     results.scenario = scenario.source.clone();
     Ok(results)
+}
+
+/// A run whose monitors do not fit in memory, as an error at `monitor.bin`.
+pub fn out_of_memory(scenario: &Scenario, error: crate::sim::OutOfMemory) -> ScenarioError {
+    ScenarioError::invalid_text(
+        "monitor.bin",
+        format!(
+            "per-bin series that fit in memory (about {} MiB needed; try a coarser bin, a \
+             shorter duration or fewer flows)",
+            scenario.estimate().memory_bytes >> 20
+        ),
+        error.to_string(),
+    )
 }

@@ -1,0 +1,143 @@
+"""Bounded work: runs are estimated and refused over budget, and Ctrl-C stops them promptly."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import tfrclab
+from conftest import REPO_ROOT, run_cli
+from tfrclab import _native
+
+DUMBBELL = REPO_ROOT / "scenarios" / "examples" / "dumbbell.toml"
+
+
+def one_flow(duration: str, flow: str, bin_: str = "1s") -> str:
+    """A one-flow dumbbell around the keys of one ``[[flows]]`` table."""
+    return f"""
+duration = "{duration}"
+[monitor]
+bin = "{bin_}"
+[topology]
+kind = "dumbbell"
+hosts = 1
+bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
+[[flows]]
+{flow}
+"""
+
+
+def long_dumbbell(tmp_path: Path, duration: str) -> Path:
+    """The example dumbbell running ``duration`` (within budget, but long)."""
+    text = DUMBBELL.read_text().replace('duration = "60s"', f'duration = "{duration}"')
+    path = tmp_path / "long.toml"
+    path.write_text(text)
+    return path
+
+
+EXPLOSIVE = one_flow("1000s", 'kind = "cbr"\nrate = "10Tbps"\nsize = "1B"')
+
+
+def test_a_run_over_budget_is_refused_with_a_cost_error() -> None:
+    scenario = tfrclab.Scenario.from_toml(EXPLOSIVE)
+    with pytest.raises(tfrclab.CostError) as caught:
+        tfrclab.run(scenario)
+    err = caught.value
+    assert isinstance(err, tfrclab.ScenarioError)
+    assert err.kind == "cost"
+    assert err.path == "flows[0]"
+    assert "\n" not in str(err)
+    assert str(err).startswith("too costly to run:")
+    assert err.estimate is not None
+    assert err.estimate["wall_s"] > 600
+
+
+def test_force_lets_a_costly_run_be_built() -> None:
+    with pytest.raises(tfrclab.CostError):
+        _native.Simulation(EXPLOSIVE, None)
+    simulation = _native.Simulation(EXPLOSIVE, None, True)
+    assert simulation.end_ns == 1000 * 10**9
+
+
+def test_the_cli_refuses_a_costly_run_in_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "explosive.toml"
+    path.write_text(EXPLOSIVE)
+    done = run_cli("run", str(path), "--quiet")
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "too costly to run" in lines[0]
+    assert "flows[0]" in lines[0]
+
+
+def test_zero_on_off_periods_are_a_scenario_error() -> None:
+    flow = 'kind = "cbr"\nrate = "1Mbps"\non_off = { on = "0s", off = "0s" }'
+    with pytest.raises(tfrclab.ScenarioError) as caught:
+        tfrclab.Scenario.from_toml(one_flow("1ms", flow, "1ms"))
+    assert caught.value.path == "flows[0].on_off"
+
+
+def test_the_estimate_is_close_to_the_run() -> None:
+    scenario = tfrclab.Scenario.load(DUMBBELL)
+    cost = tfrclab.estimate(scenario)
+    assert cost["refusal"] is None
+    assert cost["flows"] == 16
+    assert cost["parts"][0]["path"].startswith("flows[")
+    assert cost["budget"] == {"wall_s": 600.0, "memory_bytes": 4 << 30}
+    result = tfrclab.run(scenario)
+    assert 0.5 <= cost["events"] / result.info.events <= 2.0
+
+
+def test_memory_heavy_scenarios_are_refused_naming_the_bins() -> None:
+    cost = tfrclab.estimate(tfrclab.Scenario.from_toml(one_flow("100000s", 'kind = "tfrc"', "2ms")))
+    assert cost["memory_bytes"] > 4 << 30
+    assert cost["refusal"] is not None
+    assert "monitor.bin" in cost["refusal"]
+
+
+def test_ctrl_c_interrupts_a_run_in_process(tmp_path: Path) -> None:
+    scenario = tfrclab.Scenario.load(long_dumbbell(tmp_path, "30000s"))
+    timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            tfrclab.run(scenario)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 3.0
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_a_quiet_cli_run_promptly_with_status_130(tmp_path: Path) -> None:
+    path = long_dumbbell(tmp_path, "30000s")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "tfrclab", "run", str(path), "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        # Long enough for the interpreter to import tfrclab and start simulating.
+        time.sleep(3.0)
+        assert process.poll() is None, process.communicate()
+        sent = time.monotonic()
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=10)
+        waited = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 130, stderr
+    assert "interrupted" in stderr
+    assert waited < 2.0, waited
