@@ -16,5 +16,16 @@ echo "== cargo test"
 # The bindings crate is a Python extension module (it links against the interpreter only when
 # loaded), so its behaviour is tested from Python below.
 cargo test --workspace --exclude tfrclab-py --locked
+echo "== ns-2 (for the cross-check suite, tests/python/test_crosscheck.py)"
+# The cross-check runs scenarios in ns-2.35 too. Debian packages it; install it when running as
+# root and it is missing. Where it cannot be installed, the cross-check tests skip, saying why.
+if ! command -v ns >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2) \
+            >/dev/null 2>&1 || echo "ns-2 could not be installed: the cross-check tests will skip"
+    else
+        echo "ns-2 (ns) is not installed and cannot be installed here: the cross-check tests will skip"
+    fi
+fi
 echo "== python"
 bash scripts/test_python.sh

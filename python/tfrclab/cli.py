@@ -679,6 +679,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="simulated time (15s)",
     )
     demo.set_defaults(handler=_cmd_demo)
+
+    from tfrclab.ns2 import cli as ns2_cli
+
+    ns2_cli.register(commands)
     return parser
 
 

@@ -1,0 +1,688 @@
+"""Write a resolved scenario as an ns-2.35 Tcl script (``tfrclab export ns2``).
+
+The script builds the same network with every knob set explicitly (never relying on
+ns-2.35's defaults, which differ from the 2000-era ones: ns-default.tcl), starts each flow at
+the time netsim drew for it, and prints what the cross-check compares, once per monitor bin:
+
+- ``F <bin> <link> <fid> <arrived bytes> <departed bytes> ...``: the cumulative bytes of each
+  flow entering and leaving the queue of a link that is the first or last link of some flow
+  (a flow's *sent* bytes are the arrivals at its first link, its *received* bytes the
+  departures from its last one);
+- ``L <bin> <link> <arrivals> <departures> <drops> <departed bytes> <queue integral>``: the
+  cumulative packet counts of a binned link (drops include loss-model drops), its departed
+  bytes and the time integral of its waiting packets (a ``QueueMonitor`` with an
+  ``Integrator``: ns-2 counts packets between its in- and out-snoop, the waiting ones).
+
+Read it back with :func:`tfrclab.ns2.output.read_output`. Each mapping cites the ns-2 source
+(``tcl/lib/ns-default.tcl``, ``queue/drop-tail.cc``, ``queue/errmodel.cc``, ...);
+docs/crosscheck.md has the whole table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from tfrclab.ns2.plan import ExportError, FlowPlan, LinkPlan, LossPlan, Plan
+from tfrclab.ns2.values import duration_s, rate_bps, size_bytes
+
+__all__ = ["TCP_PRESETS", "export_tcl", "monitored_links"]
+
+TCP_PRESETS: dict[str, dict[str, Any]] = {
+    "ns2_2000": {
+        "window": 20,
+        "initial_window": 1,
+        "syn": False,
+        "delay_growth": False,
+        "tick": 0.1,
+        "min_rto": 0.0,
+        "max_rto": 64.0,
+        "initial_rto": 6.0,
+        "rfc2988": False,
+        "use_headers": False,
+        "limited_transmit": False,
+        "precision_reduce": False,
+        "ack": "immediate",
+        "sack_recovery": "sack1",
+        "partial_window_deflation": False,
+        "newreno_impatient": False,
+    },
+    "ns2_35": {
+        "window": 20,
+        "initial_window": 2,
+        "syn": True,
+        "delay_growth": True,
+        "tick": 0.01,
+        "min_rto": 0.2,
+        "max_rto": 60.0,
+        "initial_rto": 3.0,
+        "rfc2988": True,
+        "use_headers": True,
+        "limited_transmit": True,
+        "precision_reduce": True,
+        "ack": "immediate",
+        "sack_recovery": "sack1",
+        "partial_window_deflation": True,
+        "newreno_impatient": True,
+    },
+    "rfc": {
+        "window": 1_000_000,
+        "initial_window": None,  # RFC 3390, from the size
+        "syn": True,
+        "delay_growth": True,
+        "tick": 0.001,
+        "min_rto": 1.0,
+        "max_rto": 60.0,
+        "initial_rto": 1.0,
+        "rfc2988": True,
+        "use_headers": True,
+        "limited_transmit": True,
+        "precision_reduce": True,
+        "ack": "delayed",
+        "sack_recovery": "rfc6675",
+        "partial_window_deflation": True,
+        "newreno_impatient": True,
+    },
+}
+"""docs/tcp.md's preset table: the knobs each TCP preset sets (durations in seconds)."""
+
+_TCP_AGENTS = {
+    "tahoe": "Agent/TCP",
+    "reno": "Agent/TCP/Reno",
+    "newreno": "Agent/TCP/Newreno",
+    "sack": "Agent/TCP/Sack1",
+    "vegas": "Agent/TCP/Vegas",
+}
+_TCP_KEYS = {
+    "kind", "name", "count", "from", "to", "reverse", "start", "stop", "on_off",
+    "loss_event_rtt", "variant", "preset", "size", "window", "initial_window", "syn",
+    "delay_growth", "tick", "min_rto", "max_rto", "initial_rto", "rfc2988", "use_headers",
+    "header_size", "limited_transmit", "precision_reduce", "overhead", "max_cwnd", "increase",
+    "decrease", "decrease_rule", "numdupacks", "ack", "ack_interval", "ack_size",
+    "max_sack_blocks", "sack_block_size", "sack_recovery", "partial_window_deflation",
+    "newreno_impatient", "vegas_alpha", "vegas_beta", "vegas_gamma", "max_packets",
+}  # fmt: skip
+_COMMON_KEYS = {"kind", "name", "count", "from", "to", "reverse", "start", "stop", "on_off",
+                "loss_event_rtt"}  # fmt: skip
+
+# floyd2000 TFRC: ns-2.35 Agent/TFRC and Agent/TFRCSink as ns-default.tcl sets them, except
+# useHeaders_ false (the paper predates the 32-byte header accounting added in 2005).
+_TFRC_FIXED: dict[str, Any] = {
+    "segment_size": None,  # must equal size
+    "cap_rto_term": True,
+    "rto": "tcp_like",
+    "rate_scale": 1,
+    "initial_window": "ns2",
+    "initial_nofeedback": "2s",
+    "nofeedback_rtts": 2,
+    "max_rate": "1Tbps",
+    "nofeedback_response": "halve_rate",
+    "congestion_avoidance": "ns2_additive_increase",
+    "max_backoff_interval": "none",
+    "scheduling_granularity": "0s",
+    "dither_fraction": 0,
+    "loss_intervals": 8,
+    "short_history": "ns2",
+    "first_interval": "current_receive_rate",
+}
+"""TFRC keys ns-2 has no knob for: allowed only at the floyd2000 value."""
+_TFRC_MAPPED = {"size", "feedback_size", "b", "rto_granularity", "rto_min",
+                "rate_before_feedback", "rtt_ewma_q", "sqrt_rtt_ewma_q", "oscillation_prevention",
+                "ndupack", "discount_threshold", "ecn", "preset"}  # fmt: skip
+
+_RED_PRESETS: dict[str, dict[str, Any]] = {
+    "ns2_35": {"queue_in_bytes": True, "byte_mode": True, "min_th": 0, "max_th": 0,
+               "w_q": -1, "gentle": True, "use_mark_p": True, "adaptive": False},
+    "ns2_2000": {"queue_in_bytes": False, "byte_mode": False, "min_th": 5, "max_th": 15,
+                 "w_q": 0.002, "gentle": False, "use_mark_p": False, "adaptive": False},
+    "adaptive": {"queue_in_bytes": False, "byte_mode": False, "min_th": 0, "max_th": 0,
+                 "w_q": 0, "gentle": True, "use_mark_p": True, "adaptive": True},
+}  # fmt: skip
+"""docs/queues.md's RED presets in ns-2's terms (thresh_ 0 and maxthresh_ 0: automatic)."""
+_W_Q_CODES = {"auto": -1, "packet_time": 0, "ten_packet_times": -2}
+
+_NEVER = 2147483647
+"""A Periodic period that never comes round again: how a schedule retires a periodic step."""
+
+
+def _b(value: bool) -> str:
+    return "true" if value else "false"
+
+
+def _num(value: float) -> str:
+    """A number for Tcl, exact enough for nanosecond times."""
+    text = f"{value:.12g}"
+    return text
+
+
+def monitored_links(plan: Plan) -> tuple[list[int], list[int]]:
+    """The links whose per-flow bytes (first and last links of flows) and link series are kept."""
+    flow_links: list[int] = []
+    for flow in plan.flows:
+        for index in (flow.data_links[0], flow.data_links[-1]):
+            if index not in flow_links:
+                flow_links.append(index)
+    link_series = sorted({link.index for link in plan.links if link.binned} | {plan.primary_link})
+    return sorted(flow_links), link_series
+
+
+# -- queues ----------------------------------------------------------------------------------
+
+
+def _queue(link: LinkPlan) -> tuple[str, list[str]]:
+    """The ns-2 queue class of a link and the ``$q set`` lines that configure it."""
+    table = link.queue
+    path = link.queue_path
+    if table is None:
+        # docs/scenario.md: the default link queue is ns-2's DropTail with limit_ 50.
+        return "DropTail", ["limit_ 50", "queue_in_bytes_ false", "drop_front_ false"]
+    kind = table.get("kind")
+    if kind == "droptail":
+        # drop-tail.cc drops when len + 1 >= limit_ (N - 1 wait, one on the wire), and in
+        # bytes when bytes + size >= limit_ * mean_pktsize_.
+        if "limit" in table:
+            return "DropTail", [f"limit_ {int(table['limit']) + 1}", "queue_in_bytes_ false",
+                                "drop_front_ false"]  # fmt: skip
+        if "ns2_limit" in table:
+            return "DropTail", [f"limit_ {int(table['ns2_limit'])}", "queue_in_bytes_ false",
+                                "drop_front_ false"]  # fmt: skip
+        if "bytes" in table:
+            limit = size_bytes(table["bytes"]) + 1
+            return "DropTail", [f"limit_ {limit}", "queue_in_bytes_ true", "mean_pktsize_ 1",
+                                "drop_front_ false"]  # fmt: skip
+        return "DropTail", ["limit_ 50", "queue_in_bytes_ false", "drop_front_ false"]
+    if kind != "red":
+        raise ExportError(f"{path}.kind: {kind!r} has no ns-2 export")
+    preset_name = table.get("preset", "ns2_35")
+    if preset_name not in _RED_PRESETS:
+        raise ExportError(f"{path}.preset: {preset_name!r} has no ns-2 export")
+    red = dict(_RED_PRESETS[preset_name])
+    for key in ("queue_in_bytes", "byte_mode", "gentle", "use_mark_p", "adaptive"):
+        if key in table:
+            red[key] = bool(table[key])
+    for key in ("min_th", "max_th"):
+        if key in table:
+            if float(table[key]) == 0 and key == "min_th":
+                raise ExportError(f"{path}.min_th: 0 means 'automatic' to ns-2 (thresh_ 0)")
+            red[key] = float(table[key])
+    if "w_q" in table:
+        w_q = table["w_q"]
+        red["w_q"] = _W_Q_CODES[w_q] if isinstance(w_q, str) else w_q
+    mean = size_bytes(table.get("mean_packet_size", 500))
+    limit = int(table.get("limit", 50))
+    max_p = float(table.get("max_p", 0.1))
+    lines = [
+        f"limit_ {limit}",
+        f"mean_pktsize_ {mean}",
+        f"queue_in_bytes_ {_b(red['queue_in_bytes'])}",
+        f"bytes_ {_b(red['byte_mode'])}",
+        f"thresh_ {_num(red['min_th'])}",
+        f"maxthresh_ {_num(red['max_th'])}",
+        f"thresh_queue_ {_num(red['min_th'])}",
+        f"maxthresh_queue_ {_num(red['max_th'])}",
+        f"q_weight_ {_num(red['w_q'])}",
+        f"linterm_ {_num(1.0 / max_p)}",
+        f"gentle_ {_b(red['gentle'])}",
+        f"wait_ {_b(bool(table.get('wait', True)))}",
+        f"setbit_ {_b(bool(table.get('ecn', False)))}",
+        f"use_mark_p_ {_b(red['use_mark_p'])}",
+        f"mark_p_ {_num(float(table.get('mark_p', 0.1)))}",
+        f"targetdelay_ {_num(duration_s(table.get('target_delay', '5ms')))}",
+        f"adaptive_ {1 if red['adaptive'] else 0}",
+        # Adaptive RED's controller as netsim has it (Floyd, Gummadi, Shenker 2001).
+        "interval_ 0.5",
+        "alpha_ 0.01",
+        "beta_ 0.9",
+        "top_ 0.5",
+        "bottom_ 0.01",
+        "drop_tail_ true",
+        "drop_front_ false",
+        "drop_rand_ false",
+        "ns1_compat_ false",
+        "cautious_ 0",
+        "feng_adaptive_ 0",
+        "summarystats_ false",
+    ]
+    return "RED", lines
+
+
+# -- flows -----------------------------------------------------------------------------------
+
+
+def _refuse_unknown(flow: FlowPlan, allowed: set[str]) -> None:
+    for key in flow.table:
+        if key not in allowed:
+            raise ExportError(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+
+
+def _tcp(flow: FlowPlan, lines: list[str]) -> None:
+    """An ns-2 one-way TCP agent with every preset knob set (ns-default.tcl; docs/tcp.md)."""
+    t = flow.table
+    _refuse_unknown(flow, _TCP_KEYS)
+    variant = str(t.get("variant", "sack"))
+    preset = str(t.get("preset", "rfc"))
+    knobs = dict(TCP_PRESETS[preset])
+    for key in knobs:
+        if key in t:
+            knobs[key] = t[key]
+    size = size_bytes(t.get("size", 1000))
+    if knobs["initial_window"] is None:  # RFC 3390: min(4 MSS, max(2 MSS, 4380 B))
+        knobs["initial_window"] = min(4 * size, max(2 * size, 4380)) // size
+    if variant == "sack" and knobs["sack_recovery"] != "sack1":
+        raise ExportError(f"{flow.path}.sack_recovery: rfc6675 has no ns-2 agent (use sack1)")
+    if t.get("decrease_rule", "ns2") != "ns2":
+        raise ExportError(f"{flow.path}.decrease_rule: 'paper' has no ns-2 equivalent")
+    if int(t.get("sack_block_size", 8)) != 8:
+        raise ExportError(f"{flow.path}.sack_block_size: ns-2 SACK blocks are 8 bytes")
+    k = flow.index
+    agent = _TCP_AGENTS[variant]
+    delayed = knobs["ack"] == "delayed"
+    sink = (
+        "Agent/TCPSink" + ("/Sack1" if variant == "sack" else "") + ("/DelAck" if delayed else "")
+    )
+    settings = [
+        ("fid_", k),
+        ("packetSize_", size),
+        ("window_", int(knobs["window"])),
+        ("windowInit_", int(knobs["initial_window"])),
+        ("windowInitOption_", 1),
+        ("syn_", _b(knobs["syn"])),
+        ("delay_growth_", _b(knobs["delay_growth"])),
+        ("tcpTick_", _num(_secs(knobs["tick"]))),
+        ("minrto_", _num(_secs(knobs["min_rto"]))),
+        ("maxrto_", _num(_secs(knobs["max_rto"]))),
+        ("rtxcur_init_", _num(_secs(knobs["initial_rto"]))),
+        ("rfc2988_", _b(knobs["rfc2988"])),
+        ("useHeaders_", _b(knobs["use_headers"] and variant != "vegas")),
+        ("tcpip_base_hdr_size_", int(t.get("header_size", 40))),
+        ("singledup_", 1 if knobs["limited_transmit"] else 0),
+        ("precisionReduce_", _b(knobs["precision_reduce"])),
+        ("overhead_", _num(_secs(t.get("overhead", 0.0)))),
+        ("maxcwnd_", int(t.get("max_cwnd", 0))),
+        ("increase_num_", _num(float(t.get("increase", 1.0)))),
+        ("decrease_num_", _num(float(t.get("decrease", 0.5)))),
+        ("numdupacks_", int(t.get("numdupacks", 3))),
+        ("bugfix_ss_", 1),
+        ("maxburst_", 0),
+        ("timestamps_", "false"),
+        ("ecn_", 0),
+    ]
+    if variant == "newreno":
+        settings += [
+            ("partial_window_deflation_", 1 if knobs["partial_window_deflation"] else 0),
+            ("newreno_changes1_", 1 if knobs["newreno_impatient"] else 0),
+        ]
+    if variant == "vegas":
+        settings += [
+            ("v_alpha_", _num(float(t.get("vegas_alpha", 1)))),
+            ("v_beta_", _num(float(t.get("vegas_beta", 3)))),
+            ("v_gamma_", _num(float(t.get("vegas_gamma", 1)))),
+        ]
+    lines.append(f"set src({k}) [new {agent}]")
+    lines += [f"$src({k}) set {name} {value}" for name, value in settings]
+    lines.append(f"set snk({k}) [new {sink}]")
+    lines.append(f"$snk({k}) set packetSize_ {int(t.get('ack_size', 40))}")
+    if variant == "sack":
+        lines.append(f"$snk({k}) set maxSackBlocks_ {int(t.get('max_sack_blocks', 3))}")
+    if delayed:
+        lines.append(f"$snk({k}) set interval_ {_num(_secs(t.get('ack_interval', '100ms')))}")
+    lines.append(f"set app({k}) [$src({k}) attach-app FTP]")
+
+
+def _secs(value: Any) -> float:
+    return duration_s(value) if isinstance(value, str) else float(value)
+
+
+def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
+    """ns-2.35 Agent/TFRC + Agent/TFRCSink as the floyd2000 preset (docs/tfrc.md)."""
+    t = flow.table
+    if t.get("preset", "rfc5348") != "floyd2000":
+        raise ExportError(f"{flow.path}.preset: only floyd2000 (ns-2's own TFRC) is exported")
+    for key in t:
+        if key in _COMMON_KEYS or key in _TFRC_MAPPED:
+            continue
+        if key not in _TFRC_FIXED:
+            raise ExportError(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+        fixed = _TFRC_FIXED[key]
+        value = t[key]
+        same = (
+            size_bytes(value) == size_bytes(t.get("size", 1000))
+            if key == "segment_size"
+            else _secs(value) == _secs(fixed)
+            if key in ("initial_nofeedback", "scheduling_granularity")
+            else value == fixed
+        )
+        if not same:
+            raise ExportError(
+                f"{flow.path}.{key}: ns-2's TFRC has no knob for it (needs {fixed!r})"
+            )
+    if t.get("sqrt_rtt_ewma_q", t.get("rtt_ewma_q", 0.95)) != t.get("rtt_ewma_q", 0.95):
+        raise ExportError(f"{flow.path}.sqrt_rtt_ewma_q: ns-2 uses df_ for both averages")
+    k = flow.index
+    discount = t.get("discount_threshold", 0.5)
+    init_rate = t.get("rate_before_feedback", "300Bps")
+    if init_rate == "one_packet_per_second":
+        init_bytes = float(size_bytes(t.get("size", 1000)))
+    else:
+        init_bytes = rate_bps(init_rate) / 8.0
+    settings = [
+        ("fid_", k),
+        ("packetSize_", size_bytes(t.get("size", 1000))),
+        ("useHeaders_", "false"),
+        ("df_", _num(float(t.get("rtt_ewma_q", 0.95)))),
+        ("tcp_tick_", _num(_secs(t.get("rto_granularity", "100ms")))),
+        ("minrto_", _num(_secs(t.get("rto_min", "0s")))),
+        ("InitRate_", _num(init_bytes)),
+        ("bval_", _num(float(t.get("b", 1)))),
+        ("ca_", 1 if t.get("oscillation_prevention", True) else 0),
+        ("overhead_", 0),
+        ("ecn_", 1 if t.get("ecn", False) else 0),
+        ("ssmult_", 2),
+        ("rate_init_", 2),
+        ("rate_init_option_", 2),
+        ("slow_increase_", 1),
+        ("conservative_", 0),
+        ("voip_", 0),
+        ("SndrType_", 0),
+        ("maxHeavyRounds_", 0),
+        ("idleFix_", "true"),
+    ]
+    sink = [
+        ("packetSize_", size_bytes(t.get("feedback_size", 40))),
+        ("numPkts_", int(t.get("ndupack", 1))),
+        ("discount_", 0 if discount == "none" else 1),
+        ("minDiscountRatio_", _num(0.5 if discount == "none" else float(discount))),
+        ("smooth_", 1),
+        ("algo_", 1),
+        ("NumFeedback_", 1),
+        ("AdjustHistoryAfterSS_", 1),
+        ("NumSamples_", -1),
+        ("ShortIntervals_", 0),
+        ("PreciseLoss_", 1),
+    ]
+    lines.append(f"set src({k}) [new Agent/TFRC]")
+    lines += [f"$src({k}) set {name} {value}" for name, value in settings]
+    lines.append(f"set snk({k}) [new Agent/TFRCSink]")
+    lines += [f"$snk({k}) set {name} {value}" for name, value in sink]
+    lines.append(f"set app({k}) $src({k})")
+
+
+def _udp_source(flow: FlowPlan, lines: list[str]) -> None:
+    """CBR, Pareto or exponential ON/OFF traffic over Agent/UDP into Agent/Null."""
+    t = flow.table
+    k = flow.index
+    size = size_bytes(t.get("size", 1000))
+    if flow.kind == "cbr":
+        _refuse_unknown(flow, _COMMON_KEYS | {"rate", "size", "random", "max_packets"})
+        app = [
+            ("rate_", _num(rate_bps(t["rate"]))),
+            ("packetSize_", size),
+            ("random_", 1 if t.get("random", False) else 0),
+            ("maxpkts_", int(t.get("max_packets", 268435456))),
+        ]
+        cls = "Application/Traffic/CBR"
+    else:
+        keys = {"rate", "size", "on", "off"} | ({"shape"} if flow.kind == "pareto" else set())
+        _refuse_unknown(flow, _COMMON_KEYS | keys)
+        app = [
+            ("rate_", _num(rate_bps(t.get("rate", "64kbps")))),
+            ("packetSize_", size),
+            ("burst_time_", _num(_secs(t.get("on", "500ms")))),
+            ("idle_time_", _num(_secs(t.get("off", "500ms")))),
+        ]
+        if flow.kind == "pareto":
+            app.append(("shape_", _num(float(t.get("shape", 1.5)))))
+        cls = (
+            "Application/Traffic/Pareto"
+            if flow.kind == "pareto"
+            else ("Application/Traffic/Exponential")
+        )
+    lines.append(f"set src({k}) [new Agent/UDP]")
+    lines.append(f"$src({k}) set fid_ {k}")
+    lines.append(f"$src({k}) set packetSize_ {size}")
+    lines.append(f"set snk({k}) [new Agent/Null]")
+    lines.append(f"set app({k}) [new {cls}]")
+    lines += [f"$app({k}) set {name} {value}" for name, value in app]
+    lines.append(f"$app({k}) attach-agent $src({k})")
+
+
+def _periods(flow: FlowPlan, duration: float) -> list[tuple[float, float | None]]:
+    """The flow's (start, stop) periods: one, or fixed ON/OFF cycles (docs/scenario.md)."""
+    end = duration if flow.stop_s is None else min(duration, flow.stop_s)
+    on_off = flow.table.get("on_off")
+    if on_off is None:
+        return [(flow.start_s, flow.stop_s)]
+    on, off = on_off.get("on"), on_off.get("off")
+    if not (isinstance(on, str) and isinstance(off, str)):
+        raise ExportError(
+            f"{flow.path}.on_off: random periods are drawn from tfrclab's own streams; "
+            "give fixed on and off"
+        )
+    on_s, off_s = duration_s(on), duration_s(off)
+    periods: list[tuple[float, float | None]] = []
+    t = flow.start_s
+    while t < end:
+        periods.append((t, min(t + on_s, end) if t + on_s < duration else flow.stop_s))
+        t += on_s + off_s
+    return periods
+
+
+# -- losses ----------------------------------------------------------------------------------
+
+
+def _loss_model(loss: LossPlan, table: Mapping[str, Any], name: str, path: str) -> list[str]:
+    """Tcl creating one ErrorModel (queue/errmodel.cc) in packets, named ``name``."""
+    kind = table.get("kind")
+    if kind == "bernoulli":
+        # ErrorModel with a uniform ranvar drops when u < rate_ (its own RNG stream).
+        seed_var = f"rng_{name}"
+        return [
+            f"set {name} [new ErrorModel]",
+            f"${name} unit pkt",
+            f"${name} set rate_ {_num(float(table['p']))}",
+            f"set {seed_var} [new RNG]",
+            f"${seed_var} seed [expr {{$tfrclab_seed * 1000 + {loss.index * 37 + len(name)}}}]",
+            f"set rv_{name} [new RandomVariable/Uniform]",
+            f"$rv_{name} use-rng ${seed_var}",
+            f"${name} ranvar $rv_{name}",
+        ]
+    if kind == "periodic":
+        # PeriodicErrorModel counts arrivals from 1: the first drop at cnt_ >= offset_, then
+        # every period_-th. tfrclab drops index n (from 0) when n mod every = phase mod every.
+        every = int(table["every"])
+        phase = int(table.get("phase", 0)) % every
+        return [
+            f"set {name} [new ErrorModel/Periodic]",
+            f"${name} unit pkt",
+            f"${name} set period_ {every}",
+            f"${name} set offset_ {phase + 1}",
+            f"${name} set burstlen_ 0",
+            f"${name} set default_drop_ 0",
+        ]
+    if kind == "list":
+        # ListErrorModel counts arrivals from 0 and needs its list sorted.
+        indices = " ".join(str(int(i)) for i in sorted(table["indices"]))
+        return [
+            f"set {name} [new ErrorModel/List]",
+            f"${name} unit pkt",
+            f"${name} droplist {{{indices}}}",
+        ]
+    raise ExportError(f"{path}.kind: {kind!r} has no ns-2 error model in the export")
+
+
+def _retire(table: Mapping[str, Any], name: str, path: str) -> str:
+    """Tcl that stops an inserted model from dropping (a schedule's step ends)."""
+    kind = table.get("kind")
+    if kind == "bernoulli":
+        return f"${name} set enable_ 0"
+    if kind == "periodic":
+        # PeriodicErrorModel::corrupt ignores enable_; a period it never reaches retires it.
+        return f"${name} set period_ {_NEVER}; ${name} set offset_ {_NEVER}"
+    raise ExportError(f"{path}.kind: {kind!r} cannot end inside a schedule in ns-2")
+
+
+def _losses(plan: Plan, lines: list[str]) -> None:
+    """Loss models at the link head (before the queue), after the link's in-snoop."""
+    on_link: dict[int, list[LossPlan]] = {}
+    for loss in plan.losses:
+        on_link.setdefault(loss.link, []).append(loss)
+    for link_index, losses in on_link.items():
+        link = plan.links[link_index]
+        for loss in losses:
+            path = f"losses[{loss.index}]"
+            flow_name = loss.table.get("flow")
+            if flow_name is not None:
+                others = [
+                    f.name
+                    for f in plan.flows
+                    if f.name != flow_name
+                    and (link_index in f.data_links or link_index in f.reply_links)
+                ]
+                if others:
+                    raise ExportError(
+                        f"{path}.flow: ns-2's error models see every packet on {link.name!r}, "
+                        f"and {others[0]!r} crosses it too"
+                    )
+            if loss.table.get("kind") == "schedule" and len(losses) > 1:
+                raise ExportError(f"{path}: a schedule must be the only loss model on its link")
+        # The first model in file order must see packets first: insert the last one first.
+        for loss in reversed(losses):
+            path = f"losses[{loss.index}]"
+            if loss.table.get("kind") != "schedule":
+                name = f"em{loss.index}"
+                lines += _loss_model(loss, loss.table, name, path)
+                lines.append(f"tfrclab_insert_loss {link_index} ${name}")
+                continue
+            steps = loss.table.get("steps", [])
+            previous: tuple[Mapping[str, Any], str, str] | None = None
+            for j, step in enumerate(steps):
+                name = f"em{loss.index}_{j}"
+                step_path = f"{path}.steps[{j}]"
+                lines += _loss_model(loss, step, name, step_path)
+                at = duration_s(step["at"])
+                action = f"tfrclab_insert_loss {link_index} ${name}"
+                if previous is not None:
+                    action = _retire(*previous) + "; " + action
+                if at == 0:
+                    lines.append(action)
+                else:
+                    lines.append(f'$ns at {_num(at)} "{action}"')
+                previous = (step, name, step_path)
+
+
+# -- the script ------------------------------------------------------------------------------
+
+_PRELUDE = """\
+# Monitors: a flow monitor (QueueMonitor/ED/Flowmon, classified by fid) on each monitored link,
+# with an Integrator for the time integral of its waiting packets.
+proc tfrclab_monitor {i} {
+    global ns n lnk fm integ
+    set fm($i) [$ns makeflowmon Fid]
+    set integ($i) [new Integrator]
+    $fm($i) set-pkts-integrator $integ($i)
+    $ns attach-fmon $lnk($i) $fm($i)
+}
+# A loss model goes right after the link's in-snoop (so the monitor counts its drops as
+# arrivals and drops), or at the link head (ns-2 `lossmodel`: before the queue).
+proc tfrclab_insert_loss {i em} {
+    global lnk
+    set link $lnk($i)
+    if {[$link info vars snoopIn_] != ""} {
+        set snoop [$link set snoopIn_]
+        $em target [$snoop target]
+        $snoop target $em
+    } else {
+        $link add-to-head $em
+    }
+    $em drop-target [$link set drophead_]
+}
+proc tfrclab_sample {k} {
+    global ns fm integ flow_links series_links
+    set now [$ns now]
+    foreach i $flow_links {
+        set out "F $k $i"
+        foreach f [$fm($i) flows] {
+            append out " [$f set flowid_] [$f set barrivals_] [$f set bdepartures_]"
+        }
+        puts $out
+    }
+    foreach i $series_links {
+        set q $integ($i)
+        set area [expr {[$q set sum_] + [$q set lasty_] * ($now - [$q set lastx_])}]
+        set m $fm($i)
+        set counts "[$m set parrivals_] [$m set pdepartures_] [$m set pdrops_]"
+        puts "L $k $i $counts [$m set bdepartures_] $area"
+    }
+}
+"""
+
+
+def export_tcl(plan: Plan, sample_s: float | None = None) -> str:
+    """The ns-2.35 Tcl script of ``plan`` (see the module documentation).
+
+    The counters are printed every ``sample_s`` seconds (default: the scenario's monitor bin);
+    a coarser sample keeps ns-2's Tcl sampling cheap on long runs.
+
+    Raises:
+        ExportError: naming the first part of the scenario ns-2 cannot run as tfrclab does.
+    """
+    lines: list[str] = [
+        f"# {plan.scenario.name or 'scenario'}: `tfrclab export ns2`, seed {plan.seed}.",
+        "# Every knob is set explicitly; per-host delays and start times are netsim's draws.",
+        "set ns [new Simulator]",
+        f"set tfrclab_seed {plan.seed}",
+        "global defaultRNG",
+        f"$defaultRNG seed {plan.seed + 1}",
+        _PRELUDE,
+    ]
+    index = {name: i for i, name in enumerate(plan.nodes)}
+    for name, i in index.items():
+        lines.append(f"set n({i}) [$ns node] ;# {name}")
+    for link in plan.links:
+        cls, settings = _queue(link)
+        a, b = index[link.src], index[link.dst]
+        lines.append(
+            f"$ns simplex-link $n({a}) $n({b}) {link.rate_bps} {_num(link.delay_s)} {cls}"
+            f" ;# {link.name}"
+        )
+        lines.append(f"set lnk({link.index}) [$ns link $n({a}) $n({b})]")
+        lines += [f"[$lnk({link.index}) queue] set {s}" for s in settings]
+    flow_links, series_links = monitored_links(plan)
+    loss_links = sorted({loss.link for loss in plan.losses})
+    monitors = sorted(set(flow_links) | set(series_links) | set(loss_links))
+    lines.append(f"set flow_links {{{' '.join(map(str, flow_links))}}}")
+    lines.append(f"set series_links {{{' '.join(map(str, series_links))}}}")
+    for i in monitors:
+        lines.append(f"tfrclab_monitor {i}")
+    _losses(plan, lines)
+    for flow in plan.flows:
+        lines.append(f"# flow {flow.index}: {flow.name} ({flow.kind})")
+        if flow.kind == "tcp":
+            _tcp(flow, lines)
+        elif flow.kind == "tfrc":
+            _tfrc(flow, lines)
+        elif flow.kind in ("cbr", "pareto", "exponential"):
+            _udp_source(flow, lines)
+        else:
+            raise ExportError(f"{flow.path}.kind: {flow.kind!r} has no ns-2 export")
+        k = flow.index
+        lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
+        lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
+        lines.append(f"$ns connect $src({k}) $snk({k})")
+        max_packets = flow.table.get("max_packets") if flow.kind == "tcp" else None
+        start_cmd = f"$app({k}) produce {int(max_packets)}" if max_packets else f"$app({k}) start"
+        for start, stop in _periods(flow, plan.duration_s):
+            if start < plan.duration_s:
+                lines.append(f'$ns at {_num(start)} "{start_cmd}"')
+            if stop is not None and stop < plan.duration_s:
+                lines.append(f'$ns at {_num(stop)} "$app({k}) stop"')
+    step = plan.bin_s if sample_s is None else sample_s
+    bins = math.ceil(plan.duration_s / step - 1e-9)
+    lines.append(f"for {{set k 1}} {{$k < {bins}}} {{incr k}} {{")
+    lines.append(f'    $ns at [expr {{$k * {_num(step)}}}] "tfrclab_sample $k"')
+    lines.append("}")
+    lines.append(f'$ns at {_num(plan.duration_s)} "tfrclab_sample {bins}; exit 0"')
+    lines.append(f'puts "H {_num(step)} {bins} {_num(plan.duration_s)}"')
+    lines.append("$ns run")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,294 @@
+"""A scenario resolved for one seed: the nodes, links, flows and loss models both simulators run.
+
+netsim draws per-host delays, per-pair RTTs and per-flow start times from its own random
+streams (docs/scenario.md, "Determinism"). To give ns-2 the same draws, :func:`resolve` builds
+the scenario with the seed and a duration of 1 ns, and reads the drawn values back from the
+result tables (``Result.links``: every simplex link's rate and delay; ``Result.flows``: every
+flow's endpoints and start). Everything else comes from the scenario's own tables. What ns-2
+cannot express raises :class:`ExportError`, one line naming the part of the scenario.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tfrclab.scenario import Scenario
+from tfrclab.simulate import run
+from tfrclab.units import parse_duration
+
+__all__ = ["ExportError", "FlowPlan", "LinkPlan", "LossPlan", "Plan", "resolve"]
+
+
+class ExportError(ValueError):
+    """A part of a scenario that ns-2.35 cannot run as tfrclab means it; the text names it."""
+
+
+@dataclass(frozen=True)
+class LinkPlan:
+    """One simplex link with its drawn rate and delay and its queue table (None: the default)."""
+
+    index: int
+    name: str
+    src: str
+    dst: str
+    rate_bps: int
+    delay_s: float
+    queue: Mapping[str, Any] | None
+    queue_path: str
+    binned: bool
+
+
+@dataclass(frozen=True)
+class FlowPlan:
+    """One flow after ``count`` expansion: its table, endpoints, drawn start and paths."""
+
+    index: int
+    name: str
+    kind: str
+    table: Mapping[str, Any]
+    path: str
+    src: str
+    dst: str
+    start_s: float
+    stop_s: float | None
+    data_links: tuple[int, ...]
+    reply_links: tuple[int, ...]
+    """Links of the way back (ACKs, feedback); empty for flows whose sink sends nothing."""
+
+
+@dataclass(frozen=True)
+class LossPlan:
+    """One ``[[losses]]`` table on a link."""
+
+    index: int
+    link: int
+    table: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything an exporter needs: the scenario resolved for ``seed``."""
+
+    scenario: Scenario
+    seed: int
+    duration_s: float
+    bin_s: float
+    nodes: tuple[str, ...]
+    links: tuple[LinkPlan, ...]
+    flows: tuple[FlowPlan, ...]
+    losses: tuple[LossPlan, ...]
+    primary_link: int
+    """The link the cross-check's link metrics are taken on (the bottleneck, hop0, ...)."""
+    topology_kind: str
+    notes: list[str] = field(default_factory=list)
+
+    def link_named(self, name: str) -> LinkPlan:
+        """The link called ``name``."""
+        for link in self.links:
+            if link.name == name:
+                return link
+        raise ExportError(f"no link named {name!r}")
+
+    def flows_crossing(self, link: int) -> list[FlowPlan]:
+        """The flows whose data path crosses ``link``."""
+        return [f for f in self.flows if link in f.data_links]
+
+
+_SILENT_SINKS = ("cbr", "pareto", "exponential")
+"""Flow kinds whose sink sends nothing back (ns-2 Agent/Null)."""
+
+
+def _queue_tables(topology: Mapping[str, Any], links: list[tuple[str, str, str]]) -> list[Any]:
+    """The queue table (or None) and its path for each simplex link, by the topology's rules."""
+    kind = topology["kind"]
+    out: list[Any] = []
+    if kind == "dumbbell":
+        forward = topology["bottleneck"].get("queue")
+        reverse_table = topology.get("bottleneck_reverse", {})
+        reverse = reverse_table.get("queue", forward)
+        reverse_path = (
+            "topology.bottleneck_reverse.queue"
+            if "queue" in reverse_table
+            else "topology.bottleneck.queue"
+        )
+        access = topology.get("access", {}).get("queue")
+        for name, _, _ in links:
+            if name == "bottleneck":
+                out.append((forward, "topology.bottleneck.queue"))
+            elif name == "bottleneck_reverse":
+                out.append((reverse, reverse_path))
+            else:
+                out.append((access, "topology.access.queue"))
+    elif kind == "parking_lot":
+        hop = topology["hop"].get("queue")
+        access = topology.get("access", {}).get("queue")
+        for name, _, _ in links:
+            if name.startswith("hop"):
+                out.append((hop, "topology.hop.queue"))
+            else:
+                out.append((access, "topology.access.queue"))
+    else:
+        if topology.get("routes"):
+            raise ExportError(
+                "topology.routes: explicit routes are not exported (ns-2 would route by hops)"
+            )
+        by_name: dict[str, tuple[Any, str]] = {}
+        for i, table in enumerate(topology.get("links", [])):
+            forward_name = table.get("name", f"{table['from']}->{table['to']}")
+            entry = (table.get("queue"), f"topology.links[{i}].queue")
+            by_name[forward_name] = entry
+            if table.get("duplex", True):
+                by_name[
+                    f"{table['name']}_reverse"
+                    if "name" in table
+                    else f"{table['to']}->{table['from']}"
+                ] = entry
+        for name, _, _ in links:
+            out.append(by_name[name])
+    return out
+
+
+def _expand_flows(tables: list[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], str]]:
+    """Each flow's table and its path, in result order (``count`` expanded)."""
+    out: list[tuple[Mapping[str, Any], str]] = []
+    for i, table in enumerate(tables):
+        for _ in range(int(table.get("count", 1))):
+            out.append((table, f"flows[{i}]"))
+    return out
+
+
+def _shortest(
+    links: tuple[LinkPlan, ...] | list[LinkPlan], src: str, dst: str
+) -> tuple[tuple[int, ...], int]:
+    """The hop-count shortest path from ``src`` to ``dst`` as link indices, and how many there are.
+
+    netsim breaks ties by link order, ns-2's static routing its own way: a pair with more than one
+    shortest path cannot be exported faithfully.
+    """
+    dist: dict[str, int] = {src: 0}
+    ways: dict[str, int] = {src: 1}
+    via: dict[str, int] = {}
+    queue = deque([src])
+    while queue:
+        node = queue.popleft()
+        for link in links:
+            if link.src != node:
+                continue
+            if link.dst not in dist:
+                dist[link.dst] = dist[node] + 1
+                ways[link.dst] = ways[node]
+                via[link.dst] = link.index
+                queue.append(link.dst)
+            elif dist[link.dst] == dist[node] + 1:
+                ways[link.dst] += ways[node]
+    if dst not in dist:
+        raise ExportError(f"no route from {src!r} to {dst!r}")
+    path: list[int] = []
+    node = dst
+    while node != src:
+        index = via[node]
+        path.append(index)
+        node = links[index].src
+    return tuple(reversed(path)), ways[dst]
+
+
+def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
+    """Resolve ``scenario`` for ``seed`` (default: its own): the draws netsim makes, read back.
+
+    Raises:
+        ExportError: for parts whose draws cannot be read back (random ``stop``, random
+            ``on_off`` periods) or whose routing would differ.
+        ScenarioError: if netsim refuses the scenario.
+    """
+    seed = scenario.seed if seed is None else seed
+    tables = scenario.to_dict()
+    probe = run(scenario.with_(duration="1ns"), seed=seed)
+    link_frame = probe.links
+    topology = tables["topology"]
+    raw_links = [
+        (str(n), str(a), str(b))
+        for n, a, b in zip(link_frame["name"], link_frame["from"], link_frame["to"], strict=True)
+    ]
+    queues = _queue_tables(topology, raw_links)
+    links = tuple(
+        LinkPlan(
+            index=i,
+            name=name,
+            src=a,
+            dst=b,
+            rate_bps=int(link_frame["rate_bps"].iloc[i]),
+            delay_s=float(link_frame["delay_s"].iloc[i]),
+            queue=queues[i][0],
+            queue_path=queues[i][1],
+            binned=bool(link_frame["binned"].iloc[i]),
+        )
+        for i, (name, a, b) in enumerate(raw_links)
+    )
+    nodes: list[str] = []
+    for link in links:
+        for node in (link.src, link.dst):
+            if node not in nodes:
+                nodes.append(node)
+    flow_frame = probe.flows
+    expanded = _expand_flows(tables.get("flows", []))
+    flows: list[FlowPlan] = []
+    for i, (table, path) in enumerate(expanded):
+        src = str(flow_frame["from"].iloc[i])
+        dst = str(flow_frame["to"].iloc[i])
+        kind = str(table["kind"])
+        stop = table.get("stop")
+        if stop is not None and not isinstance(stop, str):
+            raise ExportError(
+                f"{path}.stop: a random stop is drawn from tfrclab's own stream; give a fixed time"
+            )
+        data, ways = _shortest(links, src, dst)
+        reply: tuple[int, ...] = ()
+        back_ways = 1
+        if kind not in _SILENT_SINKS:
+            reply, back_ways = _shortest(links, dst, src)
+        if ways > 1 or back_ways > 1:
+            raise ExportError(
+                f"topology: flow {flow_frame['name'].iloc[i]!r} has several shortest paths "
+                "(ns-2 breaks ties its own way)"
+            )
+        flows.append(
+            FlowPlan(
+                index=i,
+                name=str(flow_frame["name"].iloc[i]),
+                kind=kind,
+                table=table,
+                path=path,
+                src=src,
+                dst=dst,
+                start_s=float(flow_frame["start_s"].iloc[i]),
+                stop_s=None if stop is None else parse_duration(stop),
+                data_links=data,
+                reply_links=reply,
+            )
+        )
+    names = [link.name for link in links]
+    losses: list[LossPlan] = []
+    for i, table in enumerate(tables.get("losses", [])):
+        losses.append(LossPlan(index=i, link=names.index(table["link"]), table=table))
+    if "bottleneck" in names:
+        primary = names.index("bottleneck")
+    elif "hop0" in names:
+        primary = names.index("hop0")
+    else:
+        binned = [link.index for link in links if link.binned]
+        primary = binned[0] if binned else 0
+    return Plan(
+        scenario=scenario,
+        seed=seed,
+        duration_s=scenario.duration_s,
+        bin_s=scenario.bin_s,
+        nodes=tuple(nodes),
+        links=links,
+        flows=tuple(flows),
+        losses=tuple(losses),
+        primary_link=primary,
+        topology_kind=str(topology["kind"]),
+    )
