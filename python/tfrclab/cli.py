@@ -201,15 +201,20 @@ def _stderr_console() -> Console:
     return Console(stderr=True)
 
 
-def _run_with_progress(scenario: Scenario, seed: int | None, quiet: bool) -> Result:
-    """Run ``scenario``, showing progress in simulated time on a terminal unless ``quiet``."""
+def _run_with_progress(
+    scenario: Scenario, seed: int | None, quiet: bool, force: bool = False
+) -> Result:
+    """Run ``scenario``, showing progress in simulated time on a terminal unless ``quiet``.
+
+    ``force`` runs it even if its cost estimate is over the budget.
+    """
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     from tfrclab.simulate import run
 
     console = _stderr_console()
     if quiet or not console.is_terminal:
-        return run(scenario, seed=seed)
+        return run(scenario, seed=seed, force=force)
     columns = (
         TextColumn("simulating"),
         BarColumn(),
@@ -222,7 +227,7 @@ def _run_with_progress(scenario: Scenario, seed: int | None, quiet: bool) -> Res
         def report(t_s: float, _end_s: float) -> None:
             progress.update(task, completed=t_s)
 
-        return run(scenario, seed=seed, progress=report)
+        return run(scenario, seed=seed, progress=report, force=force)
 
 
 def _write_run(result: Result, out: Path) -> list[Path]:
@@ -258,7 +263,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load_scenario(args.scenario, [*args.set, *_measure_sets(args)])
     if args.out is not None:
         check_run_out(args.out, force=args.force)
-    result = _run_with_progress(scenario, args.seed, args.quiet or args.json)
+    result = _run_with_progress(scenario, args.seed, args.quiet or args.json, args.force)
     figures = _write_run(result, args.out) if args.out is not None else []
     summary = result.summary()
     if args.json:
@@ -305,6 +310,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         zip=tuple(args.zip),
         seeds=tuple(args.seeds),
         series=args.series,
+        force=args.force,
     )
     out: Path = args.out
     check_sweep_out(out)
@@ -321,6 +327,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
     )
     task = progress.add_task("runs", total=None)
 
+    def on_estimate(wall_s: float) -> None:
+        if not args.quiet and wall_s > 0:
+            workers = max(1, args.jobs)
+            console.print(
+                f"expected: about {format_duration(round(wall_s / workers, 1) or 0.1)} of "
+                f"simulation on {workers} worker(s) (the cost estimate; Ctrl-C stops it, and "
+                "rerunning resumes)"
+            )
+
     def on_start(remaining: int, total: int) -> None:
         # Shown only once the grid was checked and the directory prepared.
         progress.start()
@@ -336,6 +351,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             executor=executor,
             scheduler=args.scheduler,
             extend=args.extend,
+            on_estimate=on_estimate,
             on_start=on_start,
             on_done=lambda _task: progress.advance(task),
         )
@@ -532,7 +548,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--force",
         action="store_true",
-        help="replace an existing run directory given as --out",
+        help="run even if the cost estimate is over the budget, and replace an existing run "
+        "directory given as --out",
     )
     run.add_argument(
         "--json",
@@ -598,6 +615,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--extend",
         action="store_true",
         help="run a grid with more values or seeds into an existing sweep, reusing its runs",
+    )
+    sweep.add_argument(
+        "--force",
+        action="store_true",
+        help="run combinations whose cost estimate is over the budget",
     )
     sweep.add_argument(
         "--series",

@@ -216,6 +216,8 @@ class Task:
     seed: int
     series: bool = False
     """Whether the run's per-bin series are kept (``flow_series``, ``link_series``)."""
+    force: bool = False
+    """Run even if the run's cost estimate is over the budget."""
 
     @property
     def key(self) -> str:
@@ -236,6 +238,8 @@ class Grid:
     """Paths whose values change together: one axis of the grid (all the same length)."""
     series: bool = False
     """Keep every run's per-bin series."""
+    force: bool = False
+    """Run combinations whose cost estimate is over the budget (not part of the manifest)."""
 
     def __post_init__(self) -> None:
         lengths = {len(values) for _, values in self.zip}
@@ -269,19 +273,30 @@ class Grid:
     def tasks(self) -> list[Task]:
         """Every run: each combination, each seed."""
         return [
-            Task(self.scenario.toml, c, s, self.series)
+            Task(self.scenario.toml, c, s, self.series, self.force)
             for c in self.combinations()
             for s in self.seeds
         ]
 
-    def check(self) -> None:
+    def check(self) -> float:
         """Build every combination's scenario once, so a bad value fails before anything runs.
+
+        Returns the expected wall time of the whole grid on this machine, in seconds (the sum
+        of every run's cost estimate, :func:`tfrclab.simulate.estimate`).
 
         Raises:
             ScenarioError: naming the field, for the first combination netsim refuses.
+            CostError: for the first combination over the cost budget, unless ``force``.
         """
+        from tfrclab.simulate import estimate
+
+        total_s = 0.0
         for changes in self.combinations():
-            self.scenario.with_(**dict(changes))
+            cost = estimate(self.scenario.with_(**dict(changes)))
+            if cost["refusal"] is not None and not self.force:
+                raise _cost_error(cost, changes)
+            total_s += float(cost["wall_s"]) * len(self.seeds)
+        return total_s
 
     def units(self) -> dict[str, str | None]:
         """Each parameter's quantity (``duration``, ``rate``, ``size``) or None."""
@@ -298,6 +313,17 @@ class Grid:
             "series": self.series,
             "units": self.units(),
         }
+
+
+def _cost_error(cost: dict[str, Any], changes: tuple[tuple[str, Any], ...]) -> _native.CostError:
+    """The error a sweep gives for a combination over the cost budget."""
+    where = ", ".join(f"{path}={value}" for path, value in changes) or "the base scenario"
+    err = _native.CostError(f"{where}: {cost['refusal']} (or pass --force)")
+    err.kind = "cost"
+    err.path = cost["parts"][0]["path"] if cost["parts"] else None
+    err.expected = err.found = err.suggestion = None
+    err.estimate = cost
+    return err
 
 
 def _front(task: Task, rows: int) -> pd.DataFrame:
@@ -319,7 +345,7 @@ def run_task(task: Task) -> dict[str, pd.DataFrame]:
     scenario = Scenario.from_toml(task.scenario_toml)
     if task.changes:
         scenario = scenario.with_(**dict(task.changes))
-    result = run(scenario, seed=task.seed)
+    result = run(scenario, seed=task.seed, force=task.force)
     summary = result.summary()
     flows = _with_front(task, summary.flows)
     flows["window_from_s"] = summary.window.from_s
@@ -545,15 +571,21 @@ def run_sweep(
     extend: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Task], None] | None = None,
+    on_estimate: Callable[[float], None] | None = None,
 ) -> pd.DataFrame:
     """Run every task of ``grid`` not finished yet under ``out``; returns all rows (:func:`load`).
 
     ``extend`` lets the grid differ from the one ``out`` holds (more values or seeds); the
     finished runs are reused. ``on_start(remaining, total)`` is called once before running,
-    ``on_done(task)`` after each run's files are written.
+    ``on_done(task)`` after each run's files are written, and ``on_estimate(wall_s)`` once
+    with the expected wall time of the runs still to do (one process, this machine).
+
+    The whole grid is checked first (every combination built and its cost estimated), so a bad
+    value or a run over the cost budget fails before anything runs.
 
     Raises:
         ScenarioError: if a combination is refused (before anything runs).
+        CostError: if a combination is over the cost budget and ``grid.force`` is false.
         ValueError: if ``out`` holds a different sweep, or the executor is unknown.
         SweepError: if ``out`` is in use by another sweep, or a run's worker died twice.
     """
@@ -563,10 +595,12 @@ def run_sweep(
     if executor not in ("local", "dask"):
         raise ValueError(f"unknown executor {executor!r}: expected local or dask")
     check_sweep_out(out)
-    grid.check()
+    expected_s = grid.check()
     out.mkdir(parents=True, exist_ok=True)
     with _Lock(out):
         remaining = _prepare(grid, out, extend)
+        if on_estimate is not None:
+            on_estimate(expected_s * len(remaining) / max(1, len(grid.tasks())))
         if on_start is not None:
             on_start(len(remaining), len(grid.tasks()))
         results: Iterable[tuple[Task, dict[str, pd.DataFrame]]]
