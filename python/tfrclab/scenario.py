@@ -296,6 +296,11 @@ class Scenario:
         return int(self._info["duration_ns"]) / 1e9
 
     @property
+    def measure_s(self) -> tuple[float, float]:
+        """The measurement window ``[measure] (from, to)`` in seconds (the whole run if unset)."""
+        return int(self._info["measure_from_ns"]) / 1e9, int(self._info["measure_to_ns"]) / 1e9
+
+    @property
     def bin_s(self) -> float:
         """Width of the monitors' bins, in seconds."""
         return int(self._info["bin_ns"]) / 1e9

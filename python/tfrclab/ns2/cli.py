@@ -91,8 +91,10 @@ def _cmd_crosscheck(args: argparse.Namespace) -> int:
         out: dict[str, Any] = {
             "scenario": str(args.scenario),
             "seeds": args.seeds,
-            "measure_from_s": args.measure_from,
-            "measure_to_s": args.measure_to,
+            "measure_from_s": (
+                scenario.measure_s[0] if args.measure_from is None else args.measure_from
+            ),
+            "measure_to_s": scenario.measure_s[1] if args.measure_to is None else args.measure_to,
             "tolerance": args.tolerance,
             "metrics": [c.as_dict() for c in comparisons],
         }
@@ -128,8 +130,18 @@ def register(commands: Any) -> None:
     )
     check.add_argument("scenario", type=Path, help="scenario file (TOML)")
     check.add_argument("--seeds", type=parse_seeds, default=[1], help="e.g. 1-12 (default 1)")
-    check.add_argument("--measure-from", type=_time, default=0.0, help="window start (0)")
-    check.add_argument("--measure-to", type=_time, default=None, help="window end (the end)")
+    check.add_argument(
+        "--measure-from",
+        type=_time,
+        default=None,
+        help="window start (default: the scenario's [measure] from, else 0)",
+    )
+    check.add_argument(
+        "--measure-to",
+        type=_time,
+        default=None,
+        help="window end (default: the scenario's [measure] to, else the end)",
+    )
     check.add_argument("--jobs", type=int, default=1, help="seeds run in parallel (1)")
     check.add_argument(
         "--tolerance",

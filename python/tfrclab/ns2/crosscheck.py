@@ -268,7 +268,7 @@ def crosscheck(
     scenario: Scenario,
     seeds: Sequence[int],
     *,
-    start_s: float = 0.0,
+    start_s: float | None = None,
     end_s: float | None = None,
     jobs: int = 1,
     tolerance: float = 0.02,
@@ -278,6 +278,8 @@ def crosscheck(
 ) -> tuple[list[Comparison], list[SeedRun]]:
     """Run ``scenario`` in both simulators for every seed and compare every metric.
 
+    The metrics cover ``[start_s, end_s)``, by default the scenario's measurement window.
+
     Raises:
         NsNotFound: if ``ns`` is not on PATH.
         ExportError: if the scenario cannot be exported.
@@ -286,7 +288,9 @@ def crosscheck(
         raise NsNotFound(
             "ns-2 is not installed: `ns` is not on PATH (Debian/Ubuntu: apt-get install ns2)"
         )
-    end = scenario.duration_s if end_s is None else end_s
+    if start_s is None:
+        start_s = scenario.measure_s[0]
+    end = scenario.measure_s[1] if end_s is None else end_s
     if not 0 <= start_s < end <= scenario.duration_s + 1e-9:
         raise ValueError(f"the window [{start_s}, {end}) s is not inside the run")
     step = default_sample(scenario) if sample_s is None else sample_s

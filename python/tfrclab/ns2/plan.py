@@ -205,7 +205,9 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
     """
     seed = scenario.seed if seed is None else seed
     tables = scenario.to_dict()
-    probe = run(scenario.with_(duration="1ns"), seed=seed)
+    probe = run(
+        scenario.with_(duration="1ns", **{"measure.from": "0s", "measure.to": "1ns"}), seed=seed
+    )
     link_frame = probe.links
     topology = tables["topology"]
     raw_links = [
