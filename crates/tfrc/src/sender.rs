@@ -49,6 +49,12 @@ pub struct SenderStats {
 /// The smallest RTT sample taken (1 µs): a floor against zero-delay paths and bogus echoes.
 const MIN_RTT_SAMPLE_S: f64 = 1e-6;
 
+/// The most entries X_recv_set holds. Honest reports come about once per RTT (a few more at
+/// loss events), so two RTTs hold a handful; only a flood of reports with falling X_recv within
+/// two RTTs reaches the bound (then the oldest, largest entry goes first, which only lowers the
+/// limit).
+const MAX_X_RECV_SET: usize = 64;
+
 /// A random source for the gap dither; any `rand_core` generator works (`Sync` too, so a sender
 /// can live in a Python object shared across threads).
 pub type DitherRng = Box<dyn RngCore + Send + Sync>;
@@ -77,8 +83,8 @@ pub struct Sender {
     last_doubling: Option<Time>,
     /// Time of the last rate change in ns-2 congestion avoidance (`last_change_`).
     last_change: Time,
-    /// X_recv_set (RFC 5348 §4.3 step 4): (time, rate) entries; starts as {Infinity}.
-    x_recv_set: VecDeque<(Time, f64)>,
+    /// X_recv_set (RFC 5348 §4.3 step 4); starts as {Infinity}.
+    x_recv_set: XRecvSet,
     next_seq: u64,
     next_send: Time,
     last_send: Option<Time>,
@@ -128,7 +134,7 @@ impl Sender {
             loss_seen: false,
             last_doubling: None,
             last_change: now,
-            x_recv_set: VecDeque::from([(now, f64::INFINITY)]),
+            x_recv_set: XRecvSet::new(now, f64::INFINITY),
             next_seq: 0,
             next_send: now,
             last_send: None,
@@ -316,20 +322,18 @@ impl Sender {
     fn receive_limit(&mut self, now: Time, rtt: f64, p_rose: bool) -> f64 {
         if self.data_limited_since_feedback {
             if p_rose {
-                for entry in &mut self.x_recv_set {
-                    entry.1 /= 2.0;
-                }
+                self.x_recv_set.halve();
                 self.maximize_x_recv_set(now, 0.85 * self.x_recv);
-                self.max_x_recv_set()
+                self.x_recv_set.max()
             } else {
                 self.maximize_x_recv_set(now, self.x_recv);
-                2.0 * self.max_x_recv_set()
+                2.0 * self.x_recv_set.max()
             }
         } else {
-            self.x_recv_set.push_back((now, self.x_recv));
+            self.x_recv_set.push(now, self.x_recv);
             let horizon = now - duration_from_secs(2.0 * rtt);
-            self.x_recv_set.retain(|&(t, _)| t >= horizon);
-            2.0 * self.max_x_recv_set()
+            self.x_recv_set.expire(horizon);
+            2.0 * self.x_recv_set.max()
         }
     }
 
@@ -337,16 +341,9 @@ impl Sender {
     fn maximize_x_recv_set(&mut self, now: Time, x_recv: f64) {
         let largest = self
             .x_recv_set
-            .iter()
-            .map(|&(_, x)| x)
-            .filter(|x| x.is_finite())
-            .fold(x_recv, f64::max);
-        self.x_recv_set.clear();
-        self.x_recv_set.push_back((now, largest));
-    }
-
-    fn max_x_recv_set(&self) -> f64 {
-        self.x_recv_set.iter().map(|&(_, x)| x).fold(0.0, f64::max)
+            .finite_max()
+            .map_or(x_recv, |x| x.max(x_recv));
+        self.x_recv_set = XRecvSet::new(now, largest);
     }
 
     /// ns-2 `Agent/TFRC` congestion avoidance: jump to X_calc on the first loss; later rise
@@ -378,7 +375,7 @@ impl Sender {
     /// expiry installed, so that consecutive expiries keep halving.
     fn rfc5348_nofeedback(&mut self, now: Time, idle: bool) {
         let recover_rate = self.rtt_s.map_or(self.s, |rtt| self.initial_rate(rtt));
-        let x_recv = self.x_recv_set_finite_max();
+        let x_recv = self.x_recv_set.finite_max().unwrap_or(0.0).max(0.0);
         if self.rtt_s.is_none() && !self.got_feedback && !idle {
             self.x = (self.x / 2.0).max(self.min_rate);
         } else if idle
@@ -395,21 +392,11 @@ impl Sender {
         }
     }
 
-    /// The largest finite entry of X_recv_set (0 if none).
-    fn x_recv_set_finite_max(&self) -> f64 {
-        self.x_recv_set
-            .iter()
-            .map(|&(_, x)| x)
-            .filter(|x| x.is_finite())
-            .fold(0.0, f64::max)
-    }
-
     /// Update_Limits(timer_limit) (RFC 5348 §4.4): X_recv_set = {timer_limit/2}, then X as in
     /// §4.3 step 4, which gives X = min(X_calc, timer_limit).
     fn update_limits(&mut self, now: Time, timer_limit: f64) {
         let timer_limit = timer_limit.max(self.min_rate);
-        self.x_recv_set.clear();
-        self.x_recv_set.push_back((now, timer_limit / 2.0));
+        self.x_recv_set = XRecvSet::new(now, timer_limit / 2.0);
         self.x = self.x_calc.min(timer_limit).max(self.min_rate);
     }
 
@@ -493,6 +480,68 @@ impl Sender {
         self.stats.rtt_sample_s = self.rtt_sample_s;
         self.stats.t_rto_s = self.t_rto_s;
         self.stats.slow_start = !self.loss_seen;
+    }
+}
+
+/// X_recv_set (RFC 5348 §4.3 step 4, §4.4), kept as a monotone queue: entries oldest first
+/// with strictly falling rates. An entry with a newer one at least as large can never be the
+/// largest again (the newer one ages out later; halving keeps the order; a reset clears both), so
+/// it is dropped when the newer one arrives. The set's largest value, all that §4.3 step 4 and
+/// §4.4 read from it, is therefore exactly that of the full set, at O(1) amortized cost per
+/// report instead of a pass over every report of the last two RTTs (issue 13 item 8). At most
+/// [`MAX_X_RECV_SET`] entries are kept.
+#[derive(Clone, Debug)]
+struct XRecvSet {
+    entries: VecDeque<(Time, f64)>,
+}
+
+impl XRecvSet {
+    /// The set {rate}, stamped `now`.
+    fn new(now: Time, rate: f64) -> Self {
+        XRecvSet {
+            entries: VecDeque::from([(now, rate)]),
+        }
+    }
+
+    /// Adds X_recv, stamped `now` (reports arrive in time order).
+    fn push(&mut self, now: Time, rate: f64) {
+        while self.entries.back().is_some_and(|&(_, x)| x <= rate) {
+            self.entries.pop_back();
+        }
+        if self.entries.len() >= MAX_X_RECV_SET {
+            self.entries.pop_front();
+        }
+        self.entries.push_back((now, rate));
+    }
+
+    /// Deletes the entries stamped before `horizon` ("older than two round-trip times").
+    fn expire(&mut self, horizon: Time) {
+        while self.entries.front().is_some_and(|&(t, _)| t < horizon) {
+            self.entries.pop_front();
+        }
+    }
+
+    /// Halves every entry (a new loss event while data-limited, §4.3 step 4).
+    fn halve(&mut self) {
+        for entry in &mut self.entries {
+            entry.1 /= 2.0;
+        }
+    }
+
+    /// max(X_recv_set), at least 0 (0 for an empty set).
+    fn max(&self) -> f64 {
+        self.entries.front().map_or(0.0, |&(_, x)| x.max(0.0))
+    }
+
+    /// The largest finite entry, if any (only the initial entry is infinite).
+    fn finite_max(&self) -> Option<f64> {
+        self.entries.iter().map(|&(_, x)| x).find(|x| x.is_finite())
+    }
+
+    /// Entries held.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.entries.len()
     }
 }
 
@@ -766,6 +815,53 @@ mod tests {
         assert_eq!(sender.stats().feedback_ignored, 4);
         assert_eq!(sender.stats().x_bytes_per_s, before.x_bytes_per_s);
         assert_eq!(sender.stats().p, before.p);
+    }
+
+    /// Issue 13 item 8: reports flooding in within two RTTs kept one X_recv_set entry each, and
+    /// each report scanned them all (160k reports took 22.6 s). The set is now bounded.
+    #[test]
+    fn feedback_flood_keeps_the_receive_set_bounded() {
+        let mut sender = started(TfrcConfig::default());
+        let echo = Time::ZERO;
+        let reports = 10_000u64;
+        let mut largest_set = 0;
+        for i in 0..reports {
+            // All within 2 RTTs of the first report, each echoing the packet sent at 0 with a
+            // t_delay that keeps the sample at 100 ms, X_recv falling with every report.
+            let now = at(100) + Duration::from_micros(1 + 19 * i);
+            let report = FeedbackHeader {
+                timestamp_echo: echo,
+                t_delay: now.saturating_since(echo) - Duration::from_millis(100),
+                x_recv_bytes_per_s: 1e9 - i as f64,
+                p: 0.01,
+            };
+            sender.handle_feedback(now, &report);
+            largest_set = largest_set.max(sender.x_recv_set.len());
+        }
+        assert_eq!(sender.stats().feedback_received, reports + 1);
+        assert!(largest_set <= 64, "X_recv_set grew to {largest_set}");
+    }
+
+    /// The bounded set gives the same limit as keeping every report: max over two RTTs.
+    #[test]
+    fn receive_set_keeps_the_largest_rate_of_two_rtts() {
+        let mut set = XRecvSet::new(at(0), f64::INFINITY);
+        let rates = [5.0, 9.0, 7.0, 3.0, 8.0, 2.0, 2.0, 6.0, 1.0, 4.0];
+        for (i, &rate) in rates.iter().enumerate() {
+            let now = at(100 * (i as u64 + 1));
+            set.push(now, rate);
+            set.expire(now - Duration::from_millis(250));
+            let window = &rates[i.saturating_sub(2)..=i];
+            let expected = if i < 2 {
+                f64::INFINITY
+            } else {
+                window.iter().copied().fold(0.0, f64::max)
+            };
+            assert_eq!(set.max(), expected, "after report {i}");
+        }
+        assert_eq!(set.finite_max(), Some(6.0));
+        set.halve();
+        assert_eq!(set.max(), 3.0);
     }
 
     #[test]
