@@ -216,8 +216,9 @@ impl Sender {
     /// A report is rejected, counted in [`SenderStats::feedback`] by cause and otherwise ignored
     /// if p is not in [0, 1], X_recv is not a finite non-negative number, the echoed timestamp
     /// is later than `now` or is not one this sender put on a data packet since the newest
-    /// echo it accepted, or t_delay is longer than the time since that packet was sent (docs/
-    /// tfrc.md, "Feedback validation"). The error says which; the caller need not act on it.
+    /// echo it accepted, or t_delay is longer than the time since that packet was sent
+    /// (docs/tfrc.md, "Feedback validation"). The error says which; the caller need not act on
+    /// it.
     pub fn handle_feedback(
         &mut self,
         now: Time,
