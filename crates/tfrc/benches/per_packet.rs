@@ -75,7 +75,7 @@ fn sender_path(c: &mut Criterion) {
                                 x_recv_bytes_per_s: 1e7,
                                 p: 0.001,
                             };
-                            sender.handle_feedback(now + RTT, &feedback);
+                            let _ = sender.handle_feedback(now + RTT, &feedback);
                         }
                     }
                 }

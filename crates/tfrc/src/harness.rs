@@ -277,7 +277,8 @@ impl Harness {
                 break;
             }
             self.feedback_in_flight.pop_front();
-            self.sender.handle_feedback(now, &feedback);
+            // A rejected report is counted in the sender's stats (and recorded here all the same).
+            let _ = self.sender.handle_feedback(now, &feedback);
             let stats = self.sender.stats();
             self.records.push(FeedbackRecord {
                 time: now,

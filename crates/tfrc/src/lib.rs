@@ -13,6 +13,7 @@
 
 pub mod config;
 pub mod equation;
+pub mod feedback;
 pub mod harness;
 pub mod loss_history;
 pub mod packet;
@@ -22,6 +23,7 @@ pub mod time;
 pub mod wire;
 
 pub use config::{ConfigError, TfrcConfig};
+pub use feedback::{FeedbackError, FeedbackStats};
 pub use packet::{DataHeader, Ecn, FeedbackHeader};
 pub use receiver::{Receiver, ReceiverStats};
 pub use sender::{Sender, SenderStats};

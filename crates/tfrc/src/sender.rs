@@ -12,6 +12,7 @@ use crate::config::{
     ConfigError, CongestionAvoidance, NofeedbackResponse, RateBeforeFeedback, TfrcConfig,
 };
 use crate::equation::{throughput_bytes_per_s, RtoPolicy};
+use crate::feedback::{FeedbackError, FeedbackStats, SendTimes};
 use crate::packet::{DataHeader, FeedbackHeader};
 use crate::time::{duration_from_secs, Time};
 
@@ -36,18 +37,27 @@ pub struct SenderStats {
     pub t_rto_s: f64,
     /// Data packets sent.
     pub packets_sent: u64,
-    /// Feedback packets processed.
+    /// Feedback packets processed (accepted); the same as `feedback.accepted`.
     pub feedback_received: u64,
     /// Nofeedback timer expirations.
     pub nofeedback_expiries: u64,
-    /// Feedback packets ignored because p or X_recv was not a finite number in range.
+    /// Feedback packets rejected, whatever the cause; the same as `feedback.rejected()`.
     pub feedback_ignored: u64,
+    /// Feedback packets accepted, and rejected by cause (docs/tfrc.md, "Feedback validation").
+    pub feedback: FeedbackStats,
     /// Whether the sender is still in slow start (no loss reported yet).
     pub slow_start: bool,
 }
 
-/// The smallest RTT sample taken (1 µs): a floor against zero-delay paths and bogus echoes.
+/// The smallest RTT sample taken (1 µs): a floor against zero-delay paths, where t_now equals
+/// t_recvdata + t_delay exactly and the sample would be zero.
 const MIN_RTT_SAMPLE_S: f64 = 1e-6;
+
+/// The most entries X_recv_set holds. Honest reports come about once per RTT (a few more at
+/// loss events), so two RTTs hold a handful; only a flood of reports with falling X_recv within
+/// two RTTs reaches the bound (then the oldest, largest entry goes first, which only lowers the
+/// limit).
+const MAX_X_RECV_SET: usize = 64;
 
 /// A random source for the gap dither; any `rand_core` generator works (`Sync` too, so a sender
 /// can live in a Python object shared across threads).
@@ -77,8 +87,10 @@ pub struct Sender {
     last_doubling: Option<Time>,
     /// Time of the last rate change in ns-2 congestion avoidance (`last_change_`).
     last_change: Time,
-    /// X_recv_set (RFC 5348 §4.3 step 4): (time, rate) entries; starts as {Infinity}.
-    x_recv_set: VecDeque<(Time, f64)>,
+    /// X_recv_set (RFC 5348 §4.3 step 4); starts as {Infinity}.
+    x_recv_set: XRecvSet,
+    /// The send times an echo may match (docs/tfrc.md, "Feedback validation").
+    send_times: SendTimes,
     next_seq: u64,
     next_send: Time,
     last_send: Option<Time>,
@@ -128,7 +140,8 @@ impl Sender {
             loss_seen: false,
             last_doubling: None,
             last_change: now,
-            x_recv_set: VecDeque::from([(now, f64::INFINITY)]),
+            x_recv_set: XRecvSet::new(now, f64::INFINITY),
+            send_times: SendTimes::default(),
             next_seq: 0,
             next_send: now,
             last_send: None,
@@ -185,6 +198,7 @@ impl Sender {
         };
         self.next_seq += 1;
         self.stats.packets_sent += 1;
+        self.send_times.on_send(now);
         self.sent_since_nofeedback_set = true;
         let credit = self.burst_credit();
         let start = if self.next_send + credit < now {
@@ -197,22 +211,31 @@ impl Sender {
         Some(header)
     }
 
-    /// Processes a feedback packet received at `now` (RFC 5348 §4.3). A report whose p is not in
-    /// [0, 1] or whose X_recv is not a finite non-negative number is ignored and counted.
-    pub fn handle_feedback(&mut self, now: Time, feedback: &FeedbackHeader) {
-        let valid_p = (0.0..=1.0).contains(&feedback.p);
-        let valid_x_recv =
-            feedback.x_recv_bytes_per_s.is_finite() && feedback.x_recv_bytes_per_s >= 0.0;
-        if !(valid_p && valid_x_recv) {
-            self.stats.feedback_ignored += 1;
-            return;
-        }
-        // No real path has an RTT below a microsecond; the floor keeps W_init/R finite.
-        let sample = now
-            .saturating_since(feedback.timestamp_echo)
-            .saturating_sub(feedback.t_delay)
-            .as_secs_f64()
-            .max(MIN_RTT_SAMPLE_S);
+    /// Processes a feedback packet received at `now` (RFC 5348 §4.3).
+    ///
+    /// A report is rejected, counted in [`SenderStats::feedback`] by cause and otherwise ignored
+    /// if p is not in [0, 1], X_recv is not a finite non-negative number, the echoed timestamp
+    /// is later than `now` or is not one this sender put on a data packet since the newest
+    /// echo it accepted, or t_delay is longer than the time since that packet was sent
+    /// (docs/tfrc.md, "Feedback validation"). The error says which; the caller need not act on
+    /// it.
+    pub fn handle_feedback(
+        &mut self,
+        now: Time,
+        feedback: &FeedbackHeader,
+    ) -> Result<(), FeedbackError> {
+        let checked = self.check_feedback(now, feedback);
+        self.stats.feedback.record(&checked);
+        let sample = match checked {
+            Ok(sample) => sample,
+            Err(err) => {
+                self.stats.feedback_ignored += 1;
+                return Err(err);
+            }
+        };
+        self.send_times.on_echo_accepted(feedback.timestamp_echo);
+        // R_sample = (t_now - t_recvdata) - t_delay (RFC 5348 §4.3 step 2), at least 1 µs.
+        let sample = sample.as_secs_f64().max(MIN_RTT_SAMPLE_S);
         self.update_rtt(sample);
         let rtt = self.rtt_s.unwrap_or(sample);
         let p_rose = feedback.p > self.p;
@@ -252,6 +275,35 @@ impl Sender {
         self.data_limited_since_feedback = false;
         self.reschedule_after_rate_change();
         self.refresh_stats();
+        Ok(())
+    }
+
+    /// The RTT sample a report gives, (t_now - t_recvdata) - t_delay (RFC 5348 §4.3 step 2), or
+    /// why the report is rejected: its fields out of their domains (§3.2.2), or an echo that no
+    /// data packet sent by `now` carried (§3.2.2, §6.2), or a t_delay that makes the sample
+    /// negative.
+    fn check_feedback(
+        &self,
+        now: Time,
+        feedback: &FeedbackHeader,
+    ) -> Result<Duration, FeedbackError> {
+        if !(0.0..=1.0).contains(&feedback.p) {
+            return Err(FeedbackError::InvalidField { field: "p" });
+        }
+        let x_recv = feedback.x_recv_bytes_per_s;
+        if !(x_recv.is_finite() && x_recv >= 0.0) {
+            return Err(FeedbackError::InvalidField { field: "x_recv" });
+        }
+        let echo = feedback.timestamp_echo;
+        if echo > now {
+            return Err(FeedbackError::EchoFromFuture);
+        }
+        if !self.send_times.contains(echo) {
+            return Err(FeedbackError::UnknownEcho);
+        }
+        now.saturating_since(echo)
+            .checked_sub(feedback.t_delay)
+            .ok_or(FeedbackError::DelayExceedsElapsed)
     }
 
     /// Fires the nofeedback timer if it is due at `now` (RFC 5348 §4.4).
@@ -316,20 +368,18 @@ impl Sender {
     fn receive_limit(&mut self, now: Time, rtt: f64, p_rose: bool) -> f64 {
         if self.data_limited_since_feedback {
             if p_rose {
-                for entry in &mut self.x_recv_set {
-                    entry.1 /= 2.0;
-                }
+                self.x_recv_set.halve();
                 self.maximize_x_recv_set(now, 0.85 * self.x_recv);
-                self.max_x_recv_set()
+                self.x_recv_set.max()
             } else {
                 self.maximize_x_recv_set(now, self.x_recv);
-                2.0 * self.max_x_recv_set()
+                2.0 * self.x_recv_set.max()
             }
         } else {
-            self.x_recv_set.push_back((now, self.x_recv));
+            self.x_recv_set.push(now, self.x_recv);
             let horizon = now - duration_from_secs(2.0 * rtt);
-            self.x_recv_set.retain(|&(t, _)| t >= horizon);
-            2.0 * self.max_x_recv_set()
+            self.x_recv_set.expire(horizon);
+            2.0 * self.x_recv_set.max()
         }
     }
 
@@ -337,16 +387,9 @@ impl Sender {
     fn maximize_x_recv_set(&mut self, now: Time, x_recv: f64) {
         let largest = self
             .x_recv_set
-            .iter()
-            .map(|&(_, x)| x)
-            .filter(|x| x.is_finite())
-            .fold(x_recv, f64::max);
-        self.x_recv_set.clear();
-        self.x_recv_set.push_back((now, largest));
-    }
-
-    fn max_x_recv_set(&self) -> f64 {
-        self.x_recv_set.iter().map(|&(_, x)| x).fold(0.0, f64::max)
+            .finite_max()
+            .map_or(x_recv, |x| x.max(x_recv));
+        self.x_recv_set = XRecvSet::new(now, largest);
     }
 
     /// ns-2 `Agent/TFRC` congestion avoidance: jump to X_calc on the first loss; later rise
@@ -378,7 +421,7 @@ impl Sender {
     /// expiry installed, so that consecutive expiries keep halving.
     fn rfc5348_nofeedback(&mut self, now: Time, idle: bool) {
         let recover_rate = self.rtt_s.map_or(self.s, |rtt| self.initial_rate(rtt));
-        let x_recv = self.x_recv_set_finite_max();
+        let x_recv = self.x_recv_set.finite_max().unwrap_or(0.0).max(0.0);
         if self.rtt_s.is_none() && !self.got_feedback && !idle {
             self.x = (self.x / 2.0).max(self.min_rate);
         } else if idle
@@ -395,21 +438,11 @@ impl Sender {
         }
     }
 
-    /// The largest finite entry of X_recv_set (0 if none).
-    fn x_recv_set_finite_max(&self) -> f64 {
-        self.x_recv_set
-            .iter()
-            .map(|&(_, x)| x)
-            .filter(|x| x.is_finite())
-            .fold(0.0, f64::max)
-    }
-
     /// Update_Limits(timer_limit) (RFC 5348 §4.4): X_recv_set = {timer_limit/2}, then X as in
     /// §4.3 step 4, which gives X = min(X_calc, timer_limit).
     fn update_limits(&mut self, now: Time, timer_limit: f64) {
         let timer_limit = timer_limit.max(self.min_rate);
-        self.x_recv_set.clear();
-        self.x_recv_set.push_back((now, timer_limit / 2.0));
+        self.x_recv_set = XRecvSet::new(now, timer_limit / 2.0);
         self.x = self.x_calc.min(timer_limit).max(self.min_rate);
     }
 
@@ -496,6 +529,68 @@ impl Sender {
     }
 }
 
+/// X_recv_set (RFC 5348 §4.3 step 4, §4.4), kept as a monotone queue: entries oldest first
+/// with strictly falling rates. An entry with a newer one at least as large can never be the
+/// largest again (the newer one ages out later; halving keeps the order; a reset clears both), so
+/// it is dropped when the newer one arrives. The set's largest value, all that §4.3 step 4 and
+/// §4.4 read from it, is therefore exactly that of the full set, at O(1) amortized cost per
+/// report instead of a pass over every report of the last two RTTs (issue 13 item 8). At most
+/// [`MAX_X_RECV_SET`] entries are kept.
+#[derive(Clone, Debug)]
+struct XRecvSet {
+    entries: VecDeque<(Time, f64)>,
+}
+
+impl XRecvSet {
+    /// The set {rate}, stamped `now`.
+    fn new(now: Time, rate: f64) -> Self {
+        XRecvSet {
+            entries: VecDeque::from([(now, rate)]),
+        }
+    }
+
+    /// Adds X_recv, stamped `now` (reports arrive in time order).
+    fn push(&mut self, now: Time, rate: f64) {
+        while self.entries.back().is_some_and(|&(_, x)| x <= rate) {
+            self.entries.pop_back();
+        }
+        if self.entries.len() >= MAX_X_RECV_SET {
+            self.entries.pop_front();
+        }
+        self.entries.push_back((now, rate));
+    }
+
+    /// Deletes the entries stamped before `horizon` ("older than two round-trip times").
+    fn expire(&mut self, horizon: Time) {
+        while self.entries.front().is_some_and(|&(t, _)| t < horizon) {
+            self.entries.pop_front();
+        }
+    }
+
+    /// Halves every entry (a new loss event while data-limited, §4.3 step 4).
+    fn halve(&mut self) {
+        for entry in &mut self.entries {
+            entry.1 /= 2.0;
+        }
+    }
+
+    /// max(X_recv_set), at least 0 (0 for an empty set).
+    fn max(&self) -> f64 {
+        self.entries.front().map_or(0.0, |&(_, x)| x.max(0.0))
+    }
+
+    /// The largest finite entry, if any (only the initial entry is infinite).
+    fn finite_max(&self) -> Option<f64> {
+        self.entries.iter().map(|&(_, x)| x).find(|x| x.is_finite())
+    }
+
+    /// Entries held.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+}
+
 /// The TCP-style timeout estimator behind [`RtoPolicy::TcpLike`]: ns-2's `rtt_update`, in its
 /// own fixed-point integer arithmetic (samples rounded to whole ticks; srtt kept scaled by 8 and
 /// rttvar by 4, gains 1/8 and 1/4; t_RTO = srtt + 4 rttvar in whole ticks, at least `min`). The
@@ -548,11 +643,20 @@ mod tests {
         }
     }
 
+    /// Hands `report` to the sender as if its echo were the timestamp of a data packet sent
+    /// (these tests script the echoes; the check itself is tested on its own below).
+    fn deliver(sender: &mut Sender, now: Time, report: FeedbackHeader) {
+        sender.send_times.on_send(report.timestamp_echo);
+        let _ = sender.handle_feedback(now, &report);
+    }
+
     /// A sender that has had its first feedback at 100 ms (R = 100 ms, X = W_init/R = 40 kB/s).
     fn started(config: TfrcConfig) -> Sender {
         let mut sender = Sender::new(config, Time::ZERO).unwrap();
         assert!(sender.poll_transmit(Time::ZERO, true).is_some());
-        sender.handle_feedback(at(100), &feedback(0, 0.0, 0.0));
+        sender
+            .handle_feedback(at(100), &feedback(0, 0.0, 0.0))
+            .unwrap();
         sender
     }
 
@@ -594,7 +698,7 @@ mod tests {
     #[test]
     fn rtt_is_an_ewma_with_q_point_nine() {
         let mut sender = started(TfrcConfig::default());
-        sender.handle_feedback(at(400), &feedback(200, 0.0, 40_000.0));
+        deliver(&mut sender, at(400), feedback(200, 0.0, 40_000.0));
         assert!((sender.stats().rtt_s - (0.9 * 0.1 + 0.1 * 0.2)).abs() < 1e-12);
         assert!((sender.stats().rtt_sample_s - 0.2).abs() < 1e-12);
     }
@@ -602,12 +706,12 @@ mod tests {
     #[test]
     fn loss_applies_the_equation_within_the_receive_limit() {
         let mut sender = started(TfrcConfig::default());
-        sender.handle_feedback(at(200), &feedback(100, 0.01, 1e9));
+        deliver(&mut sender, at(200), feedback(100, 0.01, 1e9));
         let x_calc = throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, 0.01);
         assert!((sender.stats().x_bytes_per_s - x_calc).abs() < 1e-6);
         assert!(!sender.stats().slow_start);
         // A low receive rate caps X at 2 X_recv (the larger entries age out after 2R).
-        sender.handle_feedback(at(500), &feedback(400, 0.01, 20_000.0));
+        deliver(&mut sender, at(500), feedback(400, 0.01, 20_000.0));
         assert!((sender.stats().x_bytes_per_s - 40_000.0).abs() < 1e-6);
     }
 
@@ -616,8 +720,8 @@ mod tests {
         let mut sender = started(TfrcConfig::default());
         // Once the initial Infinity has aged out, a receive rate of 1 B/s limits X to 2 B/s,
         // which the s/t_mbi floor lifts to 1000/64 B/s.
-        sender.handle_feedback(at(300), &feedback(200, 0.0, 1.0));
-        sender.handle_feedback(at(400), &feedback(300, 1.0, 1.0));
+        deliver(&mut sender, at(300), feedback(200, 0.0, 1.0));
+        deliver(&mut sender, at(400), feedback(300, 1.0, 1.0));
         assert_eq!(sender.stats().x_bytes_per_s, 1000.0 / 64.0);
     }
 
@@ -628,7 +732,7 @@ mod tests {
             ..TfrcConfig::default()
         };
         let mut sender = started(config);
-        sender.handle_feedback(at(200), &feedback(100, 0.01, 1e9));
+        deliver(&mut sender, at(200), feedback(100, 0.01, 1e9));
         let x_calc = throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, 0.01);
         assert!((sender.stats().x_bytes_per_s - 2.0 * x_calc).abs() < 1e-6);
     }
@@ -637,26 +741,26 @@ mod tests {
     fn data_limited_loss_halves_the_receive_set() {
         let mut sender = started(TfrcConfig::default());
         // Two RTTs of full-rate feedback reporting 30 kB/s, so X_recv_set = {30k}.
-        sender.handle_feedback(at(300), &feedback(200, 0.0, 30_000.0));
-        sender.handle_feedback(at(400), &feedback(300, 0.0, 30_000.0));
+        deliver(&mut sender, at(300), feedback(200, 0.0, 30_000.0));
+        deliver(&mut sender, at(400), feedback(300, 0.0, 30_000.0));
         // A send opportunity with no data marks the interval data-limited ...
         let due = sender.poll_timeout().unwrap();
         assert!(sender.poll_transmit(due, false).is_none());
         // ... so a loss halves the set (15k) and uses 0.85 X_recv (8.5k): limit 15k, not 2x.
-        sender.handle_feedback(at(500), &feedback(400, 0.001, 10_000.0));
+        deliver(&mut sender, at(500), feedback(400, 0.001, 10_000.0));
         assert!((sender.stats().x_bytes_per_s - 15_000.0).abs() < 1e-6);
     }
 
     #[test]
     fn data_limited_without_loss_keeps_the_largest_rate() {
         let mut sender = started(TfrcConfig::default());
-        sender.handle_feedback(at(300), &feedback(200, 0.0, 30_000.0));
-        sender.handle_feedback(at(400), &feedback(300, 0.0, 30_000.0));
-        sender.handle_feedback(at(500), &feedback(400, 0.001, 30_000.0));
+        deliver(&mut sender, at(300), feedback(200, 0.0, 30_000.0));
+        deliver(&mut sender, at(400), feedback(300, 0.0, 30_000.0));
+        deliver(&mut sender, at(500), feedback(400, 0.001, 30_000.0));
         let due = sender.poll_timeout().unwrap();
         assert!(sender.poll_transmit(due, false).is_none());
         // An idle interval reports little, but the limit stays 2 x the set's maximum (30k).
-        sender.handle_feedback(at(600), &feedback(500, 0.001, 1_000.0));
+        deliver(&mut sender, at(600), feedback(500, 0.001, 1_000.0));
         let x_calc = throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, 0.001);
         let expected = x_calc.min(60_000.0);
         assert!((sender.stats().x_bytes_per_s - expected).abs() < 1e-6);
@@ -734,7 +838,7 @@ mod tests {
     #[test]
     fn oscillation_prevention_slows_spacing_when_rtt_rises() {
         let mut sender = started(TfrcConfig::default());
-        sender.handle_feedback(at(1000), &feedback(600, 0.01, 1e9));
+        deliver(&mut sender, at(1000), feedback(600, 0.01, 1e9));
         let stats = sender.stats();
         // R_sqmean = 0.9 sqrt(0.1) + 0.1 sqrt(0.4); X_inst = X R_sqmean / sqrt(0.4).
         let sqmean = 0.9 * 0.1_f64.sqrt() + 0.1 * 0.4_f64.sqrt();
@@ -759,20 +863,166 @@ mod tests {
     fn invalid_feedback_is_ignored_and_counted() {
         let mut sender = started(TfrcConfig::default());
         let before = *sender.stats();
-        sender.handle_feedback(at(200), &feedback(100, f64::NAN, 1.0));
-        sender.handle_feedback(at(200), &feedback(100, 1.5, 1.0));
-        sender.handle_feedback(at(200), &feedback(100, 0.1, f64::INFINITY));
-        sender.handle_feedback(at(200), &feedback(100, 0.1, -1.0));
+        let bad_p = FeedbackError::InvalidField { field: "p" };
+        let bad_x_recv = FeedbackError::InvalidField { field: "x_recv" };
+        for (p, x_recv, err) in [
+            (f64::NAN, 1.0, bad_p),
+            (1.5, 1.0, bad_p),
+            (0.1, f64::INFINITY, bad_x_recv),
+            (0.1, -1.0, bad_x_recv),
+        ] {
+            let report = feedback(0, p, x_recv);
+            assert_eq!(sender.handle_feedback(at(200), &report), Err(err));
+        }
         assert_eq!(sender.stats().feedback_ignored, 4);
+        assert_eq!(sender.stats().feedback.bad_field, 4);
+        assert_eq!(sender.stats().feedback.accepted, 1);
         assert_eq!(sender.stats().x_bytes_per_s, before.x_bytes_per_s);
         assert_eq!(sender.stats().p, before.p);
+    }
+
+    #[test]
+    fn implausible_echoes_are_rejected_and_counted_by_cause() {
+        let mut sender = Sender::new(TfrcConfig::default(), Time::ZERO).unwrap();
+        assert!(sender.poll_transmit(Time::ZERO, true).is_some());
+        let future = feedback(200, 0.0, 1e9);
+        let unknown = feedback(50, 0.0, 1e9);
+        let held_too_long = FeedbackHeader {
+            t_delay: Duration::from_millis(101),
+            ..feedback(0, 0.0, 1e9)
+        };
+        let cases = [
+            (future, FeedbackError::EchoFromFuture),
+            (unknown, FeedbackError::UnknownEcho),
+            (held_too_long, FeedbackError::DelayExceedsElapsed),
+        ];
+        for (report, err) in cases {
+            assert_eq!(sender.handle_feedback(at(100), &report), Err(err));
+        }
+        let stats = *sender.stats();
+        assert_eq!(
+            stats.feedback,
+            FeedbackStats {
+                echo_from_future: 1,
+                unknown_echo: 1,
+                delay_exceeds_elapsed: 1,
+                ..FeedbackStats::default()
+            }
+        );
+        assert_eq!((stats.feedback_ignored, stats.feedback_received), (3, 0));
+        // Nothing moved: no RTT sample, still one packet per second.
+        assert_eq!((stats.rtt_s, stats.x_bytes_per_s), (0.0, 1000.0));
+        // A delay of exactly the elapsed time is possible (a zero-delay path): accepted.
+        let exact = FeedbackHeader {
+            t_delay: Duration::from_millis(100),
+            ..feedback(0, 0.0, 0.0)
+        };
+        assert_eq!(sender.handle_feedback(at(100), &exact), Ok(()));
+        assert_eq!(sender.stats().feedback.accepted, 1);
+    }
+
+    #[test]
+    fn echoes_older_than_the_newest_accepted_one_are_unknown() {
+        let mut sender = started(TfrcConfig::default());
+        // Packets at 100, 125 and 150 ms; the report echoing 125 ms makes 100 ms stale.
+        for ms in [100, 125, 150] {
+            assert!(sender.poll_transmit(at(ms), true).is_some());
+        }
+        assert_eq!(
+            sender.handle_feedback(at(225), &feedback(125, 0.0, 40_000.0)),
+            Ok(())
+        );
+        assert_eq!(
+            sender.handle_feedback(at(230), &feedback(100, 0.0, 40_000.0)),
+            Err(FeedbackError::UnknownEcho)
+        );
+        // The newest accepted echo itself may come again; a newer packet's echo is accepted.
+        assert_eq!(
+            sender.handle_feedback(at(240), &feedback(125, 0.0, 40_000.0)),
+            Ok(())
+        );
+        assert_eq!(
+            sender.handle_feedback(at(250), &feedback(150, 0.0, 40_000.0)),
+            Ok(())
+        );
+        assert_eq!(sender.send_times.len(), 1);
+    }
+
+    /// Issue 13 item 8: reports flooding in within two RTTs kept one X_recv_set entry each, and
+    /// each report scanned them all (160k reports took 22.6 s). The set is now bounded.
+    #[test]
+    fn feedback_flood_keeps_the_receive_set_bounded() {
+        let mut sender = started(TfrcConfig::default());
+        let echo = Time::ZERO;
+        let reports = 10_000u64;
+        let mut largest_set = 0;
+        for i in 0..reports {
+            // All within 2 RTTs of the first report, each echoing the packet sent at 0 with a
+            // t_delay that keeps the sample at 100 ms, X_recv falling with every report.
+            let now = at(100) + Duration::from_micros(1 + 19 * i);
+            let report = FeedbackHeader {
+                timestamp_echo: echo,
+                t_delay: now.saturating_since(echo) - Duration::from_millis(100),
+                x_recv_bytes_per_s: 1e9 - i as f64,
+                p: 0.01,
+            };
+            let _ = sender.handle_feedback(now, &report);
+            largest_set = largest_set.max(sender.x_recv_set.len());
+        }
+        assert_eq!(sender.stats().feedback_received, reports + 1);
+        assert!(largest_set <= 64, "X_recv_set grew to {largest_set}");
+    }
+
+    /// The bounded set gives the same limit as keeping every report: max over two RTTs.
+    #[test]
+    fn receive_set_keeps_the_largest_rate_of_two_rtts() {
+        let mut set = XRecvSet::new(at(0), f64::INFINITY);
+        let rates = [5.0, 9.0, 7.0, 3.0, 8.0, 2.0, 2.0, 6.0, 1.0, 4.0];
+        for (i, &rate) in rates.iter().enumerate() {
+            let now = at(100 * (i as u64 + 1));
+            set.push(now, rate);
+            set.expire(now - Duration::from_millis(250));
+            let window = &rates[i.saturating_sub(2)..=i];
+            let expected = if i < 2 {
+                f64::INFINITY
+            } else {
+                window.iter().copied().fold(0.0, f64::max)
+            };
+            assert_eq!(set.max(), expected, "after report {i}");
+        }
+        assert_eq!(set.finite_max(), Some(6.0));
+        set.halve();
+        assert_eq!(set.max(), 3.0);
+    }
+
+    /// Honest feedback never trips the checks: both presets, lossy data and feedback paths.
+    #[test]
+    fn honest_runs_reject_no_feedback() {
+        use crate::harness::{ChannelConfig, Harness, LossPattern, LossSchedule};
+        for (config, rtt_ms, seed) in [
+            (TfrcConfig::rfc5348(), 40, 1),
+            (TfrcConfig::floyd2000(), 120, 2),
+            (TfrcConfig::rfc5348(), 250, 3),
+        ] {
+            let channel = ChannelConfig {
+                data_loss: LossSchedule::constant(LossPattern::Bernoulli { p: 0.02 }),
+                feedback_loss: LossSchedule::constant(LossPattern::Bernoulli { p: 0.1 }),
+                seed,
+                ..ChannelConfig::lossless(Duration::from_millis(rtt_ms))
+            };
+            let mut harness = Harness::new(config, channel).unwrap();
+            harness.run_until(at(20_000));
+            let stats = harness.sender().stats();
+            assert!(stats.feedback.accepted > 50, "{stats:?}");
+            assert_eq!(stats.feedback.rejected(), 0, "{stats:?}");
+        }
     }
 
     #[test]
     fn hostile_feedback_cannot_unbound_the_rate() {
         let mut sender = started(TfrcConfig::default());
         for k in 2..200 {
-            sender.handle_feedback(at(100 * k), &feedback(100 * k - 1, 0.0, 1e300));
+            deliver(&mut sender, at(100 * k), feedback(100 * k - 1, 0.0, 1e300));
         }
         assert_eq!(sender.stats().x_bytes_per_s, 1.25e11);
         // One poll can only release the burst credit of one RTT (1 ms of RTT here).
@@ -787,7 +1037,9 @@ mod tests {
     fn zero_delay_path_does_not_livelock() {
         let mut sender = Sender::new(TfrcConfig::default(), Time::ZERO).unwrap();
         assert!(sender.poll_transmit(Time::ZERO, true).is_some());
-        sender.handle_feedback(Time::ZERO, &feedback(0, 0.0, 0.0));
+        sender
+            .handle_feedback(Time::ZERO, &feedback(0, 0.0, 0.0))
+            .unwrap();
         assert_eq!(sender.stats().rtt_s, 1e-6);
         let mut sent = 0;
         while sender.poll_transmit(Time::ZERO, true).is_some() {

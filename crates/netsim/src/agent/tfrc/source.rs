@@ -188,7 +188,8 @@ impl Agent for TfrcSource {
     fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
         if let Payload::TfrcFeedback(feedback) = &packet.payload {
             if let Some(sender) = self.sender.as_mut() {
-                sender.handle_feedback(now, feedback);
+                // A rejected report is counted in the sender's stats; nothing else to do.
+                let _ = sender.handle_feedback(now, feedback);
             }
             // A higher rate may bring the next packet forward.
             self.pump(now, out);
