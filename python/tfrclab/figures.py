@@ -96,15 +96,35 @@ def plot_rates(result: Result, path: Path, timescale_s: float | None = None) -> 
 
 
 def plot_queue(result: Result, path: Path) -> Path:
-    """Draw each binned link's mean queue length per bin into ``path``, one panel per link."""
+    """Draw each binned link's queue into ``path``, one panel per link.
+
+    The time-weighted mean queue per bin; for RED, also its average queue at the end of each
+    bin and its thresholds, all in packets of the data crossing the link.
+    """
+    from tfrclab.summary import queue_in_packets
+
     queue = result.queue
+    setups = queue_in_packets(result).set_index("name")
+    red_average = result.link_bins["red_average"]
     panels = max(1, len(queue.columns))
     figure = Figure(figsize=(9, 2.2 + 1.8 * panels), layout="constrained")
     axes_list = figure.subplots(panels, 1, sharex=True, squeeze=False)[:, 0]
     t = queue.index.to_numpy()
     window = result.summary().window
-    for axes, name in zip(axes_list, queue.columns, strict=False):
-        axes.plot(t, queue[name], drawstyle="steps-post", linewidth=1.0, color="C0")
+    for row, (axes, name) in enumerate(zip(axes_list, queue.columns, strict=False)):
+        axes.plot(t, queue[name], drawstyle="steps-post", linewidth=1.0, color="C0", label="queue")
+        setup = setups.loc[name]
+        if setup["queue_kind"] == "red" and not np.isnan(red_average[row]).all():
+            axes.plot(
+                t + result.info.bin_s,
+                red_average[row] / setup["red_scale"],
+                color="C3",
+                linewidth=1.2,
+                label="RED average",
+            )
+            for key, style in (("red_min_th_packets", ":"), ("red_max_th_packets", "--")):
+                axes.axhline(setup[key], color="C3", linestyle=style, linewidth=0.8)
+            axes.legend(loc="upper right", fontsize="small")
         if window.from_s > 0:
             axes.axvspan(0, window.from_s, color="grey", alpha=0.12)
         axes.set_ylabel("packets")

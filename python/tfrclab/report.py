@@ -24,7 +24,7 @@ from rich.table import Table
 
 from tfrclab import metrics
 from tfrclab.result import Result
-from tfrclab.summary import Summary
+from tfrclab.summary import Summary, queue_in_packets
 
 __all__ = [
     "by_kind",
@@ -228,19 +228,38 @@ def links_table(result: Result, summary: Summary | None = None) -> Table:
     if summary is None:
         summary = result.summary()
     table = Table(title=f"links ({_window_text(summary)})", box=box.SIMPLE_HEAD)
-    for header in ("link", "Mb/s", "utilization", "drop rate", "mean queue", "max queue"):
-        table.add_column(header, justify="left" if header == "link" else "right")
+    for header in ("link", "Mb/s", "queue", "util.", "drop rate", "mean q", "max q"):
+        table.add_column(
+            header, justify="left" if header in ("link", "queue") else "right", no_wrap=True
+        )
+    queues = queue_in_packets(result).set_index("name")
     for _, row in summary.links.iterrows():
         table.add_row(
             str(row["name"]),
             _mbps(float(row["rate_bps"])),
+            _queue_text(result, queues, str(row["name"])),
             f"{row['utilization']:.3f}",
             f"{row['drop_rate']:.4f}",
             f"{row['mean_queue_packets']:.2f}",
             str(row["max_queue_packets"]),
         )
-    table.caption = "queues in packets (time-weighted mean, and the largest seen)"
+    table.caption = (
+        "queue: discipline and buffer in packets of the data crossing the link (a byte limit "
+        "is converted); mean q and max q: queue length in packets (time-weighted mean, largest)"
+    )
     return table
+
+
+def _queue_text(result: Result, queues: pd.DataFrame, name: str) -> str:
+    """``RED 100p`` or ``RED 50p (50000B)`` or ``DropTail 49p`` for a link's queue."""
+    row = queues.loc[name]
+    kind = {"red": "RED", "droptail": "DropTail"}.get(str(row["queue_kind"]), "?")
+    packets = float(row["buffer_packets"])
+    limit_bytes = int(result.links.set_index("name").loc[name, "limit_bytes"])
+    text = f"{kind} {packets:.0f}p" if math.isfinite(packets) else kind
+    if limit_bytes >= 0:
+        text += f" ({limit_bytes}B)"
+    return text
 
 
 def param_labels(manifest: dict[str, Any]) -> dict[str, dict[Any, str]]:

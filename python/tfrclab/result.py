@@ -55,6 +55,7 @@ _LINK_SERIES = (
     "departures",
     "departed_bytes",
     "utilization",
+    "red_average",
 )
 
 
@@ -212,6 +213,12 @@ class Result:
                 "utilization": np.asarray(link["utilization"], dtype=np.float64),
                 "drop_rate": np.asarray(link["drop_rate"], dtype=np.float64),
                 "mean_queue_packets": np.asarray(link["mean_queue_packets"], dtype=np.float64),
+                "queue_kind": list(link["queue_kind"]),
+                "limit_packets": np.asarray(link["limit_packets"], dtype=np.int64),
+                "limit_bytes": np.asarray(link["limit_bytes"], dtype=np.int64),
+                "red_min_th": np.asarray(link["red_min_th"], dtype=np.float64),
+                "red_max_th": np.asarray(link["red_max_th"], dtype=np.float64),
+                "red_in_bytes": np.asarray(link["red_in_bytes"], dtype=bool),
             }
         )
         n_binned = int(links["binned"].sum())
@@ -224,7 +231,7 @@ class Result:
                 n_binned,
                 bins,
                 np.float64
-                if key in ("mean_queue_packets", "mean_queue_bytes", "utilization")
+                if key in ("mean_queue_packets", "mean_queue_bytes", "utilization", "red_average")
                 else np.int64,
             )
             for key in _LINK_SERIES
@@ -293,7 +300,10 @@ class Result:
         per-bin series were kept), the totals ``arrivals``, ``queue_drops``,
         ``loss_model_drops``, ``departures``, ``bytes_departed``, ``max_queue_packets``, the
         queue's ``early_drops``, ``forced_drops`` and ``marks``, ``busy_s``, ``utilization``
-        and ``drop_rate`` (Floyd 2000 Table 25) and the time-weighted ``mean_queue_packets``.
+        and ``drop_rate`` (Floyd 2000 Table 25), the time-weighted ``mean_queue_packets``, and
+        the queue as built: ``queue_kind`` (``droptail``, ``red``), its buffer as
+        ``limit_packets`` or ``limit_bytes`` (the other is -1), RED's ``red_min_th`` and
+        ``red_max_th`` in the queue's units (bytes when ``red_in_bytes``; NaN without RED).
         """
         frame: pd.DataFrame = self._links.copy()
         return frame
@@ -567,6 +577,13 @@ class Result:
             flows["path"] = [[] for _ in range(len(flows))]
         flows["path"] = [[str(name) for name in path] for path in flows["path"]]
         links = pd.read_parquet(src / "links.parquet")
+        if "queue_kind" not in links:  # format 1: the queue setup was not recorded
+            links["queue_kind"] = ""
+            for column in ("limit_packets", "limit_bytes"):
+                links[column] = -1
+            for column in ("red_min_th", "red_max_th"):
+                links[column] = np.nan
+            links["red_in_bytes"] = False
         n_flows = len(flows)
         n_binned = int(links["binned"].sum())
         flow_table = pq.read_table(src / "flow_bins.parquet")
@@ -576,7 +593,12 @@ class Result:
         }
         link_table = pq.read_table(src / "link_bins.parquet")
         link_bins = {
-            key: link_table.column(key).to_numpy().reshape(n_binned, bins) for key in _LINK_SERIES
+            key: (
+                link_table.column(key).to_numpy().reshape(n_binned, bins)
+                if key in link_table.column_names
+                else np.full((n_binned, bins), np.nan)  # format 1 kept no RED average
+            )
+            for key in _LINK_SERIES
         }
         state_table = pq.read_table(src / "flow_states.parquet")
         all_values = state_table.column("value").to_numpy()

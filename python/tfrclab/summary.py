@@ -46,7 +46,7 @@ from tfrclab.window import Window
 if TYPE_CHECKING:
     from tfrclab.result import Result
 
-__all__ = ["Summary", "class_label", "summarize"]
+__all__ = ["Summary", "class_label", "data_packet_bytes", "queue_in_packets", "summarize"]
 
 _FULL = 1.0 - 1e-9
 """An active fraction at least this large counts as the whole window."""
@@ -173,6 +173,59 @@ def _fair_shares(result: Result, fraction: Any) -> tuple[list[str], Any]:
         if best is not None:
             shares[i] = best[0]
     return names, shares
+
+
+def data_packet_bytes(result: Result) -> dict[str, float]:
+    """For each link, the mean size of the data packets of the flows whose path crosses it.
+
+    RED in byte mode counts its buffer and thresholds in bytes; this is the packet size that
+    turns them into the packets a reader thinks in. NaN for a link no flow's data crosses.
+    """
+    sizes: dict[str, tuple[float, float]] = {}
+    flows = result.flows
+    for path, sent_bytes, sent_packets in zip(
+        flows["path"], flows["bytes_sent"], flows["packets_sent"], strict=True
+    ):
+        for link in path:
+            total_bytes, total_packets = sizes.get(link, (0.0, 0.0))
+            sizes[link] = (total_bytes + float(sent_bytes), total_packets + float(sent_packets))
+    return {
+        str(name): (
+            sizes[name][0] / sizes[name][1] if sizes.get(name, (0, 0))[1] > 0 else float("nan")
+        )
+        for name in result.links["name"]
+    }
+
+
+def queue_in_packets(result: Result) -> pd.DataFrame:
+    """Each binned link's queue in data packets: discipline, buffer and RED's thresholds.
+
+    Columns: ``name``, ``queue_kind``, ``data_packet_bytes`` (:func:`data_packet_bytes`),
+    ``buffer_packets`` (the buffer in packets of that size), ``red_min_th_packets`` and
+    ``red_max_th_packets`` (NaN without RED), and ``red_scale``: what to divide RED's average
+    queue by to get packets (the packet size in byte mode, else 1).
+    """
+    links = result.links[result.links["binned"]].reset_index(drop=True)
+    sizes = data_packet_bytes(result)
+    size = np.array([sizes[str(name)] for name in links["name"]], dtype=np.float64)
+    limit_bytes = links["limit_bytes"].to_numpy(dtype=np.float64)
+    limit_packets = links["limit_packets"].to_numpy(dtype=np.float64)
+    in_bytes = links["red_in_bytes"].to_numpy(dtype=bool)
+    scale = np.where(in_bytes, size, 1.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame = pd.DataFrame(
+            {
+                "name": links["name"],
+                "queue_kind": links["queue_kind"],
+                "data_packet_bytes": size,
+                "buffer_packets": np.where(limit_packets >= 0, limit_packets, limit_bytes / size),
+                "red_min_th_packets": links["red_min_th"].to_numpy(dtype=np.float64) / scale,
+                "red_max_th_packets": links["red_max_th"].to_numpy(dtype=np.float64) / scale,
+                "red_scale": scale,
+            }
+        )
+    table: pd.DataFrame = frame
+    return table
 
 
 def _links(result: Result, window: Window) -> pd.DataFrame:

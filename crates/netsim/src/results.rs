@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::monitor::{FlowRecord, LinkRecord, PacketRecord};
-use crate::queue::QueueStats;
+use crate::queue::{Queue, QueueConfig, QueueLimit, QueueStats};
 use crate::topology::LinkId;
 
 /// Everything a run measured. Equal scenarios and seeds give equal `Results`, bit for bit.
@@ -76,6 +76,55 @@ pub struct LinkResult {
     pub record: LinkRecord,
     /// The queue's own counters (early and forced drops, marks).
     pub queue: QueueStats,
+    /// The queue as built: discipline, buffer and RED's thresholds.
+    pub setup: QueueSetup,
+    /// RED's average queue (ns-2 `ave_`) at the end of every bin, in the queue's units (see
+    /// [`QueueSetup::red`]); empty for other queues and for links without per-bin series.
+    pub red_average: Vec<f64>,
+}
+
+/// A link queue's discipline and buffer as built, for reports and figures.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueueSetup {
+    /// `"droptail"` or `"red"`.
+    pub kind: &'static str,
+    /// The buffer: what may wait (docs/queues.md, "Buffer limits").
+    pub limit: QueueLimit,
+    /// RED's thresholds as they run (automatic ones resolved for the link).
+    pub red: Option<RedSetup>,
+}
+
+/// RED's thresholds in the units its average queue is kept in.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RedSetup {
+    /// min_th, in packets, or bytes when `in_bytes`.
+    pub min_th: f64,
+    /// max_th, in packets, or bytes when `in_bytes`.
+    pub max_th: f64,
+    /// Whether the queue (and its average) is measured in bytes (`queue_in_bytes_`).
+    pub in_bytes: bool,
+}
+
+impl QueueSetup {
+    /// The setup of a queue built from `config`.
+    pub fn of(config: &QueueConfig, queue: &Queue) -> QueueSetup {
+        match config {
+            QueueConfig::DropTail { limit } => QueueSetup {
+                kind: "droptail",
+                limit: *limit,
+                red: None,
+            },
+            QueueConfig::Red(red) => QueueSetup {
+                kind: "red",
+                limit: red.buffer,
+                red: queue.as_red().map(|built| RedSetup {
+                    min_th: built.params().min_th,
+                    max_th: built.params().max_th,
+                    in_bytes: built.config().queue_in_bytes,
+                }),
+            },
+        }
+    }
 }
 
 /// The per-packet trace and how many records did not fit its limit.

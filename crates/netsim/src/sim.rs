@@ -22,7 +22,7 @@ use crate::loss::{LossModel, LossModelConfig, LossModelError};
 use crate::monitor::{FlowMonitor, LinkMonitor, PacketEvent, PacketRecord, PacketTrace};
 use crate::packet::{FlowId, NodeId, Packet};
 use crate::queue::{Queue, QueueConfigError};
-use crate::results::{FlowResult, LinkResult, PacketTraceResult, Results};
+use crate::results::{FlowResult, LinkResult, PacketTraceResult, QueueSetup, Results};
 use crate::rng::stream;
 use crate::serialization::transmission_time;
 use crate::topology::{LinkId, Routes, Topology, TopologyError};
@@ -227,6 +227,8 @@ pub struct Simulation {
     processed: u64,
     seed: u64,
     traced_state: bool,
+    /// RED's average queue at the end of each bin, for binned links with a RED queue.
+    red_averages: Vec<Option<Vec<f64>>>,
     /// The next bin whose end-of-bin state sample is due.
     next_sample: u64,
 }
@@ -246,6 +248,7 @@ impl Simulation {
         }
         let routes = topology.routes();
         let mut links = Vec::with_capacity(topology.links().len());
+        let mut red_averages = Vec::with_capacity(topology.links().len());
         for (index, spec) in topology.links().iter().enumerate() {
             let binned = config
                 .binned_links
@@ -263,6 +266,7 @@ impl Simulation {
                         error,
                     }
                 })?;
+            red_averages.push((binned && queue.as_red().is_some()).then(Vec::new));
             links.push(Link::new(
                 spec.to,
                 spec.rate_bps,
@@ -402,7 +406,8 @@ impl Simulation {
             bin: config.bin,
             processed: 0,
             seed,
-            traced_state,
+            traced_state: traced_state || red_averages.iter().any(Option::is_some),
+            red_averages,
             next_sample: 0,
         })
     }
@@ -441,6 +446,9 @@ impl Simulation {
         }
         for flow in &mut self.flows {
             flow.monitor.try_reserve_bins(bins).map_err(failed)?;
+        }
+        for series in self.red_averages.iter_mut().flatten() {
+            series.try_reserve(bins).map_err(failed)?;
         }
         Ok(())
     }
@@ -517,6 +525,7 @@ impl Simulation {
                 record: slot.monitor.finish(end),
             })
             .collect();
+        let mut red_averages = std::mem::take(&mut self.red_averages).into_iter();
         let links = self
             .links
             .into_iter()
@@ -528,6 +537,8 @@ impl Simulation {
                 rate_bps: spec.rate_bps,
                 delay: spec.delay,
                 queue: link.queue.stats(),
+                setup: QueueSetup::of(&spec.queue, &link.queue),
+                red_average: red_averages.next().flatten().unwrap_or_default(),
                 record: link.monitor.finish(end),
             })
             .collect();
@@ -783,8 +794,14 @@ impl Simulation {
         }
     }
 
-    /// Samples every flow's agent state as the state at the end of bin `bin`.
+    /// Samples every flow's agent state, and every sampled RED queue's average, as the state
+    /// at the end of bin `bin`.
     fn sample_state(&mut self, bin: u64) {
+        for (link, series) in self.links.iter().zip(&mut self.red_averages) {
+            if let (Some(series), Some(red)) = (series.as_mut(), link.queue.as_red()) {
+                series.push(red.average_queue());
+            }
+        }
         for (index, flow) in self.flows.iter_mut().enumerate() {
             if flow.trace_buffer.is_empty() {
                 continue;

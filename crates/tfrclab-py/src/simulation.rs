@@ -21,7 +21,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use netsim::monitor::{DropCause, FlowBins, LinkBins, PacketEvent, PacketRecord};
-use netsim::results::{FlowResult, LinkResult, Results};
+use netsim::queue::QueueLimit;
+use netsim::results::{FlowResult, LinkResult, RedSetup, Results};
 use netsim::scenario::{Budget, CostEstimate, Scenario};
 use netsim::Time;
 
@@ -428,6 +429,31 @@ fn links_dict<'py>(
     d.set_item("rate_bps", column(py, links, |l| l.rate_bps))?;
     d.set_item("delay_ns", column(py, links, |l| nanos(l.delay)))?;
     d.set_item("binned", column(py, links, |l| is_binned(l, n)))?;
+    d.set_item("queue_kind", text(|l| l.setup.kind))?;
+    // -1: the buffer is counted in the other unit.
+    d.set_item(
+        "limit_packets",
+        column(py, links, |l| match l.setup.limit {
+            QueueLimit::Packets(n) => i64::from(n),
+            QueueLimit::Bytes(_) => -1,
+        }),
+    )?;
+    d.set_item(
+        "limit_bytes",
+        column(py, links, |l| match l.setup.limit {
+            QueueLimit::Bytes(n) => i64::try_from(n).unwrap_or(i64::MAX),
+            QueueLimit::Packets(_) => -1,
+        }),
+    )?;
+    let red = |f: fn(&RedSetup) -> f64| {
+        column(py, links, move |l| l.setup.red.map_or(f64::NAN, |r| f(&r)))
+    };
+    d.set_item("red_min_th", red(|r| r.min_th))?;
+    d.set_item("red_max_th", red(|r| r.max_th))?;
+    d.set_item(
+        "red_in_bytes",
+        column(py, links, |l| l.setup.red.is_some_and(|r| r.in_bytes)),
+    )?;
     d.set_item("arrivals", column(py, links, |l| l.record.totals.arrivals))?;
     d.set_item(
         "queue_drops",
@@ -505,6 +531,20 @@ fn link_bins_dict<'py>(
     }
     let rows: Vec<_> = bins.iter().map(|b| &b.departed_bytes).collect();
     d.set_item("departed_bytes", matrix(py, &rows, n)?)?;
+    // RED's average queue per bin; NaN rows for binned links without RED.
+    let missing = vec![f64::NAN; n];
+    let rows: Vec<&Vec<f64>> = links
+        .iter()
+        .filter(|l| is_binned(l, n))
+        .map(|l| {
+            if l.red_average.len() == n {
+                &l.red_average
+            } else {
+                &missing
+            }
+        })
+        .collect();
+    d.set_item("red_average", matrix(py, &rows, n)?)?;
     Ok(d)
 }
 
