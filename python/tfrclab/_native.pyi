@@ -129,6 +129,13 @@ def run_channel(
     packets_delivered and segment_size_bytes. Releases the GIL while simulating.
     """
 
+def queue_buffers(scenario_toml: str) -> list[tuple[str, str, int, int, float]]:
+    """Each link's queue as built, without running.
+
+    ``(name, kind, limit_packets, limit_bytes, data_bytes)``; -1 for the unit the buffer is not
+    in, NaN when no flow's data crosses it.
+    """
+
 def quantity(text: str) -> tuple[str, float] | None:
     """The quantity ``text`` names as netsim reads it, or None.
 

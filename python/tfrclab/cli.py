@@ -181,7 +181,13 @@ def _load_scenario(path: Path, sets: Sequence[tuple[str, Any]]) -> Scenario:
         raise ValueError(f"{path}: cannot read the scenario file ({err.strerror})") from None
     scenario = Scenario.from_toml(text, source=str(path))
     if sets:
-        scenario = scenario.with_(**dict(sets))
+        changed = scenario.with_(**dict(sets))
+        if any("queue" in str(key) for key, _ in sets):
+            from tfrclab.buffers import smaller_buffers
+
+            for warning in smaller_buffers(scenario, changed):
+                print(f"tfrclab: warning: {warning}", file=sys.stderr)
+        scenario = changed
     return scenario
 
 

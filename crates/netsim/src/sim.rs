@@ -432,6 +432,29 @@ impl Simulation {
         &self.topology
     }
 
+    /// Each link's queue as built (in topology order), and the mean data packet size of the
+    /// flows whose data crosses it (`None` when none does): what a reader needs to see a byte
+    /// buffer in packets.
+    pub fn queue_setups(&self) -> Vec<(QueueSetup, Option<f64>)> {
+        let mut sizes = vec![(0.0_f64, 0_u32); self.links.len()];
+        for (path, setup) in self.forward_paths.iter().zip(&self.setups) {
+            for link in path {
+                let entry = &mut sizes[link.0 as usize];
+                entry.0 += f64::from(setup.agent.data_size_bytes());
+                entry.1 += 1;
+            }
+        }
+        self.links
+            .iter()
+            .zip(self.topology.links())
+            .zip(sizes)
+            .map(|((link, spec), (sum, count))| {
+                let mean = (count > 0).then(|| sum / f64::from(count));
+                (QueueSetup::of(&spec.queue, &link.queue), mean)
+            })
+            .collect()
+    }
+
     /// Reserves every monitor's per-bin series for the whole run, so that the run allocates
     /// nothing per bin as it goes: if the memory cannot be had, this fails (and the run can be
     /// refused) instead of the process aborting half-way. A simulation that is never reserved

@@ -43,6 +43,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulation::estimate, m)?)?;
     m.add_class::<simulation::Simulation>()?;
     m.add_function(wrap_pyfunction!(units::quantity, m)?)?;
+    m.add_function(wrap_pyfunction!(simulation::queue_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

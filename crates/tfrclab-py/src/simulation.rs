@@ -569,3 +569,33 @@ fn packet_trace_dict<'py>(
     d.set_item("reverse", column(py, records, |r| r.reverse))?;
     Ok(d)
 }
+
+/// Each link's queue as the scenario builds it, without running: `(name, kind, limit_packets,
+/// limit_bytes, data_bytes)` with -1 for the unit the buffer is not counted in and NaN when no
+/// flow's data crosses the link (`data_bytes` is the mean data packet size of those that do).
+/// Raises `ScenarioError` naming the field at fault.
+#[pyfunction]
+pub(crate) fn queue_buffers(
+    py: Python<'_>,
+    scenario_toml: &str,
+) -> PyResult<Vec<(String, &'static str, i64, i64, f64)>> {
+    let scenario = parse(py, scenario_toml)?;
+    let simulation = scenario
+        .simulation(scenario.seed)
+        .map_err(|err| scenario_error(py, &err))?;
+    let names = simulation
+        .topology()
+        .links()
+        .iter()
+        .map(|spec| spec.name.clone());
+    Ok(names
+        .zip(simulation.queue_setups())
+        .map(|(name, (setup, size))| {
+            let (packets, bytes) = match setup.limit {
+                QueueLimit::Packets(n) => (i64::from(n), -1),
+                QueueLimit::Bytes(n) => (-1, i64::try_from(n).unwrap_or(i64::MAX)),
+            };
+            (name, setup.kind, packets, bytes, size.unwrap_or(f64::NAN))
+        })
+        .collect())
+}
