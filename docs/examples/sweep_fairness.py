@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 
 import tfrclab
 from tfrclab import metrics
-from tfrclab.sweep import Grid, load, param_value, run_sweep, summarize
+from tfrclab.sweep import Grid, load, param_column, run_sweep, summarize
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -106,7 +106,9 @@ check = runs.groupby(["topology.bottleneck.rate", "seed"])["throughput_bits_per_
     lambda x: metrics.fairness_index(x.to_numpy())
 )
 np.testing.assert_allclose(
-    [check[(param_value(r), s)] for r in rates for s in seeds], table["jain"].to_numpy(), rtol=1e-12
+    [check[(typed, s)] for typed in param_column(rates) for s in seeds],
+    table["jain"].to_numpy(),
+    rtol=1e-12,
 )
 
 # %% [markdown]

@@ -264,25 +264,12 @@ def _queue_text(result: Result, queues: pd.DataFrame, name: str) -> str:
 
 def param_labels(manifest: dict[str, Any]) -> dict[str, dict[Any, str]]:
     """For each varied path of a sweep, its typed column values mapped to the values as written."""
-    from tfrclab.sweep import param_value
+    from tfrclab.sweep import param_column, written
 
     labels: dict[str, dict[Any, str]] = {}
     for path, values in [*manifest["vary"], *manifest.get("zip", [])]:
-        labels[str(path)] = {param_value(v): _written(v) for v in values}
+        labels[str(path)] = dict(zip(param_column(values), map(written, values), strict=True))
     return labels
-
-
-def _written(value: Any) -> str:
-    """A varied value as the user wrote it (tables and arrays as compact TOML-ish text)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return f"{value:g}"
-    import json
-
-    return json.dumps(value, separators=(",", " = ") if isinstance(value, dict) else None)
 
 
 def _ci(mean: float, half: float, scale: float, digits: int) -> str:

@@ -62,7 +62,7 @@ __all__ = [
     "Task",
     "grid_from_manifest",
     "load",
-    "param_value",
+    "param_column",
     "parse_seeds",
     "parse_vary",
     "read_manifest",
@@ -175,22 +175,43 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def param_value(value: Any) -> Any:
-    """A varied value as its typed column holds it.
+def written(value: Any) -> str:
+    """A varied value as the user wrote it: strings as they are, numbers short, tables as JSON.
 
-    Numbers and booleans stay as they are; a duration, rate or size string becomes seconds,
-    bits per second or bytes (netsim's reading); other strings stay strings; tables and arrays
-    become their JSON text.
-
-    >>> param_value("10ms"), param_value("15Mbps"), param_value(0.01), param_value("reno")
-    (0.01, 15000000.0, 0.01, 'reno')
+    >>> written("10ms"), written(0.01), written(True), written({"uniform": ["0s", "1s"]})
+    ('10ms', '0.01', 'true', '{"uniform": ["0s", "1s"]}')
     """
-    if isinstance(value, bool | int | float):
-        return value
     if isinstance(value, str):
-        quantity = _native.quantity(value)
-        return value if quantity is None else quantity[1]
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return f"{value:g}"
     return json.dumps(value, sort_keys=True)
+
+
+def param_column(values: Sequence[Any]) -> list[Any]:
+    """A varied parameter's values as its typed column holds them, in the same order.
+
+    Numbers and booleans stay as they are; when every value is a duration, a rate or a size
+    (the same kind for all), each becomes seconds, bits per second or bytes (netsim's reading),
+    so the column sorts as quantities; anything else (mixed kinds, tables) becomes the text as
+    written (:func:`written`).
+
+    >>> param_column(["10ms", "1s"]), param_column(["15Mbps"]), param_column([0.01, 0.02])
+    ([0.01, 1.0], [15000000.0], [0.01, 0.02])
+    >>> param_column(["0s", {"uniform": ["0s", "1s"]}])
+    ['0s', '{"uniform": ["0s", "1s"]}']
+    """
+    if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values) or all(
+        isinstance(v, bool) for v in values
+    ):
+        return list(values)
+    quantities = [_native.quantity(v) if isinstance(v, str) else None for v in values]
+    kinds = {q[0] if q is not None else None for q in quantities}
+    if len(kinds) == 1 and None not in kinds:
+        return [q[1] for q in quantities if q is not None]
+    return [written(v) for v in values]
 
 
 def param_unit(values: Sequence[Any]) -> str | None:
@@ -218,6 +239,9 @@ class Task:
     """Whether the run's per-bin series are kept (``flow_series``, ``link_series``)."""
     force: bool = False
     """Run even if the run's cost estimate is over the budget."""
+    columns: tuple[tuple[str, Any], ...] = ()
+    """The changes as the parameter columns hold them (:func:`param_column`); the changes
+    themselves when empty."""
 
     @property
     def key(self) -> str:
@@ -272,11 +296,18 @@ class Grid:
 
     def tasks(self) -> list[Task]:
         """Every run: each combination, each seed."""
-        return [
-            Task(self.scenario.toml, c, s, self.series, self.force)
-            for c in self.combinations()
-            for s in self.seeds
-        ]
+        typed = {
+            path: dict(zip(map(_value_key, values), param_column(values), strict=True))
+            for path, values in (*self.vary, *self.zip)
+        }
+        tasks: list[Task] = []
+        for changes in self.combinations():
+            columns = tuple((path, typed[path][_value_key(value)]) for path, value in changes)
+            tasks.extend(
+                Task(self.scenario.toml, changes, s, self.series, self.force, columns)
+                for s in self.seeds
+            )
+        return tasks
 
     def check(self) -> float:
         """Build every combination's scenario once, so a bad value fails before anything runs.
@@ -315,6 +346,11 @@ class Grid:
         }
 
 
+def _value_key(value: Any) -> str:
+    """A hashable key for a varied value (tables and arrays included)."""
+    return json.dumps(value, sort_keys=True)
+
+
 def _cost_error(cost: dict[str, Any], changes: tuple[tuple[str, Any], ...]) -> _native.CostError:
     """The error a sweep gives for a combination over the cost budget."""
     where = ", ".join(f"{path}={value}" for path, value in changes) or "the base scenario"
@@ -329,8 +365,8 @@ def _cost_error(cost: dict[str, Any], changes: tuple[tuple[str, Any], ...]) -> _
 def _front(task: Task, rows: int) -> pd.DataFrame:
     """The leading columns of every row of a task: run key, seed and the typed parameters."""
     front: dict[str, Any] = {"run": task.key, "seed": task.seed}
-    for path, value in task.changes:
-        front[path] = param_value(value)
+    for path, value in task.columns or task.changes:
+        front[path] = value
     frame: pd.DataFrame = pd.DataFrame({k: [v] * rows for k, v in front.items()})
     return frame
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tfrclab import sweep
+from tfrclab import Scenario, sweep
 from tfrclab.cli import main
 
 SCENARIO = """\
@@ -201,3 +201,213 @@ def test_grid_and_parsers() -> None:
         sweep.parse_vary("a=1,1")
     with pytest.raises(ValueError, match="seeds"):
         sweep.parse_seeds("x")
+
+
+def test_zipped_paths_make_one_axis(scenario_file: Path, tmp_path: Path) -> None:
+    grid = sweep.Grid(
+        scenario=Scenario.load(scenario_file),
+        vary=(("losses.0.p", (0.01, 0.05)),),
+        zip=(("flows.0.count", (1, 2, 3)), ("bottleneck.rate", ("1Mbps", "2Mbps", "3Mbps"))),
+        seeds=(1, 2),
+    )
+    combos = grid.combinations()
+    assert len(combos) == 6
+    assert combos[0] == (("losses.0.p", 0.01), ("flows.0.count", 1), ("bottleneck.rate", "1Mbps"))
+    assert combos[5] == (("losses.0.p", 0.05), ("flows.0.count", 3), ("bottleneck.rate", "3Mbps"))
+    runs = sweep.run_sweep(grid, tmp_path)
+    assert runs["run"].nunique() == 12
+    pairs = set(zip(runs["flows.0.count"], runs["bottleneck.rate"], strict=True))
+    assert pairs == {(1, 1e6), (2, 2e6), (3, 3e6)}
+    # Each run has as many flows as its zipped count.
+    per_run = runs.groupby("run").agg(flows=("id", "count"), count=("flows.0.count", "first"))
+    assert (per_run["flows"] == per_run["count"]).all()
+    with pytest.raises(ValueError, match="as many values"):
+        sweep.Grid(
+            scenario=grid.scenario,
+            vary=(),
+            zip=(("flows.0.count", (1, 2)), ("bottleneck.rate", ("1Mbps",))),
+            seeds=(1,),
+        )
+
+
+def test_extending_a_sweep_reruns_nothing_finished(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["sweep", str(scenario_file), "--vary", "losses.0.p=0.01,0.05", "--out", str(tmp_path)]
+    assert main([*base, "--seeds", "1-2", "--quiet", "--json"]) == 0
+    first = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()}
+    capsys.readouterr()
+    assert main([*base, "--seeds", "1-4", "--quiet"]) == 2
+    assert "--extend" in capsys.readouterr().err
+    remaining: list[int] = []
+    grid = sweep.Grid(
+        scenario=Scenario.load(scenario_file),
+        vary=(("losses.0.p", (0.01, 0.05, 0.1)),),
+        seeds=(1, 2, 3, 4),
+    )
+    runs = sweep.run_sweep(
+        grid, tmp_path, extend=True, on_start=lambda left, _: remaining.append(left)
+    )
+    assert remaining == [12 - 4]
+    assert runs["run"].nunique() == 12
+    # The four finished runs were not written again.
+    after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "runs").iterdir()}
+    assert all(after[name] == stamp for name, stamp in first.items())
+    assert sweep.read_manifest(tmp_path)["seeds"] == [1, 2, 3, 4]
+
+
+def test_summary_gives_the_student_t_interval_over_seeds(
+    serial: pd.DataFrame, tmp_path: Path
+) -> None:
+    classes = pd.DataFrame(
+        {
+            "seed": [1, 2, 3, 4],
+            "p": [0.1] * 4,
+            "class": ["tcp/reno"] * 4,
+            **{figure: [1.0, 2.0, 3.0, 4.0] for figure in sweep.CLASS_FIGURES},
+        }
+    )
+    row = sweep.summarize(classes, ["p"]).iloc[0]
+    # mean 2.5, s = 1.2910, t(0.975, 3) = 3.1824: half-width 3.1824 * 1.2910 / 2 = 2.0543.
+    assert row["normalized_throughput"] == pytest.approx(2.5)
+    assert row["normalized_throughput_std"] == pytest.approx(1.2909944, rel=1e-6)
+    assert row["normalized_throughput_ci"] == pytest.approx(2.0542603, rel=1e-6)
+    assert row["runs"] == 4
+
+
+def test_duration_parameters_sort_as_durations(scenario_file: Path, tmp_path: Path) -> None:
+    grid = sweep.Grid(
+        scenario=Scenario.load(scenario_file),
+        vary=(("bottleneck.delay", ("100ms", "20ms", "5ms")),),
+        seeds=(1,),
+    )
+    runs = sweep.run_sweep(grid, tmp_path)
+    assert runs["bottleneck.delay"].dtype == float
+    assert sorted(set(runs["bottleneck.delay"])) == [0.005, 0.02, 0.1]
+    assert sweep.read_manifest(tmp_path)["units"] == {"bottleneck.delay": "duration"}
+
+
+def test_series_are_kept_only_when_asked(scenario_file: Path, tmp_path: Path) -> None:
+    grid = sweep.Grid(scenario=Scenario.load(scenario_file), vary=(), seeds=(1, 2), series=True)
+    sweep.run_sweep(grid, tmp_path / "with")
+    flows = sweep.load(tmp_path / "with", "flow_series")
+    assert len(flows) == 2 * 2 * 20  # seeds x flows x bins
+    links = sweep.load(tmp_path / "with", "link_series")
+    assert set(links["link"]) == {"bottleneck", "bottleneck_reverse"}
+    plain = sweep.Grid(scenario=grid.scenario, vary=(), seeds=(1,))
+    sweep.run_sweep(plain, tmp_path / "without")
+    with pytest.raises(ValueError, match="--series"):
+        sweep.load(tmp_path / "without", "flow_series")
+    assert not sweep.load(tmp_path / "without", "links").empty
+
+
+def test_a_locked_directory_is_refused(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["sweep", str(scenario_file), "--out", str(tmp_path), "--quiet"]
+    assert main([*args, "--json"]) == 0
+    capsys.readouterr()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        (tmp_path / ".lock").write_text(f"{sleeper.pid}\n")
+        assert main(args) == 1
+        assert "in use by another sweep" in capsys.readouterr().err
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+    # A stale lock (its process is gone) is taken over, and released at the end.
+    assert main([*args, "--json"]) == 0
+    assert not (tmp_path / ".lock").exists()
+
+
+def test_a_truncated_run_file_is_run_again(scenario_file: Path, tmp_path: Path) -> None:
+    grid = sweep.Grid(scenario=Scenario.load(scenario_file), vary=(), seeds=(1, 2))
+    sweep.run_sweep(grid, tmp_path)
+    victim = next((tmp_path / "runs").iterdir())
+    before = pd.read_parquet(victim)
+    data = victim.read_bytes()
+    victim.write_bytes(data[: len(data) // 2])
+    remaining: list[int] = []
+    runs = sweep.run_sweep(grid, tmp_path, on_start=lambda left, _: remaining.append(left))
+    assert remaining == [1]
+    pd.testing.assert_frame_equal(numbers(pd.read_parquet(victim)), numbers(before))
+    assert runs["run"].nunique() == 2
+
+
+def test_table_values_in_vary_summarize_and_plot(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = [
+        "sweep",
+        str(scenario_file),
+        "--vary",
+        'flows.0.start={ uniform = ["0s", "0.5s"] },"0s"',
+        "--out",
+        str(tmp_path),
+        "--quiet",
+    ]
+    assert main(args) == 0
+    assert (tmp_path / "sweep.png").exists()
+    assert "uniform" in capsys.readouterr().out
+
+
+def test_sigterm_ends_the_workers_and_a_killed_worker_is_retried(
+    scenario_file: Path, tmp_path: Path
+) -> None:
+    slow = tmp_path / "slow.toml"
+    slow.write_text(SCENARIO.replace('duration = "2s"', 'duration = "60s"'))
+    out = tmp_path / "out"
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    args = [sys.executable, "-m", "tfrclab", "sweep", str(slow), "--seeds", "1-4", "--jobs", "2"]
+
+    def workers(pid: int) -> list[int]:
+        found = []
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            text = (task / "children").read_text().split()
+            found.extend(int(child) for child in text)
+        return found
+
+    def wait_for_workers(pid: int) -> list[int]:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            children = [c for c in workers(pid) if _is_worker(c)]
+            if len(children) >= 2:
+                return children
+            time.sleep(0.05)
+        raise AssertionError("no workers started")
+
+    # A worker killed by the OS: its run is retried and the sweep still finishes.
+    process = subprocess.Popen([*args, "--out", str(out), "--quiet", "--json"], env=env)
+    os.kill(wait_for_workers(process.pid)[0], signal.SIGKILL)
+    assert process.wait(timeout=300) == 0
+    assert sweep.load(out)["run"].nunique() == 4
+
+    # SIGTERM: the sweep stops at once and takes its workers with it.
+    process = subprocess.Popen(
+        [*args, "--seeds", "5-8", "--extend", "--out", str(out), "--quiet"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    children = wait_for_workers(process.pid)
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=30) == 130
+    deadline = time.monotonic() + 10
+    while any(_alive(c) for c in children) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(c) for c in children)
+
+
+def _is_worker(pid: int) -> bool:
+    try:
+        return "multiprocessing" in Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split()[2]
+    except OSError:
+        return False
+    return state != "Z"
