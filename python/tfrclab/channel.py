@@ -97,6 +97,10 @@ def _int(raw: dict[str, FloatArray | int], key: str) -> int:
     return value
 
 
+MAX_CHANNEL_SECONDS = 100_000.0
+"""The longest scripted-channel run (one record per feedback report is kept)."""
+
+
 def run_channel(
     *,
     preset: Preset | str = "rfc5348",
@@ -122,9 +126,14 @@ def run_channel(
 
     Raises:
         tfrclab.ConfigError: Unknown preset.
-        ValueError: A bad loss step (unknown pattern, bad parameter, negative start) or a
-            negative delay or duration.
+        ValueError: A bad loss step (unknown pattern, bad parameter, negative start), a
+            negative delay or duration, or a duration over :data:`MAX_CHANNEL_SECONDS`.
     """
+    if duration_s > MAX_CHANNEL_SECONDS:
+        raise ValueError(
+            f"duration_s {duration_s:g}: at most {MAX_CHANNEL_SECONDS:g} s (every feedback "
+            "report is kept in memory)"
+        )
     steps = [
         (float(start), str(pattern), float(parameter)) for start, pattern, parameter in schedule
     ]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -35,6 +36,10 @@ T = TypeVar("T")
 
 PRESETS = ("floyd2000", "rfc5348")
 """The TFRC presets the commands accept."""
+
+MAX_DEMO_SECONDS = 10_000.0
+"""The longest ``demo`` run (the scripted channel keeps every feedback report in memory, and the
+figure draws every one)."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -97,7 +102,10 @@ def _whole_number(text: str, what: str, minimum: int) -> int:
 
 
 def _seed(text: str) -> int:
-    return _whole_number(text, "seed", 0)
+    seed = _whole_number(text, "seed", 0)
+    if seed >= 2**64:
+        raise ValueError(f"invalid seed {text!r}: expected a whole number from 0 to 2^64-1")
+    return seed
 
 
 def _jobs(text: str) -> int:
@@ -146,6 +154,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
     out: Path = args.out
     duration_s: float = args.duration
+    if duration_s > MAX_DEMO_SECONDS:
+        raise ValueError(
+            f"--duration {format_duration(duration_s)}: at most {MAX_DEMO_SECONDS:g}s for the demo"
+        )
     result = run_demo(out, preset=args.preset, duration_s=duration_s)
     run = result.run
     print(
@@ -173,10 +185,10 @@ def _set_pair(text: str) -> tuple[str, Any]:
 
 def _load_scenario(path: Path, sets: Sequence[tuple[str, Any]]) -> Scenario:
     """The scenario file at ``path`` with the ``--set`` changes applied (checked by netsim)."""
-    from tfrclab.scenario import Scenario
+    from tfrclab.scenario import Scenario, read_scenario_text
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_scenario_text(path)
     except OSError as err:
         raise ValueError(f"{path}: cannot read the scenario file ({err.strerror})") from None
     scenario = Scenario.from_toml(text, source=str(path))
@@ -195,9 +207,14 @@ def _stdout_console() -> Console:
     """A console for tables on stdout: at least 110 columns wide when not a terminal."""
     from rich.console import Console
 
-    console = Console(highlight=False)
+    class StdoutConsole(Console):
+        def on_broken_pipe(self) -> None:
+            # rich exits with status 1 when the reader goes away; for us that is not an error.
+            raise BrokenPipeError
+
+    console = StdoutConsole(highlight=False)
     if not console.is_terminal:
-        console = Console(highlight=False, width=max(110, console.width))
+        console = StdoutConsole(highlight=False, width=max(110, console.width))
     return console
 
 
@@ -745,6 +762,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"tfrclab {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (``tfrclab summary DIR | head``): not an error. Point stdout at
+        # nothing so that the interpreter's final flush does not complain again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except SweepError as err:
         print(f"tfrclab {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 1

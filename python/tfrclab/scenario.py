@@ -42,7 +42,14 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-__all__ = ["Scenario", "ScenarioError", "parse_path", "parse_value"]
+__all__ = [
+    "MAX_SCENARIO_BYTES",
+    "Scenario",
+    "ScenarioError",
+    "parse_path",
+    "parse_value",
+    "read_scenario_text",
+]
 
 _SEGMENT = re.compile(r'\s*(?:"(?P<quoted>(?:[^"\\]|\\.)*)"|(?P<bare>[^.\[\]"]+))')
 _INDEX = re.compile(r"\[(?P<index>\d+)\]")
@@ -59,6 +66,35 @@ def _scenario_error(
     err.found = found
     err.suggestion = None
     return err
+
+
+MAX_SCENARIO_BYTES = 16 * 2**20
+"""The largest scenario file read (a guard against reading a device or a huge file by
+mistake; real scenarios are a few kilobytes)."""
+
+
+def read_scenario_text(path: Path) -> str:
+    """The text of the scenario file at ``path``.
+
+    Raises:
+        OSError: if it cannot be read.
+        ValueError: if it is not a regular file, is larger than :data:`MAX_SCENARIO_BYTES`,
+            or is not UTF-8 text.
+    """
+    if not path.is_file():
+        if not path.exists():
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        raise ValueError(f"{path}: not a scenario file (a regular TOML file is expected)")
+    size = path.stat().st_size
+    if size > MAX_SCENARIO_BYTES:
+        raise ValueError(
+            f"{path}: {size} bytes, larger than a scenario file may be "
+            f"({MAX_SCENARIO_BYTES // 2**20} MiB)"
+        )
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (UTF-8 TOML expected)") from None
 
 
 def parse_path(path: str) -> list[str | int]:
@@ -122,7 +158,13 @@ def parse_value(text: str) -> Any:
     True
     >>> parse_value('{ uniform = ["1ms", "3ms"] }')
     {'uniform': ['1ms', '3ms']}
+
+    Raises:
+        ValueError: if the text holds a line break (one value is one line; anything after the
+            break would otherwise be read as more TOML, or lost).
     """
+    if "\n" in text or "\r" in text:
+        raise ValueError(f"{text!r}: a value must be on one line")
     try:
         return tomllib.loads(f"value = {text}")["value"]
     except tomllib.TOMLDecodeError:
@@ -210,10 +252,11 @@ class Scenario:
 
         Raises:
             OSError: if the file cannot be read.
+            ValueError: if it is not a regular file, too large, or not UTF-8 text.
             ScenarioError: if netsim refuses it (malformed TOML, unknown key, bad value).
         """
         path = Path(path)
-        return cls.from_toml(path.read_text(encoding="utf-8"), source=str(path))
+        return cls.from_toml(read_scenario_text(path), source=str(path))
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<string>") -> Scenario:
