@@ -27,6 +27,8 @@ MODULES = (
     "tfrclab.figures",
     "tfrclab.report",
     "tfrclab.outdir",
+    "tfrclab.buffers",
+    "tfrclab.examples",
     "tfrclab.channel",
     "tfrclab.equation",
     "tfrclab.units",

@@ -173,6 +173,20 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_examples(args: argparse.Namespace) -> int:
+    from tfrclab.examples import copy_scenarios
+
+    copied = copy_scenarios(args.dir, force=args.force)
+    for path in copied:
+        print(path)
+    print(
+        f"{len(copied)} scenario files in {args.dir}; try: tfrclab run "
+        f"{args.dir / 'examples' / 'dumbbell.toml'}",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _set_pair(text: str) -> tuple[str, Any]:
     """Read a ``--set path=value`` argument."""
     from tfrclab.scenario import parse_value
@@ -709,6 +723,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     equation.add_argument("--json", action="store_true", help="print a JSON object")
     equation.set_defaults(handler=_cmd_equation)
+
+    examples = commands.add_parser(
+        "examples",
+        help="copy the example and paper scenario files into a directory",
+        description="Copy the scenario files shipped with tfrclab (examples/, papers/<paper>/, "
+        "crosscheck/) into DIR, to run and edit.",
+    )
+    examples.add_argument(
+        "dir",
+        type=Path,
+        nargs="?",
+        default=Path("tfrclab-scenarios"),
+        help="where to put them (default ./tfrclab-scenarios; must be new or empty)",
+    )
+    examples.add_argument(
+        "--force", action="store_true", help="overwrite files of the same name in DIR"
+    )
+    examples.set_defaults(handler=_cmd_examples)
 
     demo = commands.add_parser(
         "demo",

@@ -59,3 +59,44 @@ def test_example_sweep_script_runs(tmp_path: Path) -> None:
     assert f"figure: {tmp_path / 'fairness_and_cov.png'}" in result.stdout
     assert (tmp_path / "fairness_and_cov.png").read_bytes()[:4] == b"\x89PNG"
     assert (tmp_path / "sweep" / "sweep.json").exists()
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def test_every_link_in_readme_and_docs_resolves_inside_the_repository() -> None:
+    pages = [REPO_ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+    checked = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        assert "../shared" not in text, f"{page.name} points outside the repository"
+        assert not re.search(r"\b[Ii]ssue \d", text), f"{page.name} names an internal ticket"
+        for target in LINK.findall(text):
+            if target.startswith(("http://", "https://", "mailto:", "#")):
+                continue
+            path = (page.parent / target.split("#", 1)[0]).resolve()
+            assert path.exists(), f"{page.name}: broken link {target}"
+            assert path.is_relative_to(REPO_ROOT.resolve()), f"{page.name}: {target} leaves"
+            checked += 1
+    assert checked > 20
+
+
+def test_examples_command_copies_every_shipped_scenario(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tfrclab import Scenario
+    from tfrclab.cli import main
+
+    assert main(["examples", str(tmp_path / "s")]) == 0
+    copied = sorted(str(p.relative_to(tmp_path / "s")) for p in (tmp_path / "s").rglob("*.toml"))
+    shipped = sorted(
+        str(p.relative_to(REPO_ROOT / "scenarios"))
+        for p in (REPO_ROOT / "scenarios").rglob("*.toml")
+    )
+    assert copied == shipped
+    assert "papers/floyd2000/fig09.toml" in copied
+    for name in copied:
+        Scenario.load(tmp_path / "s" / name)
+    capsys.readouterr()
+    assert main(["examples", str(tmp_path / "s")]) == 2
+    assert "pass --force" in capsys.readouterr().err
