@@ -7,8 +7,11 @@ They live in the package (``tfrclab/scenarios``), so a ``pip install``-ed tfrcla
 from __future__ import annotations
 
 from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # importlib.resources.abc only exists from Python 3.11 on
+    from importlib.abc import Traversable
 
 __all__ = ["copy_scenarios", "scenario_files"]
 
