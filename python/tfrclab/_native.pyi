@@ -14,6 +14,8 @@ __all__ = [
     "check_scenario",
     "equation",
     "estimate",
+    "quantity",
+    "queue_buffers",
     "run_channel",
     "version",
 ]
