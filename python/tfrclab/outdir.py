@@ -51,27 +51,35 @@ def _check_writable(out: Path) -> None:
         raise ValueError(f"{out}: cannot write there ({probe} is not writable)")
 
 
+def _check_out(out: Path, kind: Literal["run", "sweep"], force: bool) -> None:
+    """Refuse ``out`` for a ``kind`` directory (see :func:`check_run_out`)."""
+    other = "sweep" if kind == "run" else "run"
+    found = directory_kind(out)
+    if found == other:
+        raise ValueError(
+            f"{out} is a {other} directory (it has {other}.json); choose another --out"
+        )
+    if found == "run" and not force:
+        raise ValueError(
+            f"{out} already holds a run; pass --force to replace it, or choose another --out"
+        )
+    if found == "file":
+        raise ValueError(f"{out} is a file, not a directory; choose another --out")
+    if found == "other":
+        raise ValueError(
+            f"{out} holds files that are not a tfrclab {kind}; choose another --out (nothing "
+            "was changed)"
+        )
+    _check_writable(out if found == "missing" or kind == "sweep" else out.parent)
+
+
 def check_run_out(out: Path, force: bool) -> None:
     """Refuse ``--out`` for a run unless it is new, empty, or a run directory with ``force``.
 
     Raises:
         ValueError: naming the problem, in one line.
     """
-    kind = directory_kind(out)
-    if kind == "sweep":
-        raise ValueError(f"{out} is a sweep directory (it has sweep.json); choose another --out")
-    if kind == "run" and not force:
-        raise ValueError(
-            f"{out} already holds a run; pass --force to replace it, or choose another --out"
-        )
-    if kind == "file":
-        raise ValueError(f"{out} is a file, not a directory; choose another --out")
-    if kind == "other":
-        raise ValueError(
-            f"{out} holds files that are not a tfrclab run; choose another --out (nothing was "
-            "changed)"
-        )
-    _check_writable(out if kind == "missing" else out.parent)
+    _check_out(out, "run", force)
 
 
 def check_sweep_out(out: Path) -> None:
@@ -80,17 +88,7 @@ def check_sweep_out(out: Path) -> None:
     Raises:
         ValueError: naming the problem, in one line.
     """
-    kind = directory_kind(out)
-    if kind == "run":
-        raise ValueError(f"{out} is a run directory (it has run.json); choose another --out")
-    if kind == "file":
-        raise ValueError(f"{out} is a file, not a directory; choose another --out")
-    if kind == "other":
-        raise ValueError(
-            f"{out} holds files that are not a tfrclab sweep; choose another --out (nothing was "
-            "changed)"
-        )
-    _check_writable(out)
+    _check_out(out, "sweep", force=False)
 
 
 def replace_directory(out: Path, write: Callable[[Path], T]) -> T:

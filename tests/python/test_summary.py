@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -238,3 +239,45 @@ def test_summary_command_takes_a_window(
     # run --measure-from overrides the scenario's window.
     assert main(["run", scenario, "--json", "--measure-from", "1s"]) == 0
     assert json.loads(capsys.readouterr().out)["window"] == {"from_s": 1.0, "to_s": 10.0}
+
+
+def test_byte_mode_red_limits_are_shown_in_packets_and_a_smaller_swap_warns(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    droptail = DUMBBELL.read_text().replace(
+        'queue = { kind = "red", preset = "ns2_2000", limit = 100, min_th = 10, max_th = 50, '
+        "gentle = true }",
+        'queue = { kind = "droptail", limit = 100 }',
+    )
+    assert "droptail" in droptail
+    path = tmp_path / "droptail.toml"
+    path.write_text(droptail)
+    red = 'topology.bottleneck.queue={ kind = "red", preset = "ns2_35", limit = 100 }'
+    args = ["run", str(path), "--set", "duration=21s", "--set", red, "--quiet"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "RED 50p (50000B)" in captured.out
+    assert "holds fewer packets than the one it replaced" in captured.err
+    assert "50 packets of 1000 B" in captured.err
+    # The same limit in packet mode is not smaller: no warning.
+    same = 'topology.bottleneck.queue={ kind = "red", preset = "ns2_2000", limit = 100 }'
+    assert main(["run", str(path), "--set", "duration=21s", "--set", same, "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "RED 100p" in captured.out
+    assert "warning" not in captured.err
+
+
+def test_red_average_and_thresholds_reach_the_results() -> None:
+    result = tfrclab.run(Scenario.load(DUMBBELL).with_(duration="21s"), seed=1)
+    links = result.links.set_index("name")
+    assert links.loc["bottleneck", "queue_kind"] == "red"
+    assert links.loc["bottleneck", "limit_packets"] == 100
+    assert (links.loc["bottleneck", "red_min_th"], links.loc["bottleneck", "red_max_th"]) == (
+        10.0,
+        50.0,
+    )
+    average = result.link_bins["red_average"][result.binned_links.index("bottleneck")]
+    assert np.isfinite(average).all()
+    # The EWMA lags the queue but follows it: their means over the run are close.
+    queue = result.link_bins["mean_queue_packets"][result.binned_links.index("bottleneck")]
+    assert abs(average[50:].mean() - queue[50:].mean()) < 0.25 * queue[50:].mean()

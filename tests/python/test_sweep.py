@@ -411,3 +411,15 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return state != "Z"
+
+
+def test_a_sweep_result_shows_itself_in_notebooks(scenario_file: Path, tmp_path: Path) -> None:
+    grid = sweep.Grid(
+        scenario=Scenario.load(scenario_file), vary=(("losses.0.p", (0.01, 0.05)),), seeds=(1, 2)
+    )
+    sweep.run_sweep(grid, tmp_path)
+    opened = sweep.SweepResult.open(tmp_path)
+    assert opened.params == ["losses.0.p"]
+    html = opened._repr_html_()
+    assert "4 of 4 runs" in html
+    assert html.count("<tr>") == 1 + 2  # the header and a row per value

@@ -570,6 +570,10 @@ fn packet_trace_dict<'py>(
     Ok(d)
 }
 
+/// One link's queue for Python: name, discipline, buffer in packets and in bytes (-1 for the
+/// unit it is not counted in), and the mean data packet size crossing it (NaN if none).
+type QueueBuffer = (String, &'static str, i64, i64, f64);
+
 /// Each link's queue as the scenario builds it, without running: `(name, kind, limit_packets,
 /// limit_bytes, data_bytes)` with -1 for the unit the buffer is not counted in and NaN when no
 /// flow's data crosses the link (`data_bytes` is the mean data packet size of those that do).
@@ -578,7 +582,7 @@ fn packet_trace_dict<'py>(
 pub(crate) fn queue_buffers(
     py: Python<'_>,
     scenario_toml: &str,
-) -> PyResult<Vec<(String, &'static str, i64, i64, f64)>> {
+) -> PyResult<Vec<QueueBuffer>> {
     let scenario = parse(py, scenario_toml)?;
     let simulation = scenario
         .simulation(scenario.seed)
