@@ -579,10 +579,7 @@ type QueueBuffer = (String, &'static str, i64, i64, f64);
 /// flow's data crosses the link (`data_bytes` is the mean data packet size of those that do).
 /// Raises `ScenarioError` naming the field at fault.
 #[pyfunction]
-pub(crate) fn queue_buffers(
-    py: Python<'_>,
-    scenario_toml: &str,
-) -> PyResult<Vec<QueueBuffer>> {
+pub(crate) fn queue_buffers(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec<QueueBuffer>> {
     let scenario = parse(py, scenario_toml)?;
     let simulation = scenario
         .simulation(scenario.seed)
