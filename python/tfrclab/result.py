@@ -636,7 +636,7 @@ class Result:
         ):
             if mine_bins.keys() != their_bins.keys():
                 return False
-            if not all(np.array_equal(mine_bins[k], their_bins[k]) for k in mine_bins):
+            if not all(_same(mine_bins[k], their_bins[k]) for k in mine_bins):
                 return False
         if len(self.states) != len(other.states):
             return False
@@ -648,6 +648,12 @@ class Result:
         if self.packet_trace is None or other.packet_trace is None:
             return self.packet_trace is None and other.packet_trace is None
         return bool(self.packet_trace.equals(other.packet_trace))
+
+
+def _same(a: NDArray[Any], b: NDArray[Any]) -> bool:
+    """Whether two arrays are equal, NaN equal to NaN (RED's average is NaN for other queues)."""
+    floats = np.issubdtype(a.dtype, np.floating) and np.issubdtype(b.dtype, np.floating)
+    return bool(np.array_equal(a, b, equal_nan=floats))
 
 
 def _scenario_name(scenario_toml: str) -> str:

@@ -422,4 +422,4 @@ def test_a_sweep_result_shows_itself_in_notebooks(scenario_file: Path, tmp_path:
     assert opened.params == ["losses.0.p"]
     html = opened._repr_html_()
     assert "4 of 4 runs" in html
-    assert html.count("<tr>") == 1 + 2  # the header and a row per value
+    assert html.count("<tr") == 1 + 2  # the header and a row per value
