@@ -11,9 +11,10 @@ import pytest
 from conftest import REPO_ROOT
 from tfrclab.cli import main
 from tfrclab.ns2 import ExportError, export_tcl, resolve
-from tfrclab.ns2.crosscheck import compare, run_ns2, t_quantile
-from tfrclab.ns2.output import read_output
+from tfrclab.ns2.crosscheck import compare, run_ns2, seed_metrics, t_quantile
+from tfrclab.ns2.output import from_result, read_output
 from tfrclab.scenario import Scenario
+from tfrclab.simulate import run
 
 FIG09 = REPO_ROOT / "scenarios" / "papers" / "floyd2000" / "fig09.toml"
 needs_ns = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`) is not installed")
@@ -167,6 +168,23 @@ def test_t_quantiles_and_verdicts() -> None:
     # No spread at all (deterministic runs): the tolerance decides.
     assert compare("throughput/x", [1.0, 1.0], [1.01, 1.01], 0.02).verdict == "agree"
     assert compare("throughput/x", [1.0, 1.0], [1.05, 1.05], 0.02).verdict == "differ"
+
+
+def test_parking_lot_metrics_cover_every_hop() -> None:
+    scenario = Scenario.load(REPO_ROOT / "scenarios" / "crosscheck" / "parking-lot-cbr.toml")
+    scenario = scenario.with_(duration="4s")
+    plan = resolve(scenario, 1)
+    names = [(suffix, plan.links[i].name) for suffix, i in plan.metric_links]
+    assert names == [("", "hop0"), ("/hop1", "hop1"), ("/hop2", "hop2")]
+    result = run(scenario, seed=1)
+    values = seed_metrics(plan, from_result(result, plan, 1.0), 1.0, 4.0)
+    for metric in ("drop_rate", "utilization", "mean_queue"):
+        assert {metric, f"{metric}/hop1", f"{metric}/hop2"} <= set(values)
+    # Each hop carries the long flows and its own 3 Mb/s of CBR: busy, but not the same link.
+    assert all(0.3 < values[f"utilization{s}"] <= 1.0 for s, _ in plan.metric_links)
+    # A dumbbell compares its bottleneck alone.
+    dumbbell = resolve(_one_flow({"kind": "cbr", "rate": "800kbps"}))
+    assert [suffix for suffix, _ in dumbbell.metric_links] == [""]
 
 
 @needs_ns

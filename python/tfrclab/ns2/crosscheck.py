@@ -9,6 +9,7 @@ taken over a measurement window with the functions of :mod:`tfrclab.metrics`:
   bytes received over the window against a fair share of the primary link);
 - ``drop_rate``, ``utilization``: at the primary link (Floyd 2000 Table 25);
 - ``mean_queue``: its time-weighted mean waiting packets;
+- on a parking lot, the same three for every other hop (``drop_rate/hop1``, ...);
 - ``cov_1s/<class>``: mean CoV of the class's send rates at a 1 s timescale (Floyd 2000 §4.1.1).
 
 The two means are compared with Welch's t over seeds: the difference (netsim - ns-2) with its
@@ -193,17 +194,16 @@ def seed_metrics(plan: Plan, series: Series, start_s: float, end_s: float) -> di
         bits = series.received_bytes[rows, first:last].sum(axis=1) * 8.0
         share = metrics.normalized_throughput(bits / window, float(link.rate_bps), n)
         out[f"throughput/{name}"] = float(np.mean(share))
-    series_link = series.links[plan.primary_link]
     part = slice(first, last)
-    out["drop_rate"] = float(
-        metrics.drop_rate(series_link.drops[part].sum(), series_link.arrivals[part].sum())
-    )
-    out["utilization"] = float(
-        metrics.link_utilization(
-            series_link.departed_bytes[part].sum() * 8.0, float(link.rate_bps), window
+    for suffix, index in plan.metric_links:
+        series_link = series.links[index]
+        rate_bps = float(plan.links[index].rate_bps)
+        drops, arrivals = series_link.drops[part].sum(), series_link.arrivals[part].sum()
+        out[f"drop_rate{suffix}"] = float(metrics.drop_rate(drops, arrivals))
+        out[f"utilization{suffix}"] = float(
+            metrics.link_utilization(series_link.departed_bytes[part].sum() * 8.0, rate_bps, window)
         )
-    )
-    out["mean_queue"] = float(series_link.mean_queue[part].mean())
+        out[f"mean_queue{suffix}"] = float(series_link.mean_queue[part].mean())
     if window >= 2.0:
         for name, rows in classes.items():
             covs = metrics.cov_at_timescale(

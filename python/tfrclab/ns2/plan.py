@@ -10,6 +10,7 @@ cannot express raises :class:`ExportError`, one line naming the part of the scen
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -95,6 +96,21 @@ class Plan:
     def flows_crossing(self, link: int) -> list[FlowPlan]:
         """The flows whose data path crosses ``link``."""
         return [f for f in self.flows if link in f.data_links]
+
+    @property
+    def metric_links(self) -> list[tuple[str, int]]:
+        """The links the cross-check takes link metrics on, with their metric-name suffixes.
+
+        The primary link's metrics carry no suffix (``drop_rate``); on a parking lot every
+        other hop's carry its name (``drop_rate/hop1``, ``drop_rate/hop2``, ...).
+        """
+        out = [("", self.primary_link)]
+        if self.topology_kind == "parking_lot":
+            hops = [link for link in self.links if re.fullmatch(r"hop\d+", link.name)]
+            hops.sort(key=lambda link: int(link.name[3:]))
+            out += [(f"/{link.name}", link.index) for link in hops
+                    if link.index != self.primary_link]  # fmt: skip
+        return out
 
 
 _SILENT_SINKS = ("cbr", "pareto", "exponential")
