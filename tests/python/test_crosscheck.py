@@ -27,6 +27,7 @@ import pytest
 from conftest import REPO_ROOT
 from tfrclab.cli import main
 from tfrclab.ns2.crosscheck import crosscheck
+from tfrclab.ns2.suite import CASES, Case
 from tfrclab.scenario import Scenario
 
 pytestmark = pytest.mark.skipif(
@@ -38,33 +39,15 @@ SCENARIOS = REPO_ROOT / "scenarios" / "crosscheck"
 LEVEL = 0.99
 TOLERANCE = 0.02
 
-CASES = [
-    # (scenario, seeds, measurement window start, end)
-    ("fig09-short", range(1, 7), 20.0, 60.0),
-    ("tfrc-fig02", [1], 3.0, 15.0),
-    # 32 seeds: at 8 the 99% interval on a CoV was about +-0.085. Disjoint seeds: each
-    # simulator's loss stream depends only on the seed and the link, so on shared seeds the
-    # two cases see the same losses and are one test, not two (docs/crosscheck.md).
-    ("reno-bernoulli", range(1, 33), 10.0, 60.0),
-    ("sack-bernoulli", range(33, 65), 10.0, 60.0),
-    ("cbr-bernoulli", range(1, 21), 1.0, 100.0),
-    ("sack-tfrc-2-droptail", range(1, 6), 10.0, 40.0),
-    ("sack-tfrc-2-red", range(1, 6), 10.0, 40.0),
-    ("sack-tfrc-8-droptail", range(1, 6), 10.0, 40.0),
-    ("sack-tfrc-8-red", range(1, 6), 10.0, 40.0),
-    ("parking-lot-cbr", range(1, 6), 5.0, 40.0),
-    ("vegas-pair", range(1, 6), 5.0, 40.0),
-]
 
-
-@pytest.mark.parametrize(("name", "seeds", "start", "end"), CASES, ids=[c[0] for c in CASES])
-def test_tfrclab_agrees_with_ns2(name: str, seeds: range, start: float, end: float) -> None:
-    scenario = Scenario.load(SCENARIOS / f"{name}.toml")
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_tfrclab_agrees_with_ns2(case: Case) -> None:
+    scenario = Scenario.load(case.path)
     comparisons, _ = crosscheck(
         scenario,
-        list(seeds),
-        start_s=start,
-        end_s=end,
+        list(case.seeds),
+        start_s=case.start_s,
+        end_s=case.end_s,
         jobs=2,
         tolerance=TOLERANCE,
         level=LEVEL,
