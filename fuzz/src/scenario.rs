@@ -497,7 +497,9 @@ pub enum ScenarioOutcome {
         /// Events the short run processed.
         events: u64,
     },
-    /// Accepted and built, but not run: more than [`MAX_ELEMENTS`] flows or hosts.
+    /// Accepted and built, but not run: more than [`MAX_ELEMENTS`] flows or hosts, a cost
+    /// estimate over the default budget (the product refuses those without `--force`), or
+    /// monitors whose memory could not be reserved (an error, not an abort).
     NotRun,
     /// Not parsed: a TOML document whose topology or flow counts exceed [`MAX_ELEMENTS`].
     TooLarge,
@@ -600,6 +602,13 @@ pub fn fuzz_scenario(text: &str) -> ScenarioOutcome {
     };
     let hosts = simulation.topology().nodes().len() as u64;
     if scenario.flows.len() as u64 > MAX_ELEMENTS || hosts > MAX_ELEMENTS {
+        return ScenarioOutcome::NotRun;
+    }
+    // As a run of the product does: the cost check first, then the monitors reserved for the
+    // whole run, so that memory is claimed (or refused) up front and never grows per bin.
+    if netsim::scenario::check(&scenario, &netsim::scenario::Budget::DEFAULT).is_err()
+        || simulation.try_reserve_monitors().is_err()
+    {
         return ScenarioOutcome::NotRun;
     }
     let mut at = 0;
