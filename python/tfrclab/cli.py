@@ -245,12 +245,14 @@ def _run_with_progress(
 
     ``force`` runs it even if its cost estimate is over the budget.
     """
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
     from tfrclab.simulate import run
 
+    if quiet:
+        return run(scenario, seed=seed, force=force)
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
     console = _stderr_console()
-    if quiet or not console.is_terminal:
+    if not console.is_terminal:
         return run(scenario, seed=seed, force=force)
     columns = (
         TextColumn("simulating"),
@@ -775,7 +777,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
     handler: Callable[[argparse.Namespace], int] = args.handler
-    from tfrclab.sweep import SweepError
 
     # SIGTERM ends a command like Ctrl-C: sweeps stop their workers, nothing half-written stays.
     previous = signal.getsignal(signal.SIGTERM)
@@ -800,15 +801,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
-    except SweepError as err:
+    except (RuntimeError, OSError) as err:
+        if isinstance(err, OSError):
+            print(f"tfrclab {args.command}: error: {err}", file=sys.stderr)
+            return 1
+        if not _is_sweep_error(err):
+            raise
         print(f"tfrclab {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
-        return 1
-    except OSError as err:
-        print(f"tfrclab {args.command}: error: {err}", file=sys.stderr)
         return 1
     finally:
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, previous)
+
+
+def _is_sweep_error(err: BaseException) -> bool:
+    """Whether ``err`` is a :class:`tfrclab.sweep.SweepError`.
+
+    Checked without importing the sweep module (and so pandas) for commands that never load it.
+    """
+    sweep = sys.modules.get("tfrclab.sweep")
+    return sweep is not None and isinstance(err, sweep.SweepError)
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
