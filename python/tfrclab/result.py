@@ -745,7 +745,7 @@ class Result:
         ):
             if mine_bins.keys() != their_bins.keys():
                 return False
-            if not all(np.array_equal(mine_bins[k], their_bins[k]) for k in mine_bins):
+            if not all(_same(mine_bins[k], their_bins[k]) for k in mine_bins):
                 return False
         if len(self.states) != len(other.states):
             return False
@@ -757,6 +757,15 @@ class Result:
         if self.packet_trace is None or other.packet_trace is None:
             return self.packet_trace is None and other.packet_trace is None
         return bool(self.packet_trace.equals(other.packet_trace))
+
+
+def _same(a: NDArray[Any], b: NDArray[Any]) -> bool:
+    """Whether two series hold the same values, NaN equal to NaN in float series.
+
+    A binned link without RED has a NaN ``red_average`` in every bin.
+    """
+    floats = a.dtype.kind == "f" and b.dtype.kind == "f"
+    return bool(np.array_equal(a, b, equal_nan=floats))
 
 
 def _scenario_name(scenario_toml: str) -> str:
