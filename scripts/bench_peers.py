@@ -111,13 +111,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("scenario", type=Path, nargs="?", default=DEFAULT_SCENARIO)
     parser.add_argument("--pairs", type=int, default=5, help="runs of each (default 5)")
     parser.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns on PATH)")
+    parser.add_argument(
+        "--tfrclab",
+        default=str(Path(sys.executable).with_name("tfrclab")),
+        help="the tfrclab command (default: the one next to this Python)",
+    )
     parser.add_argument("--json", action="store_true", help="print the medians as JSON")
     args = parser.parse_args(argv)
     ns = shutil.which(args.ns)
     if ns is None:
         print(f"bench_peers: {args.ns!r} not found (Debian/Ubuntu: apt-get install ns2)")
         return 2
-    tfrclab = str(Path(sys.executable).with_name("tfrclab"))
+    tfrclab = args.tfrclab
     scenario = args.scenario.resolve()
     with tempfile.TemporaryDirectory(prefix="tfrclab-bench-") as tmp:
         work = Path(tmp)
