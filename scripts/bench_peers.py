@@ -6,9 +6,10 @@ Usage: ``.venv/bin/python scripts/bench_peers.py [SCENARIO] [--pairs N] [--json]
 The scenario is exported with ``tfrclab export ns2 SCENARIO --sample BIN`` (BIN: the scenario's
 ``monitor.bin``, so ns-2 reports the per-bin counters tfrclab records), then ns-2 and
 ``tfrclab run SCENARIO --json --quiet`` run alternately, N times each; so do the two start-ups
-(``ns`` on an empty script, ``tfrclab --version``). Each process is timed on its own: wall time
-around it, and its CPU time and peak resident memory from ``wait4`` (the kernel's rusage of that
-child). The table gives medians and their ratios:
+(``ns`` on an empty script, ``tfrclab --version``), after one unmeasured run of each (caches
+warm, Python's bytecode written). Each process is timed on its own: wall time around it, and
+its CPU time and peak resident memory from ``wait4`` (the kernel's rusage of that child). The
+table gives medians and their ratios:
 
 - simulation loop: ns-2's CPU time (the whole process: ns-2 has no separate loop timer) against
   tfrclab's ``wall_seconds`` (the native stepping calls only); also ns-2 with one sample at the
@@ -50,11 +51,16 @@ class Sample:
     stdout: str
 
 
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+"""The children's environment: Python may cache bytecode, as an installed package does (with
+PYTHONDONTWRITEBYTECODE set, every run would compile the modules changed since the last cache)."""
+
+
 def measure(argv: list[str], cwd: Path) -> Sample:
     """Run ``argv`` to its end and measure it (see the module documentation)."""
     with tempfile.TemporaryFile() as out:
         started = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.PIPE)
+        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.PIPE, env=ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -132,18 +138,21 @@ def main(argv: list[str]) -> int:
         once = [tfrclab, "export", "ns2", str(scenario), "-o", str(work / "one_sample.tcl")]
         subprocess.run([*once, "--sample", scenario_duration(scenario)], check=True)
         (work / "empty.tcl").write_text("", encoding="utf-8")
-        runs: dict[str, list[Sample]] = {
-            k: [] for k in ("ns", "ns_one", "tfrclab", "ns_start", "tfrclab_start")
+        commands = {
+            "ns": [ns, "matched.tcl"],
+            "tfrclab": [tfrclab, "run", str(scenario), "--json", "--quiet"],
+            "ns_one": [ns, "one_sample.tcl"],
+            "ns_start": [ns, "empty.tcl"],
+            "tfrclab_start": [tfrclab, "--version"],
         }
+        print("warm-up: each command once, not measured", file=sys.stderr)
+        for argv in commands.values():
+            measure(argv, work)
+        runs: dict[str, list[Sample]] = {name: [] for name in commands}
         for i in range(args.pairs):
             print(f"pair {i + 1}/{args.pairs}", file=sys.stderr)
-            runs["ns"].append(measure([ns, "matched.tcl"], work))
-            runs["tfrclab"].append(
-                measure([tfrclab, "run", str(scenario), "--json", "--quiet"], work)
-            )
-            runs["ns_one"].append(measure([ns, "one_sample.tcl"], work))
-            runs["ns_start"].append(measure([ns, "empty.tcl"], work))
-            runs["tfrclab_start"].append(measure([tfrclab, "--version"], work))
+            for name, argv in commands.items():
+                runs[name].append(measure(argv, work))
         for run in runs["ns"]:
             if not run.stdout.startswith("H "):
                 raise SystemExit("ns-2 did not print the exported script's header")
