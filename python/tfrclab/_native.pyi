@@ -97,10 +97,11 @@ class Simulation:
         per-flow lists of str ``name``, ``kind``, ``variant``, ``from``, ``to``, ``path`` (the
         forward path as a list of link indices per flow), uint64 arrays ``start_ns``,
         ``base_rtt_ns``, ``loss_event_rtt_ns``, the int64 array ``stop_ns`` (-1: no stop) and
-        the totals); ``flow_bins`` (dict of (flows x n) arrays);
-        ``flow_states`` (one ``(fields, values)`` per flow, values a (fields x n) float64
-        array); ``links`` (dict of per-link columns, with a bool ``binned``); ``link_bins``
-        (dict of (binned links x n) arrays); ``packet_trace`` (None or a dict of columns).
+        the totals); ``flow_bins`` (dict: per series a list of one array of n per flow);
+        ``flow_states`` (one ``(fields, values)`` per flow, values a list of one float64
+        array of n per field); ``links`` (dict of per-link columns, with a bool ``binned``);
+        ``link_bins`` (dict of (binned links x n) arrays); ``packet_trace`` (None or a dict of
+        columns).
         """
 
 def equation(

@@ -16,15 +16,19 @@ Numbers JSON cannot hold (NaN, infinities) are ``null``.
 from __future__ import annotations
 
 import math
-from typing import Any
-
-import pandas as pd
-from rich import box
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from tfrclab import metrics
-from tfrclab.result import Result
-from tfrclab.summary import Summary, queue_in_packets
+from tfrclab.summary import queue_in_packets
+
+# pandas and rich are imported by the tables that use them: json_summary (``tfrclab run
+# --json``) needs neither.
+if TYPE_CHECKING:
+    import pandas as pd
+    from rich.table import Table
+
+    from tfrclab.result import Result
+    from tfrclab.summary import Summary
 
 __all__ = [
     "by_kind",
@@ -46,21 +50,24 @@ def json_summary(result: Result, summary: Summary | None = None) -> dict[str, An
     """
     if summary is None:
         summary = result.summary()
-    windowed_links = summary.links.set_index("name")
+    # Read from the columns both tables are made of (no DataFrame is made).
+    windowed = summary._link_columns
+    windowed_row = {str(name): i for i, name in enumerate(windowed["name"])}
     links = []
-    for _, row in result.links.iterrows():
-        name = str(row["name"])
-        source = windowed_links.loc[name] if name in windowed_links.index else row
+    for i, name in enumerate(str(name) for name in result._link_column("name")):
+        row = windowed_row.get(name)
+        source, k = (result._link_column, i) if row is None else (windowed.__getitem__, row)
         links.append(
             {
                 "name": name,
-                "utilization": float(source["utilization"]),
-                "drop_rate": float(source["drop_rate"]),
-                "mean_queue_packets": float(source["mean_queue_packets"]),
-                "rate_bps": int(row["rate_bps"]),
-                "windowed": name in windowed_links.index,
+                "utilization": float(source("utilization")[k]),
+                "drop_rate": float(source("drop_rate")[k]),
+                "mean_queue_packets": float(source("mean_queue_packets")[k]),
+                "rate_bps": int(result._link_column("rate_bps")[i]),
+                "windowed": row is not None,
             }
         )
+    f = summary._flow_columns
     return {
         "version": result.info.version,
         "seed": result.info.seed,
@@ -71,32 +78,32 @@ def json_summary(result: Result, summary: Summary | None = None) -> dict[str, An
         "window": summary.window.as_dict(),
         "flows": [
             {
-                "id": int(row["id"]),
-                "name": str(row["name"]),
-                "kind": str(row["kind"]),
-                "variant": str(row["variant"]),
-                "class": str(row["class"]),
-                "throughput_bits_per_s": float(row["throughput_bits_per_s"]),
-                "packets_sent": int(row["packets_sent"]),
-                "packet_loss_rate": float(row["packet_loss_rate"]),
-                "loss_event_rate": float(row["loss_event_rate"]),
-                "packets_dropped": int(row["packets_dropped"]),
-                "loss_events": int(row["loss_events"]),
-                "status": str(row["status"]),
-                "active_fraction": float(row["active_fraction"]),
-                "active_throughput_bits_per_s": _json_float(row["active_throughput_bits_per_s"]),
-                "bottleneck": str(row["bottleneck"]),
-                "fair_share_bits_per_s": _json_float(row["fair_share_bits_per_s"]),
-                "normalized_throughput": _json_float(row["normalized_throughput"]),
+                "id": int(f["id"][i]),
+                "name": str(f["name"][i]),
+                "kind": str(f["kind"][i]),
+                "variant": str(f["variant"][i]),
+                "class": str(f["class"][i]),
+                "throughput_bits_per_s": float(f["throughput_bits_per_s"][i]),
+                "packets_sent": int(f["packets_sent"][i]),
+                "packet_loss_rate": float(f["packet_loss_rate"][i]),
+                "loss_event_rate": float(f["loss_event_rate"][i]),
+                "packets_dropped": int(f["packets_dropped"][i]),
+                "loss_events": int(f["loss_events"][i]),
+                "status": str(f["status"][i]),
+                "active_fraction": float(f["active_fraction"][i]),
+                "active_throughput_bits_per_s": _json_float(f["active_throughput_bits_per_s"][i]),
+                "bottleneck": str(f["bottleneck"][i]),
+                "fair_share_bits_per_s": _json_float(f["fair_share_bits_per_s"][i]),
+                "normalized_throughput": _json_float(f["normalized_throughput"][i]),
             }
-            for _, row in summary.flows.iterrows()
+            for i in range(len(f["id"]))
         ],
         "classes": [
             {
                 key: (_json_float(value) if isinstance(value, float) else _plain(value))
                 for key, value in row.items()
             }
-            for _, row in summary.classes.iterrows()
+            for row in summary._class_rows
         ],
         "links": links,
     }
@@ -144,8 +151,18 @@ def by_kind(flows: pd.DataFrame) -> pd.DataFrame:
                 "loss_event_rate": float(group["loss_event_rate"].mean()),
             }
         )
+    import pandas as pd
+
     frame: pd.DataFrame = pd.DataFrame(rows)
     return frame
+
+
+def _table(title: str) -> Table:
+    """An empty rich table with our style."""
+    from rich import box
+    from rich.table import Table
+
+    return Table(title=title, box=box.SIMPLE_HEAD)
 
 
 def _window_text(summary: Summary) -> str:
@@ -161,10 +178,8 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
     """
     if summary is None:
         summary = result.summary()
-    table = Table(
-        title=f"flows (seed {result.info.seed}, {_window_text(summary)} "
-        f"of {result.info.duration_s:g} s)",
-        box=box.SIMPLE_HEAD,
+    table = _table(
+        f"flows (seed {result.info.seed}, {_window_text(summary)} of {result.info.duration_s:g} s)"
     )
     for header in ("id", "name", "protocol", "Mb/s", "norm.", "loss rate", "LER", "note"):
         left = header in ("name", "protocol", "note")
@@ -194,7 +209,7 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
 
 def classes_table(summary: Summary) -> Table:
     """Per protocol class: throughput, fairness and friendliness to TCP over the window."""
-    table = Table(title=f"protocols ({_window_text(summary)})", box=box.SIMPLE_HEAD)
+    table = _table(f"protocols ({_window_text(summary)})")
     for header in ("protocol", "flows", "Mb/s", "norm.", "Jain", "vs TCP", "rating", "diff."):
         table.add_column(
             header,
@@ -227,7 +242,7 @@ def links_table(result: Result, summary: Summary | None = None) -> Table:
     """The links that kept per-bin series (the bottlenecks, by default), over the window."""
     if summary is None:
         summary = result.summary()
-    table = Table(title=f"links ({_window_text(summary)})", box=box.SIMPLE_HEAD)
+    table = _table(f"links ({_window_text(summary)})")
     for header in ("link", "Mb/s", "queue", "util.", "drop rate", "mean q", "max q"):
         table.add_column(
             header, justify="left" if header in ("link", "queue") else "right", no_wrap=True
@@ -317,7 +332,7 @@ def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     """
     labels = param_labels(manifest)
     params = list(labels)
-    table = Table(title="sweep: per protocol, mean ± 95% CI over seeds", box=box.SIMPLE_HEAD)
+    table = _table("sweep: per protocol, mean ± 95% CI over seeds")
     _sweep_columns(table, params, ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain"))
     for _, row in summary.iterrows():
         table.add_row(
@@ -345,7 +360,7 @@ def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     """
     labels = param_labels(manifest)
     params = list(labels)
-    table = Table(title="sweep: per link, mean ± 95% CI over seeds", box=box.SIMPLE_HEAD)
+    table = _table("sweep: per link, mean ± 95% CI over seeds")
     _sweep_columns(table, params, ("link", "runs", "utilization", "drop rate", "mean queue"))
     for _, row in summary.iterrows():
         table.add_row(

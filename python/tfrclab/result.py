@@ -17,19 +17,22 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 from numpy.typing import NDArray
 
 from tfrclab import metrics
 
+# pandas and pyarrow are imported where a DataFrame or a Parquet file is made: a run and its
+# summary (``tfrclab run --json``) need numpy only.
 if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
     from tfrclab.summary import Summary
 
 __all__ = ["FORMAT_VERSION", "Result", "RunInfo"]
@@ -101,6 +104,36 @@ class RunInfo:
         return self.measure_from_ns / 1e9, to_ns / 1e9
 
 
+class _Table:
+    """A table kept as columns (numpy arrays or lists) or as a DataFrame.
+
+    Each form is made from the other on first use.
+    """
+
+    def __init__(self, table: pd.DataFrame | Mapping[str, Any]) -> None:
+        self._columns: dict[str, Any] | None = None
+        self._frame: pd.DataFrame | None = None
+        if isinstance(table, Mapping):
+            self._columns = dict(table)
+        else:
+            self._frame = table
+
+    def column(self, key: str) -> Any:
+        """The column ``key`` as a numpy array or a list."""
+        if self._columns is not None:
+            return self._columns[key]
+        assert self._frame is not None
+        return self._frame[key].to_numpy()
+
+    def frame(self) -> pd.DataFrame:
+        """The table as a DataFrame (made once)."""
+        if self._frame is None:
+            import pandas as pd
+
+            self._frame = pd.DataFrame(self._columns)
+        return self._frame
+
+
 def _as_2d(array: Any, rows: int, bins: int, dtype: Any) -> NDArray[Any]:
     """``array`` as a (rows x bins) array of ``dtype`` (an empty one when there are no rows)."""
     out = np.asarray(array, dtype=dtype)
@@ -116,23 +149,29 @@ class Result:
     def __init__(
         self,
         info: RunInfo,
-        flows: pd.DataFrame,
-        links: pd.DataFrame,
+        flows: pd.DataFrame | Mapping[str, Any],
+        links: pd.DataFrame | Mapping[str, Any],
         flow_bins: dict[str, NDArray[Any]],
         link_bins: dict[str, NDArray[Any]],
         states: list[tuple[tuple[str, ...], NDArray[np.float64]]],
         packet_trace: pd.DataFrame | None = None,
     ) -> None:
+        # ``flows`` and ``links``: the tables of :attr:`flows` and :attr:`links`, as DataFrames
+        # or as their columns (a DataFrame is then made only when one is asked for).
         self.info = info
         """How the run was made."""
-        self._flows = flows
-        self._links = links
-        self.flow_bins = flow_bins
-        """Each flow series (``sent_bytes``, ``loss_events``, ...) as a (flows x bins) array."""
+        self._flow_table = _Table(flows)
+        self._link_table = _Table(links)
+        self._flow_bins: dict[str, NDArray[Any]] | None = flow_bins
+        # From a run: each series as one array per flow, made 2-D when first asked for.
+        self._flow_bin_rows: dict[str, list[Any]] = {}
+        self._bin_count = int(flow_bins["sent_bytes"].shape[1]) if "sent_bytes" in flow_bins else 0
         self.link_bins = link_bins
         """Each link series of the binned links as a (binned links x bins) array."""
-        self.states = states
-        """Each flow's state trace: its field names and a (fields x bins) float64 array."""
+        self._states: list[tuple[tuple[str, ...], NDArray[np.float64]]] | None = states
+        # From a run: each flow's fields and one array per field, made 2-D when first asked for
+        # (a summary never needs the traces, most of a run's records).
+        self._state_columns: list[tuple[tuple[str, ...], list[Any]]] = []
         self.packet_trace = packet_trace
         """The per-packet trace when the scenario asked for one (``monitor.packet_trace``)."""
 
@@ -143,88 +182,80 @@ class Result:
         duration_s = int(raw["duration_ns"]) / 1e9
         f = raw["flows"]
         n_flows = len(f["name"])
-        flows = pd.DataFrame(
-            {
-                "id": np.arange(n_flows, dtype=np.int64),
-                "name": list(f["name"]),
-                "kind": list(f["kind"]),
-                "variant": list(f["variant"]),
-                "from": list(f["from"]),
-                "to": list(f["to"]),
-                "start_s": np.asarray(f["start_ns"], dtype=np.float64) / 1e9,
-                "stop_s": _stop_seconds(f["stop_ns"]),
-                "base_rtt_s": np.asarray(f["base_rtt_ns"], dtype=np.float64) / 1e9,
-                "loss_event_rtt_s": np.asarray(f["loss_event_rtt_ns"], dtype=np.float64) / 1e9,
-                **{
-                    key: np.asarray(f[key], dtype=np.int64)
-                    for key in (
-                        "packets_sent",
-                        "bytes_sent",
-                        "packets_received",
-                        "bytes_received",
-                        "packets_dropped",
-                        "bytes_dropped",
-                        "loss_events",
-                        "reverse_packets_sent",
-                        "reverse_packets_received",
-                        "reverse_packets_dropped",
-                    )
-                },
-            }
-        )
+        flows: dict[str, Any] = {
+            "id": np.arange(n_flows, dtype=np.int64),
+            "name": list(f["name"]),
+            "kind": list(f["kind"]),
+            "variant": list(f["variant"]),
+            "from": list(f["from"]),
+            "to": list(f["to"]),
+            "start_s": np.asarray(f["start_ns"], dtype=np.float64) / 1e9,
+            "stop_s": _stop_seconds(f["stop_ns"]),
+            "base_rtt_s": np.asarray(f["base_rtt_ns"], dtype=np.float64) / 1e9,
+            "loss_event_rtt_s": np.asarray(f["loss_event_rtt_ns"], dtype=np.float64) / 1e9,
+            **{
+                key: np.asarray(f[key], dtype=np.int64)
+                for key in (
+                    "packets_sent",
+                    "bytes_sent",
+                    "packets_received",
+                    "bytes_received",
+                    "packets_dropped",
+                    "bytes_dropped",
+                    "loss_events",
+                    "reverse_packets_sent",
+                    "reverse_packets_received",
+                    "reverse_packets_dropped",
+                )
+            },
+        }
         link_names = [str(name) for name in raw["links"]["name"]]
         flows["path"] = [[link_names[int(i)] for i in path] for path in f["path"]]
         flows["throughput_bits_per_s"] = (
-            flows["bytes_received"].to_numpy(dtype=np.float64) * 8.0 / duration_s
+            flows["bytes_received"].astype(np.float64) * 8.0 / duration_s
         )
-        flows["send_rate_bits_per_s"] = (
-            flows["bytes_sent"].to_numpy(dtype=np.float64) * 8.0 / duration_s
-        )
+        flows["send_rate_bits_per_s"] = flows["bytes_sent"].astype(np.float64) * 8.0 / duration_s
         flows["packet_loss_rate"] = metrics.packet_loss_rate(
-            flows["packets_dropped"].to_numpy(), flows["packets_sent"].to_numpy()
+            flows["packets_dropped"], flows["packets_sent"]
         )
         flows["loss_event_rate"] = metrics.loss_event_rate(
-            flows["loss_events"].to_numpy(), flows["packets_sent"].to_numpy()
+            flows["loss_events"], flows["packets_sent"]
         )
         link = raw["links"]
-        links = pd.DataFrame(
-            {
-                "name": list(link["name"]),
-                "from": list(link["from"]),
-                "to": list(link["to"]),
-                "rate_bps": np.asarray(link["rate_bps"], dtype=np.int64),
-                "delay_s": np.asarray(link["delay_ns"], dtype=np.float64) / 1e9,
-                "binned": np.asarray(link["binned"], dtype=bool),
-                **{
-                    key: np.asarray(link[key], dtype=np.int64)
-                    for key in (
-                        "arrivals",
-                        "queue_drops",
-                        "loss_model_drops",
-                        "departures",
-                        "bytes_departed",
-                        "max_queue_packets",
-                        "early_drops",
-                        "forced_drops",
-                        "marks",
-                    )
-                },
-                "busy_s": np.asarray(link["busy_ns"], dtype=np.float64) / 1e9,
-                "utilization": np.asarray(link["utilization"], dtype=np.float64),
-                "drop_rate": np.asarray(link["drop_rate"], dtype=np.float64),
-                "mean_queue_packets": np.asarray(link["mean_queue_packets"], dtype=np.float64),
-                "queue_kind": list(link["queue_kind"]),
-                "limit_packets": np.asarray(link["limit_packets"], dtype=np.int64),
-                "limit_bytes": np.asarray(link["limit_bytes"], dtype=np.int64),
-                "red_min_th": np.asarray(link["red_min_th"], dtype=np.float64),
-                "red_max_th": np.asarray(link["red_max_th"], dtype=np.float64),
-                "red_in_bytes": np.asarray(link["red_in_bytes"], dtype=bool),
-            }
-        )
-        n_binned = int(links["binned"].sum())
-        flow_bins = {
-            key: _as_2d(raw["flow_bins"][key], n_flows, bins, np.int64) for key in _FLOW_SERIES
+        links: dict[str, Any] = {
+            "name": list(link["name"]),
+            "from": list(link["from"]),
+            "to": list(link["to"]),
+            "rate_bps": np.asarray(link["rate_bps"], dtype=np.int64),
+            "delay_s": np.asarray(link["delay_ns"], dtype=np.float64) / 1e9,
+            "binned": np.asarray(link["binned"], dtype=bool),
+            **{
+                key: np.asarray(link[key], dtype=np.int64)
+                for key in (
+                    "arrivals",
+                    "queue_drops",
+                    "loss_model_drops",
+                    "departures",
+                    "bytes_departed",
+                    "max_queue_packets",
+                    "early_drops",
+                    "forced_drops",
+                    "marks",
+                )
+            },
+            "busy_s": np.asarray(link["busy_ns"], dtype=np.float64) / 1e9,
+            "utilization": np.asarray(link["utilization"], dtype=np.float64),
+            "drop_rate": np.asarray(link["drop_rate"], dtype=np.float64),
+            "mean_queue_packets": np.asarray(link["mean_queue_packets"], dtype=np.float64),
+            "queue_kind": list(link["queue_kind"]),
+            "limit_packets": np.asarray(link["limit_packets"], dtype=np.int64),
+            "limit_bytes": np.asarray(link["limit_bytes"], dtype=np.int64),
+            "red_min_th": np.asarray(link["red_min_th"], dtype=np.float64),
+            "red_max_th": np.asarray(link["red_max_th"], dtype=np.float64),
+            "red_in_bytes": np.asarray(link["red_in_bytes"], dtype=bool),
         }
+        n_binned = int(links["binned"].sum())
+        flow_bin_rows = {key: list(raw["flow_bins"][key]) for key in _FLOW_SERIES}
         link_bins = {
             key: _as_2d(
                 raw["link_bins"][key],
@@ -236,14 +267,16 @@ class Result:
             )
             for key in _LINK_SERIES
         }
-        states = [
-            (tuple(str(name) for name in fields), _as_2d(values, len(fields), bins, np.float64))
+        state_columns = [
+            (tuple(str(name) for name in fields), list(values))
             for fields, values in raw["flow_states"]
         ]
         trace_raw = raw["packet_trace"]
         packet_trace = None
         overflowed = 0
         if trace_raw is not None:
+            import pandas as pd
+
             overflowed = int(trace_raw["overflowed"])
             names = list(trace_raw["event_names"])
             packet_trace = pd.DataFrame(
@@ -272,7 +305,10 @@ class Result:
             measure_from_ns=int(raw["measure_from_ns"]),
             measure_to_ns=int(raw["measure_to_ns"]),
         )
-        return cls(info, flows, links, flow_bins, link_bins, states, packet_trace)
+        result = cls(info, flows, links, {}, link_bins, [], packet_trace)
+        result._states, result._state_columns = None, state_columns
+        result._flow_bins, result._flow_bin_rows, result._bin_count = None, flow_bin_rows, bins
+        return result
 
     # -- views ---------------------------------------------------------------------------------
 
@@ -293,6 +329,60 @@ class Result:
         return frame
 
     @property
+    def flow_bins(self) -> dict[str, NDArray[Any]]:
+        """Each flow series (``sent_bytes``, ``loss_events``, ...) as a (flows x bins) array."""
+        if self._flow_bins is None:
+            self._flow_bins = {
+                key: _as_2d(rows, len(rows), self._bin_count, np.int64)
+                for key, rows in self._flow_bin_rows.items()
+            }
+            self._flow_bin_rows = {}
+        return self._flow_bins
+
+    def _flow_sums(self, first: int, last: int) -> dict[str, NDArray[np.int64]]:
+        """Each flow series added up over bins ``[first, last)``: one int64 per flow.
+
+        Exact integer sums, the same whether the series are 2-D yet or still one array per flow
+        (which a summary leaves so).
+        """
+        if self._flow_bins is not None:
+            return {
+                key: series[:, first:last].sum(axis=1) for key, series in self._flow_bins.items()
+            }
+        return {
+            key: np.array([row[first:last].sum(dtype=np.int64) for row in rows], dtype=np.int64)
+            for key, rows in self._flow_bin_rows.items()
+        }
+
+    @property
+    def states(self) -> list[tuple[tuple[str, ...], NDArray[np.float64]]]:
+        """Each flow's state trace: its field names and a (fields x bins) float64 array."""
+        if self._states is None:
+            bins = self.bins
+            self._states = [
+                (fields, _as_2d(values, len(fields), bins, np.float64))
+                for fields, values in self._state_columns
+            ]
+            self._state_columns = []
+        return self._states
+
+    @property
+    def _flows(self) -> pd.DataFrame:
+        return self._flow_table.frame()
+
+    @property
+    def _links(self) -> pd.DataFrame:
+        return self._link_table.frame()
+
+    def _flow_column(self, key: str) -> Any:
+        """A column of :attr:`flows` as a numpy array or a list, without making a DataFrame."""
+        return self._flow_table.column(key)
+
+    def _link_column(self, key: str) -> Any:
+        """A column of :attr:`links` as a numpy array or a list, without making a DataFrame."""
+        return self._link_table.column(key)
+
+    @property
     def links(self) -> pd.DataFrame:
         """One row per simplex link, in topology order.
 
@@ -311,7 +401,9 @@ class Result:
     @property
     def bins(self) -> int:
         """The number of bins of every series."""
-        return int(self.flow_bins["sent_bytes"].shape[1])
+        if self._flow_bins is not None and "sent_bytes" in self._flow_bins:
+            return int(self._flow_bins["sent_bytes"].shape[1])
+        return self._bin_count
 
     @property
     def time_s(self) -> NDArray[np.float64]:
@@ -321,7 +413,8 @@ class Result:
     @property
     def binned_links(self) -> list[str]:
         """The names of the links whose per-bin series were kept, in row order."""
-        return [str(n) for n in self._links.loc[self._links["binned"], "name"]]
+        names, binned = self._link_column("name"), self._link_column("binned")
+        return [str(n) for n, kept in zip(names, binned, strict=True) if kept]
 
     def flow_index(self, flow: int | str) -> int:
         """The row of ``flow``, given by name or 0-based id.
@@ -329,7 +422,7 @@ class Result:
         Raises:
             KeyError: if there is no such flow.
         """
-        names = list(self._flows["name"])
+        names = [str(name) for name in self._flow_column("name")]
         if isinstance(flow, str):
             if flow not in names:
                 raise KeyError(f"no flow named {flow!r}; flows: {', '.join(names)}")
@@ -353,6 +446,8 @@ class Result:
         Raises:
             ValueError: if the timescale is not a positive whole number of bins.
         """
+        import pandas as pd
+
         delta = self.info.bin_s if timescale is None else float(timescale)
         series = self.flow_bins[f"{what}_bytes"].astype(np.float64) * 8.0
         rates = metrics.send_rate(series, self.info.bin_s, delta)
@@ -363,6 +458,8 @@ class Result:
     @property
     def queue(self) -> pd.DataFrame:
         """The time-weighted mean queue per bin, in packets: time x binned link."""
+        import pandas as pd
+
         frame: pd.DataFrame = pd.DataFrame(
             self.link_bins["mean_queue_packets"].T,
             index=pd.Index(self.time_s, name="time_s"),
@@ -376,6 +473,8 @@ class Result:
         Raises:
             KeyError: if the link does not exist or kept totals only.
         """
+        import pandas as pd
+
         names = self.binned_links
         if link not in names:
             raise KeyError(f"no binned link named {link!r}; binned links: {', '.join(names)}")
@@ -391,6 +490,8 @@ class Result:
 
         Packets and bytes sent, received and dropped, and loss events opened, per bin.
         """
+        import pandas as pd
+
         row = self.flow_index(flow)
         frame: pd.DataFrame = pd.DataFrame(
             {key: values[row] for key, values in self.flow_bins.items()},
@@ -405,6 +506,8 @@ class Result:
         ``x_bps``, ...); the index is the sample time, the end of each bin. NaN marks a bin
         that was never sampled.
         """
+        import pandas as pd
+
         fields, values = self.states[self.flow_index(flow)]
         index = pd.Index(self.time_s + self.info.bin_s, name="time_s")
         frame: pd.DataFrame = pd.DataFrame(
@@ -469,6 +572,9 @@ class Result:
         (one row per binned link and bin), ``flow_states.parquet`` (one row per flow, field and
         bin) and, when there is a packet trace, ``packet_trace.parquet``.
         """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         # The old run.json goes first: while files are replaced the directory reads incomplete.
@@ -543,6 +649,9 @@ class Result:
             ValueError: if ``run.json`` is missing (an incomplete directory) or malformed, or
                 the layout is of another format version.
         """
+        import pandas as pd
+        import pyarrow.parquet as pq
+
         src = Path(directory)
         if not (src / "run.json").is_file():
             raise ValueError(f"{src}: not a complete run directory (no run.json)")
@@ -680,6 +789,8 @@ def _bins_of(info: RunInfo) -> int:
 
 def _link_bins_schema(link_bins: dict[str, NDArray[Any]]) -> pa.Schema:
     """The schema of ``link_bins.parquet`` (explicit, so an empty table keeps its types)."""
+    import pyarrow as pa
+
     fields = [pa.field("link", pa.string()), pa.field("bin", pa.int32())]
     for key, values in link_bins.items():
         fields.append(pa.field(key, pa.from_numpy_dtype(values.dtype)))

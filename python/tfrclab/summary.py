@@ -34,16 +34,18 @@ Rules, each a choice a reader should know:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from tfrclab import metrics
 from tfrclab.window import Window
 
+# The figures are computed on numpy columns; pandas is imported only when a table is asked
+# for as a DataFrame (``tfrclab run --json`` never does).
 if TYPE_CHECKING:
+    import pandas as pd
+
     from tfrclab.result import Result
 
 __all__ = ["Summary", "class_label", "data_packet_bytes", "queue_in_packets", "summarize"]
@@ -53,6 +55,23 @@ _FULL = 1.0 - 1e-9
 
 _NOT_COMPETING = frozenset({"ping"})
 """Flow kinds that probe the path rather than compete for it (not counted in fair shares)."""
+
+_CLASS_COLUMNS = (
+    "class",
+    "kind",
+    "variant",
+    "flows",
+    "partial",
+    "mean_throughput_bits_per_s",
+    "total_throughput_bits_per_s",
+    "normalized_throughput",
+    "fairness_index",
+    "packet_loss_rate",
+    "loss_event_rate",
+    "friendliness_ratio",
+    "friendliness_rating",
+    "difference_ratio",
+)
 
 
 def class_label(kind: str, variant: str) -> str:
@@ -64,18 +83,54 @@ def class_label(kind: str, variant: str) -> str:
     return f"{kind}/{variant}" if variant else kind
 
 
-@dataclass(frozen=True)
 class Summary:
-    """A run's figures over one measurement window (see the module documentation)."""
+    """A run's figures over one measurement window (see the module documentation).
 
-    window: Window
-    """The window the figures cover, after snapping to bins."""
-    flows: pd.DataFrame
-    """One row per flow, in scenario order."""
-    links: pd.DataFrame
-    """One row per binned link, in topology order."""
-    classes: pd.DataFrame
-    """One row per protocol class present in the window, in order of first appearance."""
+    The tables are DataFrames made on first use from the figures, which are computed with
+    numpy when the summary is made.
+    """
+
+    def __init__(
+        self,
+        window: Window,
+        flows: dict[str, Any],
+        links: dict[str, Any],
+        classes: list[dict[str, Any]],
+    ) -> None:
+        # ``flows`` and ``links``: columns (numpy arrays or lists); ``classes``: one dict per
+        # row with the keys of ``_CLASS_COLUMNS``.
+        self.window = window
+        """The window the figures cover, after snapping to bins."""
+        self._flow_columns = flows
+        self._link_columns = links
+        self._class_rows = classes
+        self._frames: dict[str, pd.DataFrame] = {}
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        """One row per flow, in scenario order."""
+        return self._frame("flows", self._flow_columns)
+
+    @property
+    def links(self) -> pd.DataFrame:
+        """One row per binned link, in topology order."""
+        return self._frame("links", self._link_columns)
+
+    @property
+    def classes(self) -> pd.DataFrame:
+        """One row per protocol class present in the window, in order of first appearance."""
+        if "classes" not in self._frames:
+            import pandas as pd
+
+            self._frames["classes"] = pd.DataFrame(self._class_rows, columns=list(_CLASS_COLUMNS))
+        return self._frames["classes"]
+
+    def _frame(self, name: str, columns: dict[str, Any]) -> pd.DataFrame:
+        if name not in self._frames:
+            import pandas as pd
+
+            self._frames[name] = pd.DataFrame(columns)
+        return self._frames[name]
 
 
 def summarize(result: Result, from_s: float | None = None, to_s: float | None = None) -> Summary:
@@ -96,13 +151,14 @@ def summarize(result: Result, from_s: float | None = None, to_s: float | None = 
     return Summary(window=window, flows=flows, links=links, classes=_classes(flows))
 
 
-def _flows(result: Result, window: Window) -> pd.DataFrame:
-    """The per-flow table of the module documentation."""
-    base = result.flows
-    sums = {key: window.take(series).sum(axis=1) for key, series in result.flow_bins.items()}
+def _flows(result: Result, window: Window) -> dict[str, Any]:
+    """The per-flow table of the module documentation, as columns."""
+    column = result._flow_column
+    sums = result._flow_sums(window.first, window.last)
     length = window.length_s
-    start = base["start_s"].to_numpy(dtype=np.float64)
-    stop = np.nan_to_num(base["stop_s"].to_numpy(dtype=np.float64), nan=np.inf)
+    start = np.asarray(column("start_s"), dtype=np.float64)
+    stop_s = np.asarray(column("stop_s"), dtype=np.float64)
+    stop = np.nan_to_num(stop_s, nan=np.inf)
     active_s = np.clip(np.minimum(stop, window.to_s) - np.maximum(start, window.from_s), 0.0, None)
     fraction = active_s / length
     status = np.where(
@@ -113,57 +169,55 @@ def _flows(result: Result, window: Window) -> pd.DataFrame:
     received_bits = sums["received_bytes"].astype(np.float64) * 8.0
     with np.errstate(divide="ignore", invalid="ignore"):
         active_throughput = np.where(active_s > 0, received_bits / active_s, np.nan)
-    frame = pd.DataFrame(
-        {
-            "id": base["id"],
-            "name": base["name"],
-            "kind": base["kind"],
-            "variant": base["variant"],
-            "class": [
-                class_label(k, v) for k, v in zip(base["kind"], base["variant"], strict=True)
-            ],
-            "start_s": start,
-            "stop_s": base["stop_s"],
-            "active_s": active_s,
-            "active_fraction": fraction,
-            "status": status,
-            "packets_sent": sums["sent_packets"],
-            "bytes_sent": sums["sent_bytes"],
-            "packets_received": sums["received_packets"],
-            "bytes_received": sums["received_bytes"],
-            "packets_dropped": sums["dropped_packets"],
-            "loss_events": sums["loss_events"],
-            "throughput_bits_per_s": received_bits / length,
-            "active_throughput_bits_per_s": active_throughput,
-            "send_rate_bits_per_s": sums["sent_bytes"].astype(np.float64) * 8.0 / length,
-            "packet_loss_rate": metrics.packet_loss_rate(
-                sums["dropped_packets"], sums["sent_packets"]
-            ),
-            "loss_event_rate": metrics.loss_event_rate(sums["loss_events"], sums["sent_packets"]),
-        }
-    )
+    kinds = [str(kind) for kind in column("kind")]
+    variants = [str(variant) for variant in column("variant")]
+    frame: dict[str, Any] = {
+        "id": np.asarray(column("id"), dtype=np.int64),
+        "name": [str(name) for name in column("name")],
+        "kind": kinds,
+        "variant": variants,
+        "class": [class_label(k, v) for k, v in zip(kinds, variants, strict=True)],
+        "start_s": start,
+        "stop_s": stop_s,
+        "active_s": active_s,
+        "active_fraction": fraction,
+        "status": status,
+        "packets_sent": sums["sent_packets"],
+        "bytes_sent": sums["sent_bytes"],
+        "packets_received": sums["received_packets"],
+        "bytes_received": sums["received_bytes"],
+        "packets_dropped": sums["dropped_packets"],
+        "loss_events": sums["loss_events"],
+        "throughput_bits_per_s": received_bits / length,
+        "active_throughput_bits_per_s": active_throughput,
+        "send_rate_bits_per_s": sums["sent_bytes"].astype(np.float64) * 8.0 / length,
+        "packet_loss_rate": metrics.packet_loss_rate(sums["dropped_packets"], sums["sent_packets"]),
+        "loss_event_rate": metrics.loss_event_rate(sums["loss_events"], sums["sent_packets"]),
+    }
     bottleneck, share = _fair_shares(result, fraction)
     frame["bottleneck"] = bottleneck
     frame["fair_share_bits_per_s"] = share
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["normalized_throughput"] = active_throughput / share
-    table: pd.DataFrame = frame
-    return table
+    return frame
 
 
 def _fair_shares(result: Result, fraction: Any) -> tuple[list[str], Any]:
     """Each flow's tightest link and its fair share there (see the module documentation)."""
-    flows, links = result.flows, result.links
-    rate = dict(zip(links["name"], links["rate_bps"].astype(np.float64), strict=True))
+    paths = [[str(link) for link in path] for path in result._flow_column("path")]
+    kinds = [str(kind) for kind in result._flow_column("kind")]
+    link_names = [str(name) for name in result._link_column("name")]
+    link_rates = np.asarray(result._link_column("rate_bps")).astype(np.float64)
+    rate = dict(zip(link_names, link_rates, strict=True))
     competitors: dict[str, float] = {}
-    for path, kind, weight in zip(flows["path"], flows["kind"], fraction, strict=True):
+    for path, kind, weight in zip(paths, kinds, fraction, strict=True):
         if kind in _NOT_COMPETING:
             continue
         for link in path:
             competitors[link] = competitors.get(link, 0.0) + float(weight)
     names: list[str] = []
-    shares = np.full(len(flows), np.nan)
-    for i, path in enumerate(flows["path"]):
+    shares = np.full(len(paths), np.nan)
+    for i, path in enumerate(paths):
         best: tuple[float, str] | None = None
         for link in path:
             n = competitors.get(link, 0.0)
@@ -205,6 +259,8 @@ def queue_in_packets(result: Result) -> pd.DataFrame:
     ``red_max_th_packets`` (NaN without RED), and ``red_scale``: what to divide RED's average
     queue by to get packets (the packet size in byte mode, else 1).
     """
+    import pandas as pd
+
     links = result.links[result.links["binned"]].reset_index(drop=True)
     sizes = data_packet_bytes(result)
     size = np.array([sizes[str(name)] for name in links["name"]], dtype=np.float64)
@@ -228,67 +284,90 @@ def queue_in_packets(result: Result) -> pd.DataFrame:
     return table
 
 
-def _links(result: Result, window: Window) -> pd.DataFrame:
-    """The per-link table of the module documentation (binned links only)."""
-    binned = result.links[result.links["binned"]].reset_index(drop=True)
+def _links(result: Result, window: Window) -> dict[str, Any]:
+    """The per-link table of the module documentation (binned links only), as columns."""
+    binned = np.asarray(result._link_column("binned"), dtype=bool)
+    names = [
+        str(name) for name, kept in zip(result._link_column("name"), binned, strict=True) if kept
+    ]
     bins = {key: window.take(series).astype(np.float64) for key, series in result.link_bins.items()}
     widths = window.widths_s
     length = window.length_s
     arrivals = bins["arrivals"].sum(axis=1).astype(np.int64)
     drops = bins["drops"].sum(axis=1).astype(np.int64)
-    frame = pd.DataFrame(
-        {
-            "name": binned["name"],
-            "rate_bps": binned["rate_bps"],
-            "arrivals": arrivals,
-            "drops": drops,
-            "departures": bins["departures"].sum(axis=1).astype(np.int64),
-            "bytes_departed": bins["departed_bytes"].sum(axis=1).astype(np.int64),
-            "throughput_bits_per_s": bins["departed_bytes"].sum(axis=1) * 8.0 / length,
-            "utilization": (bins["utilization"] * widths).sum(axis=1) / length,
-            "drop_rate": metrics.drop_rate(drops, arrivals),
-            "mean_queue_packets": (bins["mean_queue_packets"] * widths).sum(axis=1) / length,
-            "max_queue_packets": (
-                bins["max_queue_packets"].max(axis=1).astype(np.int64)
-                if bins["max_queue_packets"].shape[1]
-                else np.zeros(len(binned), dtype=np.int64)
-            ),
-        }
-    )
-    table: pd.DataFrame = frame
-    return table
+    return {
+        "name": names,
+        "rate_bps": np.asarray(result._link_column("rate_bps"), dtype=np.int64)[binned],
+        "arrivals": arrivals,
+        "drops": drops,
+        "departures": bins["departures"].sum(axis=1).astype(np.int64),
+        "bytes_departed": bins["departed_bytes"].sum(axis=1).astype(np.int64),
+        "throughput_bits_per_s": bins["departed_bytes"].sum(axis=1) * 8.0 / length,
+        "utilization": (bins["utilization"] * widths).sum(axis=1) / length,
+        "drop_rate": metrics.drop_rate(drops, arrivals),
+        "mean_queue_packets": (bins["mean_queue_packets"] * widths).sum(axis=1) / length,
+        "max_queue_packets": (
+            bins["max_queue_packets"].max(axis=1).astype(np.int64)
+            if bins["max_queue_packets"].shape[1]
+            else np.zeros(len(names), dtype=np.int64)
+        ),
+    }
 
 
-def _classes(flows: pd.DataFrame) -> pd.DataFrame:
-    """The per-class table of the module documentation."""
-    members: dict[str, pd.DataFrame] = {}
+def _nanmean(values: Any) -> float:
+    """The mean of the non-NaN values, NaN if there are none.
+
+    This is what pandas' ``Series.mean`` gives, computed the same way (NaN as 0 in the sum,
+    divided by the count) so that the result is the same to the last bit.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    if values.size == 0:
+        return float("nan")
+    missing = np.isnan(values)
+    count = np.float64(values.size - int(missing.sum()))
+    total = np.where(missing, 0.0, values).sum(dtype=np.float64)
+    return float(total / count) if count > 0 else float("nan")
+
+
+def _classes(flows: dict[str, Any]) -> list[dict[str, Any]]:
+    """The per-class table of the module documentation, one dict per row."""
+    labels = flows["class"]
+    kinds = flows["kind"]
+    variants = flows["variant"]
+    fraction = np.asarray(flows["active_fraction"], dtype=np.float64)
+    members: dict[str, Any] = {}
     partial: dict[str, bool] = {}
-    for label, group in flows.groupby("class", sort=False):
-        whole = group[group["active_fraction"] >= _FULL]
-        some = group[group["active_fraction"] > 0]
+    for label in dict.fromkeys(labels):  # in order of first appearance
+        group = np.array([i for i, other in enumerate(labels) if other == label], dtype=np.intp)
+        whole = group[fraction[group] >= _FULL]
+        some = group[fraction[group] > 0]
         if len(whole):
-            members[str(label)], partial[str(label)] = whole, False
+            members[label], partial[label] = whole, False
         elif len(some):
-            members[str(label)], partial[str(label)] = some, True
-    tcp = [g for label, g in members.items() if g["kind"].iloc[0] == "tcp"]
-    tcp_rates = pd.concat(tcp)["active_throughput_bits_per_s"].to_numpy() if tcp else np.array([])
+            members[label], partial[label] = some, True
+    active_throughput = np.asarray(flows["active_throughput_bits_per_s"], dtype=np.float64)
+    tcp = [rows for rows in members.values() if kinds[rows[0]] == "tcp"]
+    tcp_rates = active_throughput[np.concatenate(tcp)] if tcp else np.array([])
+    normalized = np.asarray(flows["normalized_throughput"], dtype=np.float64)
+    packet_loss = np.asarray(flows["packet_loss_rate"], dtype=np.float64)
+    loss_event = np.asarray(flows["loss_event_rate"], dtype=np.float64)
     rows = []
     for label, group in members.items():
-        rates = group["active_throughput_bits_per_s"].to_numpy(dtype=np.float64)
+        rates = active_throughput[group]
         ratio = metrics.friendliness_ratio(rates, tcp_rates) if tcp_rates.size else float("nan")
         rows.append(
             {
                 "class": label,
-                "kind": group["kind"].iloc[0],
-                "variant": group["variant"].iloc[0],
+                "kind": kinds[group[0]],
+                "variant": variants[group[0]],
                 "flows": len(group),
                 "partial": partial[label],
                 "mean_throughput_bits_per_s": float(rates.mean()),
                 "total_throughput_bits_per_s": float(rates.sum()),
-                "normalized_throughput": float(group["normalized_throughput"].mean()),
+                "normalized_throughput": _nanmean(normalized[group]),
                 "fairness_index": float(metrics.fairness_index(rates)),
-                "packet_loss_rate": float(group["packet_loss_rate"].mean()),
-                "loss_event_rate": float(group["loss_event_rate"].mean()),
+                "packet_loss_rate": _nanmean(packet_loss[group]),
+                "loss_event_rate": _nanmean(loss_event[group]),
                 "friendliness_ratio": ratio,
                 "friendliness_rating": (metrics.friendliness_rating(ratio) if ratio >= 0 else ""),
                 "difference_ratio": (
@@ -298,21 +377,4 @@ def _classes(flows: pd.DataFrame) -> pd.DataFrame:
                 ),
             }
         )
-    columns = [
-        "class",
-        "kind",
-        "variant",
-        "flows",
-        "partial",
-        "mean_throughput_bits_per_s",
-        "total_throughput_bits_per_s",
-        "normalized_throughput",
-        "fairness_index",
-        "packet_loss_rate",
-        "loss_event_rate",
-        "friendliness_ratio",
-        "friendliness_rating",
-        "difference_ratio",
-    ]
-    frame: pd.DataFrame = pd.DataFrame(rows, columns=columns)
-    return frame
+    return rows

@@ -3,9 +3,11 @@
 //! [`Simulation`] wraps `netsim::sim::Simulation` so that Python can step a run in simulated time
 //! (`run_until`, the GIL released for each step) and report progress; stepping gives the same
 //! results, bit for bit, as one call. [`Simulation::finish`] hands back every record as columns:
-//! one numpy array per per-flow or per-link figure, one 2-D array (rows x bins) per binned series,
-//! and each flow's state trace as its field names plus a 2-D float64 array (fields x bins), so
-//! agents with any fields cross the boundary unchanged. Durations cross as integer nanoseconds.
+//! one numpy array per per-flow or per-link figure, one 2-D array (links x bins) per binned link
+//! series, and per flow one array per binned series and its state trace as its field names plus
+//! one float64 array per field, so agents with any fields cross the boundary unchanged. The flows'
+//! series and traces, most of a run's records, are moved into their arrays, not copied (peak
+//! memory). Durations cross as integer nanoseconds.
 //!
 //! Every run is estimated first and refused with `CostError` over netsim's default budget unless
 //! forced; its monitors are then reserved for the whole run, so memory that cannot be had is a
@@ -253,15 +255,15 @@ impl Simulation {
             .ok_or_else(|| PyRuntimeError::new_err("the simulation was already finished"))?;
         let mut results = py.detach(move || inner.finish());
         results.scenario = std::mem::take(&mut self.scenario_toml);
-        let out = results_dict(py, &results)?;
+        let out = results_dict(py, &mut results)?;
         out.set_item("measure_from_ns", self.measure_ns.0)?;
         out.set_item("measure_to_ns", self.measure_ns.1)?;
         Ok(out)
     }
 }
 
-/// A named binned series of a flow record, and how to read it.
-type FlowSeries<T> = (&'static str, fn(&FlowBins) -> &Vec<T>);
+/// A named binned series of a flow record, and how to move it out.
+type FlowSeries<T> = (&'static str, fn(&mut FlowBins) -> &mut Vec<T>);
 
 /// A named binned series of a link record, and how to read it.
 type LinkSeries<T> = (&'static str, fn(&LinkBins) -> &Vec<T>);
@@ -291,7 +293,7 @@ fn matrix<'py, T: Element + Clone>(
 }
 
 /// The results as the dict `Simulation.finish` returns.
-fn results_dict<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, PyDict>> {
+fn results_dict<'py>(py: Python<'py>, results: &mut Results) -> PyResult<Bound<'py, PyDict>> {
     let n = netsim::monitor::Bins::new(results.bin).count(Time::ZERO + results.duration);
     let out = PyDict::new(py);
     out.set_item("scenario", &results.scenario)?;
@@ -302,12 +304,21 @@ fn results_dict<'py>(py: Python<'py>, results: &Results) -> PyResult<Bound<'py, 
     out.set_item("bins", n)?;
     out.set_item("events", results.events)?;
     out.set_item("flows", flows_dict(py, &results.flows)?)?;
-    out.set_item("flow_bins", flow_bins_dict(py, &results.flows, n)?)?;
+    out.set_item("flow_bins", flow_bins_dict(py, &mut results.flows, n)?)?;
     let states = PyList::empty(py);
-    for flow in &results.flows {
-        let state = &flow.record.state;
-        let rows: Vec<&Vec<f64>> = state.values.iter().collect();
-        states.append((state.fields.clone(), matrix(py, &rows, n)?))?;
+    for flow in &mut results.flows {
+        let state = &mut flow.record.state;
+        let columns = PyList::empty(py);
+        for column in std::mem::take(&mut state.values) {
+            if column.len() != n {
+                return Err(PyRuntimeError::new_err(format!(
+                    "ragged state trace: {} samples for {n} bins",
+                    column.len()
+                )));
+            }
+            columns.append(column.into_pyarray(py))?;
+        }
+        states.append((state.fields.clone(), columns))?;
     }
     out.set_item("flow_states", states)?;
     out.set_item("links", links_dict(py, &results.links, n)?)?;
@@ -380,34 +391,53 @@ fn flows_dict<'py>(py: Python<'py>, flows: &[FlowResult]) -> PyResult<Bound<'py,
     Ok(d)
 }
 
-/// The flows' binned series, each a (flows x bins) array.
+/// The flows' binned series, each a list of one array per flow (moved, not copied: with the
+/// state traces these are most of a run's records).
 fn flow_bins_dict<'py>(
     py: Python<'py>,
-    flows: &[FlowResult],
+    flows: &mut [FlowResult],
     n: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let bins: Vec<_> = flows.iter().map(|f| &f.record.bins).collect();
     let u32s: [FlowSeries<u32>; 4] = [
-        ("sent_packets", |b| &b.sent_packets),
-        ("received_packets", |b| &b.received_packets),
-        ("dropped_packets", |b| &b.dropped_packets),
-        ("loss_events", |b| &b.loss_events),
+        ("sent_packets", |b| &mut b.sent_packets),
+        ("received_packets", |b| &mut b.received_packets),
+        ("dropped_packets", |b| &mut b.dropped_packets),
+        ("loss_events", |b| &mut b.loss_events),
     ];
     for (name, series) in u32s {
-        let rows: Vec<_> = bins.iter().map(|b| series(b)).collect();
-        d.set_item(name, matrix(py, &rows, n)?)?;
+        d.set_item(name, moved_rows(py, flows, series, n)?)?;
     }
     let u64s: [FlowSeries<u64>; 3] = [
-        ("sent_bytes", |b| &b.sent_bytes),
-        ("received_bytes", |b| &b.received_bytes),
-        ("dropped_bytes", |b| &b.dropped_bytes),
+        ("sent_bytes", |b| &mut b.sent_bytes),
+        ("received_bytes", |b| &mut b.received_bytes),
+        ("dropped_bytes", |b| &mut b.dropped_bytes),
     ];
     for (name, series) in u64s {
-        let rows: Vec<_> = bins.iter().map(|b| series(b)).collect();
-        d.set_item(name, matrix(py, &rows, n)?)?;
+        d.set_item(name, moved_rows(py, flows, series, n)?)?;
     }
     Ok(d)
+}
+
+/// One array per flow of the series `series`, each moved out of the flow's record.
+fn moved_rows<'py, T: Element>(
+    py: Python<'py>,
+    flows: &mut [FlowResult],
+    series: fn(&mut FlowBins) -> &mut Vec<T>,
+    n: usize,
+) -> PyResult<Bound<'py, PyList>> {
+    let rows = PyList::empty(py);
+    for flow in flows {
+        let row = std::mem::take(series(&mut flow.record.bins));
+        if row.len() != n {
+            return Err(PyRuntimeError::new_err(format!(
+                "ragged binned series: {} bins instead of {n}",
+                row.len()
+            )));
+        }
+        rows.append(row.into_pyarray(py))?;
+    }
+    Ok(rows)
 }
 
 /// Whether a link kept its per-bin series (links not asked for keep totals only).

@@ -10,7 +10,29 @@ docs/crosscheck.md describes what is exported and how the two compare.
 
 from __future__ import annotations
 
-from tfrclab.ns2.export import export_tcl
-from tfrclab.ns2.plan import ExportError, Plan, resolve
+from importlib import import_module
+from typing import TYPE_CHECKING
+
+# Loaded on first use (PEP 562): the ``tfrclab`` parser imports tfrclab.ns2.cli, and with it
+# this package, for every command, ``--version`` included.
+if TYPE_CHECKING:
+    from tfrclab.ns2.export import export_tcl
+    from tfrclab.ns2.plan import ExportError, Plan, resolve
 
 __all__ = ["ExportError", "Plan", "export_tcl", "resolve"]
+
+_LAZY = {
+    "export_tcl": "tfrclab.ns2.export",
+    "ExportError": "tfrclab.ns2.plan",
+    "Plan": "tfrclab.ns2.plan",
+    "resolve": "tfrclab.ns2.plan",
+}
+
+
+def __getattr__(name: str) -> object:
+    """Load a public name of the package on first use."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'tfrclab.ns2' has no attribute {name!r}")
+    value = getattr(import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

@@ -6,13 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tfrclab.ns2.crosscheck import Comparison, NsNotFound, SeedRun, crosscheck
-from tfrclab.ns2.export import export_tcl
-from tfrclab.ns2.plan import resolve
-from tfrclab.scenario import Scenario
 from tfrclab.units import parse_duration
+
+# The commands import what they run only when run: building the ``tfrclab`` parser (every
+# command, ``--version`` and ``--help`` included) must not load numpy or the simulator.
+if TYPE_CHECKING:
+    from tfrclab.ns2.crosscheck import Comparison
 
 __all__ = ["format_table", "parse_seeds", "register"]
 
@@ -58,6 +59,10 @@ def format_table(comparisons: list[Comparison], seeds: int) -> str:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from tfrclab.ns2.export import export_tcl
+    from tfrclab.ns2.plan import resolve
+    from tfrclab.scenario import Scenario
+
     scenario = Scenario.load(args.scenario)
     script = export_tcl(resolve(scenario, args.seed), args.sample)
     if args.output is None or str(args.output) == "-":
@@ -68,6 +73,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_crosscheck(args: argparse.Namespace) -> int:
+    from tfrclab.ns2.crosscheck import NsNotFound, SeedRun, crosscheck
+    from tfrclab.scenario import Scenario
+
     scenario = Scenario.load(args.scenario)
 
     def progress(seed_run: SeedRun) -> None:

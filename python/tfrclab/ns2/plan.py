@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfrclab.scenario import Scenario
-from tfrclab.simulate import run
 from tfrclab.units import parse_duration
 
 __all__ = ["ExportError", "FlowPlan", "LinkPlan", "LossPlan", "Plan", "resolve"]
@@ -219,6 +218,9 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
             ``on_off`` periods) or whose routing would differ.
         ScenarioError: if netsim refuses the scenario.
     """
+    # Imported here: ``import tfrclab.ns2`` (and so the ``tfrclab`` parser) stays light.
+    from tfrclab.simulate import run
+
     seed = scenario.seed if seed is None else seed
     tables = scenario.to_dict()
     probe = run(
