@@ -8,21 +8,12 @@ use std::time::{Duration, Instant};
 use netsim::scenario::{check, run, Budget, Scenario, ScenarioError, MAX_FLOWS};
 use netsim::Time;
 
-/// A one-flow dumbbell around `flow` (the keys of one `[[flows]]` table) running `duration`.
+mod common;
+
+/// A one-flow dumbbell around `flow` (the keys of one `[[flows]]` table) running `duration`:
+/// 10 Mb/s, 10 ms, ns-2's default DropTail (49 waiting packets).
 fn dumbbell(duration: &str, bin: &str, flow: &str) -> String {
-    format!(
-        r#"
-duration = "{duration}"
-[monitor]
-bin = "{bin}"
-[topology]
-kind = "dumbbell"
-hosts = 1
-bottleneck = {{ rate = "10Mbps", delay = "10ms" }}
-[[flows]]
-{flow}
-"#
-    )
+    common::one_flow("10Mbps", "10ms", 49, duration, bin, flow)
 }
 
 fn refused(text: &str) -> ScenarioError {
