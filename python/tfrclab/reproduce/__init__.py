@@ -1,0 +1,26 @@
+"""``tfrclab reproduce``: the papers' figures and tables, rerun and checked against their claims.
+
+- :mod:`tfrclab.reproduce.claims`: a claim (paper value, how measured, tolerance) and its
+  verdict;
+- :mod:`tfrclab.reproduce.registry`: the experiments by id, with their runs and claims (defined
+  per paper: :mod:`tfrclab.reproduce.floyd2000`);
+- :mod:`tfrclab.reproduce.runner`: runs an experiment (resumable sweeps), evaluates its claims;
+- :mod:`tfrclab.reproduce.report`: ``report.md`` and a self-contained ``report.html``;
+- :mod:`tfrclab.reproduce.cli`: the ``tfrclab reproduce`` command.
+"""
+
+from __future__ import annotations
+
+from tfrclab.reproduce.claims import Claim, ClaimResult, Measurement, evaluate
+from tfrclab.reproduce.registry import Experiment, Plan, experiments, registry
+
+__all__ = [
+    "Claim",
+    "ClaimResult",
+    "Experiment",
+    "Measurement",
+    "Plan",
+    "evaluate",
+    "experiments",
+    "registry",
+]

@@ -1,0 +1,160 @@
+"""Claims: a paper's statement, how it is measured, and its tolerance, fixed before running.
+
+A :class:`Claim` names the paper's value (as the paper gives it), how tfrclab measures the same
+thing, and the interval ``accept`` the measured mean must fall in for the claim to hold. The
+tolerance is part of the claim, written down before any run, never tuned to a result.
+
+Evaluating a claim on an experiment's analysis gives a :class:`Measurement` (a mean over seeds
+with the half-width of its 95% Student t confidence interval, :func:`tfrclab.metrics.mean_ci`)
+and a :class:`ClaimResult` with one of three verdicts:
+
+- ``holds``: the measured mean lies in ``accept``;
+- ``fails``: it does not; the reason is the claim's ``known_deviation`` when one is recorded
+  (a difference explained elsewhere), else the measured value against the interval;
+- ``not comparable``: nothing could be measured (a NaN mean), with the measurement's note.
+
+The verdict is decided on the mean; the interval is reported beside it so a reader can see how
+close to the edge a verdict is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from tfrclab.metrics import mean_ci
+
+__all__ = [
+    "Claim",
+    "ClaimResult",
+    "Measurement",
+    "Verdict",
+    "evaluate",
+    "measure_seeds",
+    "worst_of",
+]
+
+Verdict = Literal["holds", "fails", "not comparable"]
+
+Analysis = Mapping[str, Any]
+"""What an experiment's analysis step produced: named arrays (one value per seed, or per seed
+and timescale), read by the claims' ``measure`` functions."""
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A measured value: the mean over seeds, the 95% CI half-width, and what was averaged."""
+
+    mean: float
+    half: float
+    """Half-width of the 95% confidence interval (NaN with a single seed or a deterministic
+    run)."""
+    seeds: int
+    note: str = ""
+    """Where the value comes from when it is a pick among several (e.g. the worst timescale)."""
+
+    def format(self, digits: int = 3) -> str:
+        """``mean ± half`` with ``digits`` significant digits (``mean`` alone without a CI)."""
+        if math.isnan(self.mean):
+            return "n/a"
+        if math.isnan(self.half):
+            return f"{self.mean:.{digits}g}"
+        return f"{self.mean:.{digits}g} ± {self.half:.2g}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One check of a paper's statement, with its tolerance fixed before running."""
+
+    id: str
+    """Short name, unique within its experiment (e.g. ``cov-below-tcp``)."""
+    statement: str
+    """What the paper says, in a sentence."""
+    paper_value: str
+    """The paper's value or shape, as it gives it."""
+    how: str
+    """How tfrclab measures it, in a sentence."""
+    tolerance: str
+    """The acceptance rule in words (matching ``accept``)."""
+    accept: tuple[float, float]
+    """The closed interval the measured mean must fall in."""
+    measure: Callable[[Analysis], Measurement] = field(repr=False, compare=False)
+    unit: str = ""
+    robust_to_quick: bool = False
+    """Whether the ``--quick`` reduction (fewer seeds, shorter runs) is expected to keep the
+    verdict (the tests assert these)."""
+    known_deviation: str | None = None
+    """Why the claim is expected to fail, when that is understood and documented."""
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """A claim, what was measured, and the verdict with its reason."""
+
+    claim: Claim
+    measured: Measurement
+    verdict: Verdict
+    reason: str
+
+    def as_dict(self) -> dict[str, Any]:
+        """The result as plain JSON-ready values."""
+        c, m = self.claim, self.measured
+        return {
+            "id": c.id,
+            "statement": c.statement,
+            "paper_value": c.paper_value,
+            "how": c.how,
+            "tolerance": c.tolerance,
+            "accept": list(c.accept),
+            "unit": c.unit,
+            "mean": None if math.isnan(m.mean) else m.mean,
+            "ci_half": None if math.isnan(m.half) else m.half,
+            "seeds": m.seeds,
+            "note": m.note,
+            "verdict": self.verdict,
+            "reason": self.reason,
+        }
+
+
+def evaluate(claim: Claim, analysis: Analysis) -> ClaimResult:
+    """Measure ``claim`` on ``analysis`` and decide its verdict (see the module docs)."""
+    measured = claim.measure(analysis)
+    low, high = claim.accept
+    if math.isnan(measured.mean):
+        return ClaimResult(claim, measured, "not comparable", measured.note or "nothing measured")
+    shown = f"{measured.mean:.3g}"
+    if low <= measured.mean <= high:
+        return ClaimResult(claim, measured, "holds", f"{shown} is in [{low:g}, {high:g}]")
+    if claim.known_deviation is not None:
+        return ClaimResult(claim, measured, "fails", claim.known_deviation)
+    return ClaimResult(claim, measured, "fails", f"{shown} is outside [{low:g}, {high:g}]")
+
+
+def measure_seeds(values: Sequence[float] | np.ndarray, note: str = "") -> Measurement:
+    """A :class:`Measurement` of per-seed values: their mean and 95% CI half-width."""
+    x = np.asarray(values, dtype=float)
+    mean, half = mean_ci(x) if x.size else (float("nan"), float("nan"))
+    return Measurement(mean, half, int(np.count_nonzero(~np.isnan(x))), note)
+
+
+def worst_of(
+    per_seed: np.ndarray,
+    labels: Sequence[str],
+    badness: Callable[[float], float],
+) -> Measurement:
+    """The column of ``per_seed`` (seeds x columns) whose seed mean is worst by ``badness``.
+
+    For claims over several timescales: the claim holds at every timescale exactly when it
+    holds at the worst one, so that one is reported (its label in the note).
+    """
+    measurements = [measure_seeds(per_seed[:, k]) for k in range(per_seed.shape[1])]
+    finite = [k for k, m in enumerate(measurements) if not math.isnan(m.mean)]
+    if not finite:
+        return Measurement(float("nan"), float("nan"), 0, "no timescale had a defined value")
+    k = max(finite, key=lambda j: badness(measurements[j].mean))
+    m = measurements[k]
+    return Measurement(m.mean, m.half, m.seeds, f"worst at {labels[k]}")

@@ -1,0 +1,109 @@
+"""The experiment registry: every reproduction ``tfrclab reproduce`` knows, by id.
+
+An :class:`Experiment` is one figure or table of a paper (``floyd2000/fig09``): its scenario
+file(s) under ``scenarios/papers/<paper>/``, how it is run in full and with ``--quick``
+(:class:`Plan`), the metrics it reports, its claims (:mod:`tfrclab.reproduce.claims`), how its
+runs become an analysis, and how its figure is drawn. The experiments themselves are defined per
+paper (:mod:`tfrclab.reproduce.floyd2000`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from tfrclab.reproduce.claims import Analysis, Claim
+
+__all__ = ["Experiment", "Plan", "experiments", "registry", "scenario_path"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How to run an experiment: the seeds and the changes made to its scenario(s)."""
+
+    seeds: tuple[int, ...]
+    changes: Mapping[str, Any] = field(default_factory=dict)
+    """Scenario changes (``path = value`` as ``--set`` takes them), e.g. a shorter duration."""
+    duration_s: float | None = None
+    """For experiments without a scenario file (the scripted channel): the simulated time."""
+
+    def describe(self) -> str:
+        """One line: the seeds and the changes."""
+        seeds = self.seeds
+        shown = (
+            f"seed {seeds[0]}" if len(seeds) == 1 else f"{len(seeds)} seeds {seeds[0]}-{seeds[-1]}"
+        )
+        parts = [shown, *(f"{k} = {v}" for k, v in self.changes.items())]
+        if self.duration_s is not None:
+            parts.append(f"duration = {self.duration_s:g}s")
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One figure or table of a paper, its runs and its claims."""
+
+    id: str
+    """``<paper>/<figure>``, e.g. ``floyd2000/fig09``."""
+    title: str
+    setup: str
+    """The setup in a sentence or two, with the parameters the paper does not give."""
+    kind: Literal["sweep", "channel"]
+    """``sweep``: the scenario files are run with :func:`tfrclab.sweep.run_sweep` over the
+    plan's seeds; ``channel``: :func:`tfrclab.channel.run_channel`, no scenario file."""
+    scenarios: tuple[str, ...]
+    """Scenario files relative to ``scenarios/papers`` (``floyd2000/fig09.toml``)."""
+    full: Plan
+    quick: Plan
+    metrics: tuple[str, ...]
+    """The metrics reported, by their :mod:`tfrclab.metrics` names."""
+    claims: tuple[Claim, ...]
+    analyze: Callable[[Any, Plan], Analysis] = field(repr=False, compare=False)
+    """Turns the runs (a :class:`tfrclab.reproduce.runner.SweepData` for sweeps, ``None`` for
+    the channel) into the named values the claims and the figure read."""
+    plot: Callable[[Analysis, Path], Path] = field(repr=False, compare=False)
+    """Draws the figure with the paper's axes into the PNG at the given path."""
+
+    @property
+    def paper(self) -> str:
+        """The paper id, e.g. ``floyd2000``."""
+        return self.id.split("/", 1)[0]
+
+    def plan(self, quick: bool) -> Plan:
+        """The ``--quick`` or the full plan."""
+        return self.quick if quick else self.full
+
+
+def scenario_path(relative: str) -> Path:
+    """The path of a paper scenario file shipped in the package (``floyd2000/fig09.toml``)."""
+    return Path(str(resources.files("tfrclab") / "scenarios" / "papers" / relative))
+
+
+def registry() -> tuple[Experiment, ...]:
+    """Every registered experiment, in catalogue order."""
+    from tfrclab.reproduce import floyd2000
+
+    return floyd2000.EXPERIMENTS
+
+
+def experiments(selectors: Sequence[str] = ()) -> list[Experiment]:
+    """The experiments a list of paper ids and experiment ids names (all when empty), in order.
+
+    Raises:
+        ValueError: naming a selector that matches nothing.
+    """
+    known = registry()
+    if not selectors:
+        return list(known)
+    chosen: list[Experiment] = []
+    for selector in selectors:
+        name = selector.strip().rstrip("/")
+        matched = [e for e in known if name in (e.id, e.paper)]
+        if not matched:
+            ids = ", ".join(e.id for e in known)
+            raise ValueError(f"no experiment or paper {selector!r}; known: {ids}")
+        chosen.extend(e for e in matched if e not in chosen)
+    return chosen

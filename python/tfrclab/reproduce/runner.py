@@ -1,0 +1,136 @@
+"""Running experiments: their sweeps (resumable), their analysis, claims and figures.
+
+A sweep experiment's runs go through :func:`tfrclab.sweep.run_sweep` with per-bin series kept,
+into ``DIR/<paper>/<figure>/sweep`` (``sweep-quick`` with ``--quick``), so an interrupted
+reproduction picks up where it stopped and a second one reuses every finished run. The analysis
+reads the sweep's datasets back, so it is the same whether the runs were made now or before.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tfrclab.reproduce.claims import Analysis, ClaimResult, evaluate
+from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
+
+__all__ = ["Outcome", "SweepData", "experiment_dir", "run_experiment"]
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class SweepData:
+    """A sweep experiment's datasets (:mod:`tfrclab.sweep`), read back from its directory."""
+
+    runs: Any
+    classes: Any
+    links: Any
+    flow_series: Any
+    bin_s: float
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one experiment gave: its plan, claim results, figure and wall time."""
+
+    experiment: Experiment
+    quick: bool
+    plan: Plan
+    results: tuple[ClaimResult, ...]
+    figure: Path
+    wall_s: float
+    analysis: Analysis
+
+    def as_dict(self) -> dict[str, Any]:
+        """The outcome as JSON-ready values (the analysis is left out)."""
+        e = self.experiment
+        return {
+            "id": e.id,
+            "title": e.title,
+            "setup": e.setup,
+            "quick": self.quick,
+            "plan": self.plan.describe(),
+            "scenarios": list(e.scenarios),
+            "metrics": list(e.metrics),
+            "figure": self.figure.name,
+            "wall_s": self.wall_s,
+            "claims": [r.as_dict() for r in self.results],
+        }
+
+
+def experiment_dir(out: Path, experiment: Experiment) -> Path:
+    """Where an experiment's files go: ``out/<paper>/<figure>``."""
+    return out.joinpath(*experiment.id.split("/"))
+
+
+def _run_sweep(
+    experiment: Experiment, plan: Plan, directory: Path, jobs: int, progress: Progress
+) -> SweepData:
+    from tfrclab.scenario import Scenario
+    from tfrclab.sweep import Grid, load, run_sweep
+
+    if len(experiment.scenarios) != 1:
+        raise ValueError(f"{experiment.id}: a sweep experiment needs exactly one scenario file")
+    scenario = Scenario.load(scenario_path(experiment.scenarios[0]))
+    if plan.changes:
+        scenario = scenario.with_(**dict(plan.changes))
+    grid = Grid(scenario, vary=(), seeds=plan.seeds, series=True)
+    done = [0]
+
+    def on_start(remaining: int, total: int) -> None:
+        done[0] = total - remaining
+        progress(f"{experiment.id}: {remaining} of {total} runs to do")
+
+    def on_done(task: Any) -> None:
+        done[0] += 1
+        progress(f"{experiment.id}: run {done[0]}/{len(plan.seeds)} (seed {task.seed}) done")
+
+    run_sweep(grid, directory, jobs=jobs, on_start=on_start, on_done=on_done)
+    return SweepData(
+        runs=load(directory, "runs"),
+        classes=load(directory, "classes"),
+        links=load(directory, "links"),
+        flow_series=load(directory, "flow_series"),
+        bin_s=scenario.bin_s,
+    )
+
+
+def run_experiment(
+    experiment: Experiment,
+    out: Path,
+    *,
+    quick: bool = False,
+    jobs: int = 1,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Run ``experiment`` and evaluate its claims; finished runs under ``out`` are reused.
+
+    Draws its figure and writes ``claims.json`` beside it, in :func:`experiment_dir`.
+    """
+    say: Progress = progress if progress is not None else (lambda _line: None)
+    started = time.perf_counter()
+    plan = experiment.plan(quick)
+    directory = experiment_dir(out, experiment)
+    directory.mkdir(parents=True, exist_ok=True)
+    data: Any = None
+    if experiment.kind == "sweep":
+        data = _run_sweep(
+            experiment, plan, directory / ("sweep-quick" if quick else "sweep"), jobs, say
+        )
+    else:
+        say(f"{experiment.id}: running the scripted channel")
+    analysis = experiment.analyze(data, plan)
+    results = tuple(evaluate(claim, analysis) for claim in experiment.claims)
+    figure = experiment.plot(analysis, directory / "figure.png")
+    outcome = Outcome(
+        experiment, quick, plan, results, figure, time.perf_counter() - started, analysis
+    )
+    (directory / "claims.json").write_text(json.dumps(outcome.as_dict(), indent=2) + "\n")
+    for r in results:
+        say(f"{experiment.id}: {r.claim.id}: {r.verdict} ({r.measured.format()})")
+    return outcome
