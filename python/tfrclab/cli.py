@@ -762,6 +762,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tfrclab.ns2 import cli as ns2_cli
 
     ns2_cli.register(commands)
+    from tfrclab.reproduce import cli as reproduce_cli
+
+    reproduce_cli.register(commands)
     return parser
 
 

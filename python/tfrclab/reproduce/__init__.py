@@ -7,20 +7,6 @@
 - :mod:`tfrclab.reproduce.runner`: runs an experiment (resumable sweeps), evaluates its claims;
 - :mod:`tfrclab.reproduce.report`: ``report.md`` and a self-contained ``report.html``;
 - :mod:`tfrclab.reproduce.cli`: the ``tfrclab reproduce`` command.
+
+Nothing is imported here, so that the ``tfrclab`` command starts without numpy or pandas.
 """
-
-from __future__ import annotations
-
-from tfrclab.reproduce.claims import Claim, ClaimResult, Measurement, evaluate
-from tfrclab.reproduce.registry import Experiment, Plan, experiments, registry
-
-__all__ = [
-    "Claim",
-    "ClaimResult",
-    "Experiment",
-    "Measurement",
-    "Plan",
-    "evaluate",
-    "experiments",
-    "registry",
-]

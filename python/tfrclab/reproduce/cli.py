@@ -1,0 +1,87 @@
+"""The ``tfrclab reproduce`` command: run the registered experiments and write the report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+__all__ = ["register"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
+def register(commands: Any) -> None:
+    """Add ``reproduce`` to the ``tfrclab`` command's subparsers."""
+    reproduce = commands.add_parser(
+        "reproduce",
+        help="rerun papers' experiments and check their claims (report.md, report.html)",
+        description="Run the registered experiments (all, or the papers and ids given), "
+        "evaluate every claim against its tolerance and write DIR/report.md and a "
+        "self-contained DIR/report.html. Runs are kept under DIR and reused, so an "
+        "interrupted reproduction resumes. Exit 0 whatever the verdicts (they are findings).",
+    )
+    reproduce.add_argument(
+        "select", nargs="*", metavar="PAPER|ID", help="e.g. floyd2000 or floyd2000/fig09"
+    )
+    reproduce.add_argument(
+        "--quick", action="store_true", help="fewer seeds and shorter runs (a smoke test)"
+    )
+    reproduce.add_argument(
+        "--jobs", type=_positive_int, default=1, help="parallel runs (worker processes; 1)"
+    )
+    reproduce.add_argument("--out", type=Path, default=None, help="output directory")
+    reproduce.add_argument(
+        "--list", action="store_true", help="print the experiments and their claims, run nothing"
+    )
+    reproduce.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    reproduce.set_defaults(handler=_cmd_reproduce)
+
+
+def _list(selected: list[Any]) -> int:
+    for e in selected:
+        print(f"{e.id}  {e.title}")
+        print(f"    full: {e.full.describe()}; quick: {e.quick.describe()}")
+        for c in e.claims:
+            print(f"    - {c.id}: {c.statement}")
+            print(f"      paper: {c.paper_value}; tolerance: {c.tolerance}")
+    return 0
+
+
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from tfrclab.reproduce.registry import experiments
+
+    selected = experiments(args.select)
+    if args.list:
+        return _list(selected)
+    if args.out is None:
+        raise ValueError("--out DIR is required (or --list)")
+
+    from tfrclab.reproduce.report import write_report
+    from tfrclab.reproduce.runner import run_experiment
+
+    out: Path = args.out
+
+    def progress(line: str) -> None:
+        if not args.quiet:
+            print(line, file=sys.stderr, flush=True)
+
+    outcomes = [
+        run_experiment(e, out, quick=args.quick, jobs=args.jobs, progress=progress)
+        for e in selected
+    ]
+    md, page = write_report(outcomes, out)
+    for o in outcomes:
+        for r in o.results:
+            print(f"{o.experiment.id}/{r.claim.id}: {r.verdict}: {r.measured.format()}")
+    print(f"report: {md} and {page}")
+    return 0

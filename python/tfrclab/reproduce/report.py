@@ -1,0 +1,138 @@
+"""The reproduction report: ``report.md`` and one self-contained ``report.html``.
+
+Per experiment: its setup, the plan it ran (seeds, changes), its figure, and a claims table with
+the paper's value beside the measured one (mean ± 95% CI half-width over seeds), the tolerance,
+the verdict and its reason. The HTML embeds the figures as base64 PNGs and colours each claim's
+row by its verdict, so the one file can be mailed or archived alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from tfrclab.reproduce.runner import Outcome
+
+__all__ = ["write_report"]
+
+_STYLE = """
+body { font-family: sans-serif; max-width: 70em; margin: 2em auto; line-height: 1.4; }
+table.claims { border-collapse: collapse; width: 100%; font-size: 0.9em; }
+table.claims th, table.claims td { border: 1px solid #bbb; padding: 0.3em 0.5em;
+  vertical-align: top; text-align: left; }
+tr.holds { background: #d8f0d8; } tr.fails { background: #f6d5d5; }
+tr.not-comparable { background: #eeeeee; }
+img { max-width: 100%; }
+"""
+
+
+def _counts(outcomes: Sequence[Outcome]) -> dict[str, int]:
+    counts = {"holds": 0, "fails": 0, "not comparable": 0}
+    for outcome in outcomes:
+        for r in outcome.results:
+            counts[r.verdict] += 1
+    return counts
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
+    counts = _counts(outcomes)
+    mode = "quick" if any(o.quick for o in outcomes) else "full"
+    lines = [
+        "# tfrclab reproduction report",
+        "",
+        f"Mode: {mode}. Claims: {counts['holds']} hold, {counts['fails']} fail, "
+        f"{counts['not comparable']} not comparable. Measured values are means over seeds "
+        "± the half-width of their 95% Student t confidence interval; the verdict is decided "
+        "on the mean against the tolerance fixed in the registry before running.",
+        "",
+    ]
+    for o in outcomes:
+        e = o.experiment
+        figure = o.figure.relative_to(out).as_posix()
+        lines += [
+            f"## {e.id}: {e.title}",
+            "",
+            e.setup,
+            "",
+            f"Scenarios: {', '.join(e.scenarios) or '(scripted channel)'}. "
+            f"Plan: {o.plan.describe()}. Wall time {o.wall_s:.1f} s.",
+            "",
+            f"![{e.id}]({figure})",
+            "",
+            "| claim | paper | how measured | tolerance | measured | verdict | reason |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in o.results:
+            c = r.claim
+            measured = r.measured.format() + (f" {c.unit}" if c.unit else "")
+            if r.measured.note:
+                measured += f" ({r.measured.note})"
+            cells = (c.statement, c.paper_value, c.how, c.tolerance, measured, r.verdict, r.reason)
+            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _html(outcomes: Sequence[Outcome]) -> str:
+    counts = _counts(outcomes)
+    esc = html.escape
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        "<title>tfrclab reproduction report</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        "<h1>tfrclab reproduction report</h1>",
+        f"<p>Claims: {counts['holds']} hold, {counts['fails']} fail, "
+        f"{counts['not comparable']} not comparable. Measured values are means over seeds "
+        "&plusmn; the half-width of their 95% Student t confidence interval.</p>",
+    ]
+    for o in outcomes:
+        e = o.experiment
+        image = base64.b64encode(o.figure.read_bytes()).decode("ascii")
+        parts += [
+            f'<section id="{esc(e.id)}">',
+            f"<h2>{esc(e.id)}: {esc(e.title)}</h2>",
+            f"<p>{esc(e.setup)}</p>",
+            f"<p>Scenarios: {esc(', '.join(e.scenarios) or '(scripted channel)')}. "
+            f"Plan: {esc(o.plan.describe())}. Wall time {o.wall_s:.1f} s.</p>",
+            f'<img alt="{esc(e.id)}" src="data:image/png;base64,{image}">',
+            '<table class="claims"><thead><tr><th>claim</th><th>paper</th>'
+            "<th>how measured</th><th>tolerance</th><th>measured</th><th>verdict</th>"
+            "<th>reason</th></tr></thead><tbody>",
+        ]
+        for r in o.results:
+            c = r.claim
+            measured = r.measured.format() + (f" {c.unit}" if c.unit else "")
+            if r.measured.note:
+                measured += f" ({r.measured.note})"
+            row_class = r.verdict.replace(" ", "-")
+            cells = (c.statement, c.paper_value, c.how, c.tolerance, measured, r.verdict, r.reason)
+            parts.append(
+                f'<tr class="{row_class}" data-claim="{esc(e.id)}/{esc(c.id)}">'
+                + "".join(f"<td>{esc(x)}</td>" for x in cells)
+                + "</tr>"
+            )
+        parts += ["</tbody></table>", "</section>"]
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+def write_report(outcomes: Sequence[Outcome], out: Path) -> tuple[Path, Path]:
+    """Write ``out/report.md``, ``out/report.html`` and ``out/claims.json``.
+
+    Returns the paths of the two reports.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    md = out / "report.md"
+    md.write_text(_markdown(outcomes, out) + "\n")
+    page = out / "report.html"
+    page.write_text(_html(outcomes))
+    (out / "claims.json").write_text(json.dumps([o.as_dict() for o in outcomes], indent=2) + "\n")
+    return md, page
