@@ -1,0 +1,142 @@
+"""``tfrclab reproduce``: the registry's own checks, and a --quick run of floyd2000."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO_ROOT, run_cli
+from tfrclab.reproduce.claims import Claim, Measurement, evaluate
+from tfrclab.reproduce.registry import experiments, registry, scenario_path
+
+# The verdicts a --quick run must give for the claims marked robust to the reduction. They
+# are the model's behaviour, measured (see docs/reproduction/README.md), not the paper's.
+EXPECTED_QUICK = {
+    "floyd2000/fig02/stable-before-6s": "fails",
+    "floyd2000/fig02/cut-after-6s": "fails",
+    "floyd2000/fig02/smooth-rise-after-9s": "holds",
+    "floyd2000/fig09/tcp-tfrc-equivalence": "holds",
+    "floyd2000/fig09/loss-rate": "fails",
+}
+
+
+def test_ids_are_unique_and_well_formed() -> None:
+    ids = [e.id for e in registry()]
+    assert len(ids) == len(set(ids))
+    assert {"floyd2000/fig02", "floyd2000/fig09"} <= set(ids)
+    for e in registry():
+        paper, _, figure = e.id.partition("/")
+        assert paper == e.paper
+        assert figure
+        claim_ids = [c.id for c in e.claims]
+        assert len(claim_ids) == len(set(claim_ids)), e.id
+
+
+def test_every_claim_has_a_paper_value_and_a_tolerance() -> None:
+    for e in registry():
+        assert e.claims, e.id
+        for c in e.claims:
+            assert c.paper_value.strip(), c.id
+            assert c.tolerance.strip(), c.id
+            assert c.how.strip(), c.id
+            low, high = c.accept
+            assert math.isfinite(low), c.id
+            assert math.isfinite(high), c.id
+            assert low <= high, c.id
+
+
+def test_scenario_files_exist_and_quick_is_smaller() -> None:
+    for e in registry():
+        for relative in e.scenarios:
+            assert scenario_path(relative).is_file(), relative
+            assert (REPO_ROOT / "scenarios" / "papers" / relative).is_file(), relative
+        assert len(e.quick.seeds) <= len(e.full.seeds)
+        assert e.kind == "channel" or not e.full.changes
+
+
+def test_selectors() -> None:
+    assert [e.id for e in experiments(["floyd2000/fig09"])] == ["floyd2000/fig09"]
+    assert len(experiments(["floyd2000"])) == len(registry())
+    with pytest.raises(ValueError, match="no experiment"):
+        experiments(["nosuchpaper"])
+
+
+def _claim(accept: tuple[float, float], value: float, known: str | None = None) -> Claim:
+    return Claim(
+        id="c",
+        statement="s",
+        paper_value="p",
+        how="h",
+        tolerance="t",
+        accept=accept,
+        measure=lambda _a: Measurement(value, 0.1, 3),
+        known_deviation=known,
+    )
+
+
+def test_verdicts() -> None:
+    assert evaluate(_claim((0, 1), 0.5), {}).verdict == "holds"
+    failed = evaluate(_claim((0, 1), 2.0), {})
+    assert failed.verdict == "fails"
+    assert "outside" in failed.reason
+    known = evaluate(_claim((0, 1), 2.0, known="explained"), {})
+    assert known.verdict == "fails"
+    assert known.reason == "explained"
+    assert evaluate(_claim((0, 1), math.nan), {}).verdict == "not comparable"
+
+
+def test_list() -> None:
+    done = run_cli("reproduce", "--list")
+    assert done.returncode == 0, done.stderr
+    for e in registry():
+        assert e.id in done.stdout
+        for c in e.claims:
+            assert c.id in done.stdout
+
+
+def test_out_is_required_to_run() -> None:
+    done = run_cli("reproduce", "floyd2000/fig02")
+    assert done.returncode == 2
+    assert "--out" in done.stderr
+
+
+def test_quick_run_of_floyd2000(tmp_path: Path) -> None:
+    out = tmp_path / "repro"
+    done = run_cli("reproduce", "floyd2000", "--quick", "--jobs", "2", "--out", str(out))
+    assert done.returncode == 0, done.stderr
+    assert "floyd2000/fig09: run" in done.stderr  # progress on stderr
+
+    results = json.loads((out / "claims.json").read_text())
+    verdicts: dict[str, dict[str, object]] = {}
+    for experiment in results:
+        assert experiment["quick"] is True
+        assert (out / experiment["id"] / experiment["figure"]).is_file()
+        for claim in experiment["claims"]:
+            verdicts[f"{experiment['id']}/{claim['id']}"] = claim
+            assert claim["verdict"] in ("holds", "fails", "not comparable")
+    for e in registry():
+        for c in e.claims:
+            if c.robust_to_quick:
+                key = f"{e.id}/{c.id}"
+                assert verdicts[key]["verdict"] == EXPECTED_QUICK[key], (key, verdicts[key])
+
+    loss = verdicts["floyd2000/fig09/loss-rate"]
+    assert loss["reason"].startswith("the paper's loss rate does not fit")  # type: ignore[union-attr]
+    assert 0.015 < loss["mean"] < 0.04  # type: ignore[operator]
+    assert loss["ci_half"] is not None  # three seeds give a CI
+
+    md = (out / "report.md").read_text()
+    assert "| claim | paper | how measured | tolerance | measured | verdict | reason |" in md
+    page = (out / "report.html").read_text()
+    assert '<table class="claims">' in page
+    assert page.count("data:image/png;base64,") == len(results)
+    assert 'class="fails" data-claim="floyd2000/fig09/loss-rate"' in page
+    assert 'src="floyd' not in page  # self-contained: no links to the figure files
+
+    # A second run reuses every finished run of the sweep (resumable like a sweep).
+    again = run_cli("reproduce", "floyd2000/fig09", "--quick", "--out", str(out))
+    assert again.returncode == 0, again.stderr
+    assert "0 of 3 runs to do" in again.stderr
