@@ -26,7 +26,7 @@ EXPECTED_QUICK = {
 def test_ids_are_unique_and_well_formed() -> None:
     ids = [e.id for e in registry()]
     assert len(ids) == len(set(ids))
-    assert {"floyd2000/fig02", "floyd2000/fig09"} <= set(ids)
+    assert {"floyd2000/fig02", "floyd2000/fig09", "floyd2000/table25"} <= set(ids)
     for e in registry():
         paper, _, figure = e.id.partition("/")
         assert paper == e.paper
@@ -50,6 +50,8 @@ def test_every_claim_has_a_paper_value_and_a_tolerance() -> None:
 
 def test_scenario_files_exist_and_quick_is_smaller() -> None:
     for e in registry():
+        for _label, relative, _changes in e.cells:
+            assert relative in e.scenarios, relative
         for relative in e.scenarios:
             assert scenario_path(relative).is_file(), relative
             assert (REPO_ROOT / "scenarios" / "papers" / relative).is_file(), relative

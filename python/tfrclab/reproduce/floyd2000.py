@@ -15,7 +15,7 @@ from tfrclab import metrics
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds, worst_of
 from tfrclab.reproduce.registry import Experiment, Plan
 
-__all__ = ["EXPERIMENTS", "FIG09_TIMESCALES_S"]
+__all__ = ["EXPERIMENTS", "FIG09_TIMESCALES_S", "TABLE25"]
 
 # ---------------------------------------------------------------------------------------------
 # fig02: one TFRC flow over the scripted channel (tfrclab.demo), periodic loss 1% -> 10% -> 0.5%
@@ -72,6 +72,7 @@ FIG02 = Experiment(
     "1% until 6 s, 10% until 9 s, then 0.5%; 15 s. Deterministic: one run.",
     kind="channel",
     scenarios=(),
+    cells=(),
     full=Plan(seeds=(0,), duration_s=15.0),
     quick=Plan(seeds=(0,), duration_s=15.0),
     metrics=("loss event rate p", "allowed rate X"),
@@ -253,6 +254,7 @@ FIG09 = Experiment(
     "the last 100 s, 50 ms bins; the paper ran 14 seeds.",
     kind="sweep",
     scenarios=("floyd2000/fig09.toml",),
+    cells=(),
     full=Plan(seeds=tuple(range(1, 15))),
     quick=Plan(seeds=(1, 2, 3), changes={"duration": "60s", "measure.from": "20s"}),
     metrics=("cov_at_timescale", "equivalence_ratio", "drop_rate", "link_utilization"),
@@ -312,5 +314,150 @@ FIG09 = Experiment(
     plot=_fig09_plot,
 )
 
-EXPERIMENTS: tuple[Experiment, ...] = (FIG02, FIG09)
+# ---------------------------------------------------------------------------------------------
+# table25 (Fig. 25): link utilization and drop rate, 4 flows at 1.5 Mb/s and 40 at 15 Mb/s
+
+TABLE25 = (
+    # queue, traffic, flows, utilization %, drop rate % (the paper's Fig. 25)
+    ("red", "tcp", 4, 83.0, 4.7),
+    ("red", "tfrc", 4, 89.0, 5.9),
+    ("droptail", "tcp", 4, 89.0, 5.2),
+    ("droptail", "tfrc", 4, 96.0, 4.9),
+    ("red", "tcp", 40, 98.0, 4.1),
+    ("red", "tfrc", 40, 98.0, 5.0),
+    ("droptail", "tcp", 40, 99.0, 4.9),
+    ("droptail", "tfrc", 40, 99.0, 3.5),
+)
+"""The paper's Table 25 (Fig. 25): queue, long-lived traffic, flows, utilization %, drop %."""
+
+_UTILIZATION_TOLERANCE_PP = 5.0
+"""Utilization: within 5 percentage points of the paper's (one run per cell there)."""
+
+_DROP_FACTOR = 2.0
+"""Drop rate: within a factor of 2 of the paper's (its queue sizes are not given)."""
+
+
+def _cell_label(queue: str, traffic: str, flows: int) -> str:
+    return f"{queue}-{traffic}-{flows}"
+
+
+def _table25_cells() -> tuple[tuple[str, str, dict[str, Any]], ...]:
+    cells: list[tuple[str, str, dict[str, Any]]] = []
+    for queue, traffic, flows, _u, _d in TABLE25:
+        changes: dict[str, Any] = {}
+        if flows == 4:
+            changes = {"topology.bottleneck.rate": "1.5Mbps", "flows.0.count": 4}
+        relative = f"floyd2000/table25-{queue}-{traffic}.toml"
+        cells.append((_cell_label(queue, traffic, flows), relative, changes))
+    return tuple(cells)
+
+
+def _table25_analyze(data: Any, _plan: Plan) -> Analysis:
+    out: dict[str, Any] = {}
+    for label, cell in data.items():
+        links = cell.links[cell.links["name"] == "bottleneck"].sort_values("seed")
+        out[f"{label}/utilization"] = links["utilization"].to_numpy(float) * 100
+        out[f"{label}/drop_rate"] = links["drop_rate"].to_numpy(float) * 100
+    return out
+
+
+def _per_seed(key: str, note: str = "") -> Any:
+    def measure(analysis: Analysis) -> Measurement:
+        return measure_seeds(analysis[key], note)
+
+    return measure
+
+
+def _table25_claims() -> tuple[Claim, ...]:
+    claims: list[Claim] = []
+    for queue, traffic, flows, util, drop in TABLE25:
+        label = _cell_label(queue, traffic, flows)
+        rate = "1.5 Mb/s" if flows == 4 else "15 Mb/s"
+        where = f"{queue}, {flows} long-lived {traffic.upper()} flows at {rate}"
+        low_u, high_u = (
+            util - _UTILIZATION_TOLERANCE_PP,
+            min(100.0, util + _UTILIZATION_TOLERANCE_PP),
+        )
+        claims.append(
+            Claim(
+                id=f"{label}-utilization",
+                statement=f"Link utilization with {where}.",
+                paper_value=f"{util:g}%",
+                how="bottleneck bits delivered / (capacity x 30 s), per seed",
+                tolerance=f"within {_UTILIZATION_TOLERANCE_PP:g} percentage points: "
+                f"[{low_u:g}%, {high_u:g}%]",
+                accept=(low_u, high_u),
+                measure=_per_seed(f"{label}/utilization"),
+                unit="%",
+            )
+        )
+        claims.append(
+            Claim(
+                id=f"{label}-drop-rate",
+                statement=f"Bottleneck drop rate with {where}.",
+                paper_value=f"{drop:g}%",
+                how="bottleneck drops / arrivals over the 30 s, per seed",
+                tolerance=f"within a factor of {_DROP_FACTOR:g}: "
+                f"[{drop / _DROP_FACTOR:.3g}%, {drop * _DROP_FACTOR:.3g}%]",
+                accept=(drop / _DROP_FACTOR, drop * _DROP_FACTOR),
+                measure=_per_seed(f"{label}/drop_rate"),
+                unit="%",
+            )
+        )
+    return tuple(claims)
+
+
+def _table25_plot(analysis: Analysis, path: Any) -> Any:
+    figure = Figure(figsize=(10, 4.2), layout="constrained")
+    left, right = figure.subplots(1, 2)
+    labels = [_cell_label(q, t, n) for q, t, n, _u, _d in TABLE25]
+    x = np.arange(len(labels))
+    for axes, key, column, name in (
+        (left, "utilization", 3, "Link utilization (%)"),
+        (right, "drop_rate", 4, "Drop rate (%)"),
+    ):
+        m = [measure_seeds(analysis[f"{label}/{key}"]) for label in labels]
+        axes.bar(x - 0.2, [row[column] for row in TABLE25], 0.4, label="paper", color="0.7")
+        axes.bar(
+            x + 0.2,
+            [v.mean for v in m],
+            0.4,
+            yerr=[np.nan_to_num(v.half) for v in m],
+            capsize=3,
+            label="tfrclab (95% CI)",
+            color="C0",
+        )
+        axes.set_xticks(x, labels, rotation=45, ha="right", fontsize="small")
+        axes.set_ylabel(name)
+        axes.grid(visible=True, axis="y", alpha=0.3)
+        axes.legend(fontsize="small")
+    left.set_ylim(50, 100)
+    left.set_title("Fig. 25: link utilization")
+    right.set_title("Fig. 25: packet drop rate")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(path, dpi=100)
+    return path
+
+
+TABLE25_EXPERIMENT = Experiment(
+    id="floyd2000/table25",
+    title="Fig. 25 (Table): link utilization and drop rate, TCP or TFRC, RED or DropTail",
+    setup="4 long-lived flows at 1.5 Mb/s or 40 at 15 Mb/s, all TCP or all TFRC, starts over "
+    "20 s, RTTs 40-50 ms, 20% short TCP flows, 5% reverse short TCP, RED or DropTail with "
+    "ns-2's defaults of the time (50 packets; RED 5/15); 30 s, averaged over the whole run. "
+    "The paper reports one run per cell.",
+    kind="sweep",
+    scenarios=tuple(
+        f"floyd2000/table25-{q}-{t}.toml" for q in ("red", "droptail") for t in ("tcp", "tfrc")
+    ),
+    cells=_table25_cells(),
+    full=Plan(seeds=tuple(range(1, 11))),
+    quick=Plan(seeds=(1, 2)),
+    metrics=("link_utilization", "drop_rate"),
+    claims=_table25_claims(),
+    analyze=_table25_analyze,
+    plot=_table25_plot,
+)
+
+EXPERIMENTS: tuple[Experiment, ...] = (FIG02, FIG09, TABLE25_EXPERIMENT)
 """The floyd2000 experiments, in figure order."""

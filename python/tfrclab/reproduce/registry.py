@@ -56,14 +56,18 @@ class Experiment:
     plan's seeds; ``channel``: :func:`tfrclab.channel.run_channel`, no scenario file."""
     scenarios: tuple[str, ...]
     """Scenario files relative to ``scenarios/papers`` (``floyd2000/fig09.toml``)."""
+    cells: tuple[tuple[str, str, Mapping[str, Any]], ...]
+    """For experiments of several scenarios (a table): ``(label, scenario file, changes)`` per
+    cell, each run as its own sweep; empty for one scenario (``scenarios[0]``)."""
     full: Plan
     quick: Plan
     metrics: tuple[str, ...]
     """The metrics reported, by their :mod:`tfrclab.metrics` names."""
     claims: tuple[Claim, ...]
     analyze: Callable[[Any, Plan], Analysis] = field(repr=False, compare=False)
-    """Turns the runs (a :class:`tfrclab.reproduce.runner.SweepData` for sweeps, ``None`` for
-    the channel) into the named values the claims and the figure read."""
+    """Turns the runs into the named values the claims and the figure read. It is given a
+    :class:`tfrclab.reproduce.runner.SweepData` for a one-scenario sweep, a dict of them by
+    cell label with ``cells``, and ``None`` for the channel."""
     plot: Callable[[Analysis, Path], Path] = field(repr=False, compare=False)
     """Draws the figure with the paper's axes into the PNG at the given path."""
 

@@ -69,26 +69,30 @@ def experiment_dir(out: Path, experiment: Experiment) -> Path:
 
 
 def _run_sweep(
-    experiment: Experiment, plan: Plan, directory: Path, jobs: int, progress: Progress
+    label: str,
+    relative: str,
+    changes: dict[str, Any],
+    plan: Plan,
+    directory: Path,
+    jobs: int,
+    progress: Progress,
 ) -> SweepData:
     from tfrclab.scenario import Scenario
     from tfrclab.sweep import Grid, load, run_sweep
 
-    if len(experiment.scenarios) != 1:
-        raise ValueError(f"{experiment.id}: a sweep experiment needs exactly one scenario file")
-    scenario = Scenario.load(scenario_path(experiment.scenarios[0]))
-    if plan.changes:
-        scenario = scenario.with_(**dict(plan.changes))
+    scenario = Scenario.load(scenario_path(relative))
+    if changes:
+        scenario = scenario.with_(**changes)
     grid = Grid(scenario, vary=(), seeds=plan.seeds, series=True)
     done = [0]
 
     def on_start(remaining: int, total: int) -> None:
         done[0] = total - remaining
-        progress(f"{experiment.id}: {remaining} of {total} runs to do")
+        progress(f"{label}: {remaining} of {total} runs to do")
 
     def on_done(task: Any) -> None:
         done[0] += 1
-        progress(f"{experiment.id}: run {done[0]}/{len(plan.seeds)} (seed {task.seed}) done")
+        progress(f"{label}: run {done[0]}/{len(plan.seeds)} (seed {task.seed}) done")
 
     run_sweep(grid, directory, jobs=jobs, on_start=on_start, on_done=on_done)
     return SweepData(
@@ -98,6 +102,31 @@ def _run_sweep(
         flow_series=load(directory, "flow_series"),
         bin_s=scenario.bin_s,
     )
+
+
+def _run_sweeps(
+    experiment: Experiment, plan: Plan, directory: Path, jobs: int, progress: Progress
+) -> SweepData | dict[str, SweepData]:
+    """One sweep per cell (each in its own directory), or the one scenario's sweep."""
+    if not experiment.cells:
+        if len(experiment.scenarios) != 1:
+            raise ValueError(f"{experiment.id}: give one scenario file, or cells")
+        changes = dict(plan.changes)
+        return _run_sweep(
+            experiment.id, experiment.scenarios[0], changes, plan, directory, jobs, progress
+        )
+    return {
+        label: _run_sweep(
+            f"{experiment.id} {label}",
+            relative,
+            {**cell, **plan.changes},
+            plan,
+            directory / label,
+            jobs,
+            progress,
+        )
+        for label, relative, cell in experiment.cells
+    }
 
 
 def run_experiment(
@@ -119,7 +148,7 @@ def run_experiment(
     directory.mkdir(parents=True, exist_ok=True)
     data: Any = None
     if experiment.kind == "sweep":
-        data = _run_sweep(
+        data = _run_sweeps(
             experiment, plan, directory / ("sweep-quick" if quick else "sweep"), jobs, say
         )
     else:
