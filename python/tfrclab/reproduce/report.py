@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
+from tfrclab.reproduce.claims import ClaimResult
 from tfrclab.reproduce.runner import Outcome
 
 __all__ = ["write_report"]
@@ -70,14 +71,18 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
             "|---|---|---|---|---|---|---|",
         ]
         for r in o.results:
-            c = r.claim
-            measured = r.measured.format() + (f" {c.unit}" if c.unit else "")
-            if r.measured.note:
-                measured += f" ({r.measured.note})"
-            cells = (c.statement, c.paper_value, c.how, c.tolerance, measured, r.verdict, r.reason)
-            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
+            lines.append("| " + " | ".join(_cell(x) for x in _claim_cells(r)) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def _claim_cells(r: ClaimResult) -> tuple[str, ...]:
+    """A claim's cells in both reports: statement, paper, how, tolerance, measured, verdict."""
+    c = r.claim
+    measured = r.measured.format() + (f" {c.unit}" if c.unit else "")
+    if r.measured.note:
+        measured += f" ({r.measured.note})"
+    return (c.statement, c.paper_value, c.how, c.tolerance, measured, r.verdict, r.reason)
 
 
 def _html(outcomes: Sequence[Outcome]) -> str:
@@ -109,11 +114,8 @@ def _html(outcomes: Sequence[Outcome]) -> str:
         ]
         for r in o.results:
             c = r.claim
-            measured = r.measured.format() + (f" {c.unit}" if c.unit else "")
-            if r.measured.note:
-                measured += f" ({r.measured.note})"
             row_class = r.verdict.replace(" ", "-")
-            cells = (c.statement, c.paper_value, c.how, c.tolerance, measured, r.verdict, r.reason)
+            cells = _claim_cells(r)
             parts.append(
                 f'<tr class="{row_class}" data-claim="{esc(e.id)}/{esc(c.id)}">'
                 + "".join(f"<td>{esc(x)}</td>" for x in cells)
