@@ -70,6 +70,10 @@ class Experiment:
     cell label with ``cells``, and ``None`` for the channel."""
     plot: Callable[[Analysis, Path], Path] = field(repr=False, compare=False)
     """Draws the figure with the paper's axes into the PNG at the given path."""
+    runs_of: str | None = None
+    """The id of another experiment whose sweeps this one reads (the paper plots the same runs
+    in several figures: Table 25's runs are Figs. 14, 24, 26 and 27). Its cells must be some of
+    that experiment's cells and its plans the same, so the runs are made once and reused."""
 
     @property
     def paper(self) -> str:

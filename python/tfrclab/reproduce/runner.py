@@ -31,6 +31,8 @@ class SweepData:
     classes: Any
     links: Any
     flow_series: Any
+    link_series: Any
+    """Per-bin series of the binned links (queue, drops, utilization per bin)."""
     bin_s: float
 
 
@@ -100,6 +102,7 @@ def _run_sweep(
         classes=load(directory, "classes"),
         links=load(directory, "links"),
         flow_series=load(directory, "flow_series"),
+        link_series=load(directory, "link_series"),
         bin_s=scenario.bin_s,
     )
 
@@ -148,8 +151,10 @@ def run_experiment(
     directory.mkdir(parents=True, exist_ok=True)
     data: Any = None
     if experiment.kind == "sweep":
+        # Sweeps shared with another experiment live (and are reused) in that one's directory.
+        home = out.joinpath(*experiment.runs_of.split("/")) if experiment.runs_of else directory
         data = _run_sweeps(
-            experiment, plan, directory / ("sweep-quick" if quick else "sweep"), jobs, say
+            experiment, plan, home / ("sweep-quick" if quick else "sweep"), jobs, say
         )
     else:
         say(f"{experiment.id}: running the scripted channel")
