@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -44,10 +45,19 @@ def register(commands: Any) -> None:
         "--list", action="store_true", help="print the experiments and their claims, run nothing"
     )
     reproduce.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    reproduce.add_argument(
+        "--json",
+        action="store_true",
+        help="print the experiments and their claims as JSON on stdout (paper value, tolerance, "
+        "measured mean, CI half-width, verdict); with --list, the claims without measurements",
+    )
     reproduce.set_defaults(handler=_cmd_reproduce)
 
 
-def _list(selected: list[Any]) -> int:
+def _list(selected: list[Any], as_json: bool) -> int:
+    if as_json:
+        print(json.dumps([_listed(e) for e in selected], indent=2))
+        return 0
     for e in selected:
         print(f"{e.id}  {e.title}")
         print(f"    full: {e.full.describe()}; quick: {e.quick.describe()}")
@@ -57,12 +67,36 @@ def _list(selected: list[Any]) -> int:
     return 0
 
 
+def _listed(e: Any) -> dict[str, Any]:
+    """An experiment and its claims as JSON-ready values, before any run."""
+    return {
+        "id": e.id,
+        "title": e.title,
+        "setup": e.setup,
+        "full": e.full.describe(),
+        "quick": e.quick.describe(),
+        "claims": [
+            {
+                "id": c.id,
+                "statement": c.statement,
+                "paper_value": c.paper_value,
+                "how": c.how,
+                "tolerance": c.tolerance,
+                "accept": list(c.accept),
+                "unit": c.unit,
+                "robust_to_quick": c.robust_to_quick,
+            }
+            for c in e.claims
+        ],
+    }
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from tfrclab.reproduce.registry import experiments
 
     selected = experiments(args.select)
     if args.list:
-        return _list(selected)
+        return _list(selected, args.json)
     if args.out is None:
         raise ValueError("--out DIR is required (or --list)")
 
@@ -80,6 +114,11 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         for e in selected
     ]
     md, page = write_report(outcomes, out)
+    if args.json:
+        # The same records as DIR/claims.json, for scripts: one object per experiment.
+        print(json.dumps([o.as_dict() for o in outcomes], indent=2))
+        progress(f"report: {md} and {page}")
+        return 0
     for o in outcomes:
         for r in o.results:
             print(f"{o.experiment.id}/{r.claim.id}: {r.verdict}: {r.measured.format()}")
