@@ -27,5 +27,17 @@ if ! command -v ns >/dev/null 2>&1; then
         echo "ns-2 (ns) is not installed and cannot be installed here: the cross-check tests will skip"
     fi
 fi
+echo "== Chromium (for the report's rendering test, tests/python/test_reproduce_html.py)"
+# The reproduction report is checked in a real browser (headless Chromium: a screenshot and the
+# DOM it built). Install Debian's chromium when running as root and it is missing; where it
+# cannot be installed, those tests skip, saying why.
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+            >/dev/null 2>&1 || echo "Chromium could not be installed: the report rendering tests will skip"
+    else
+        echo "Chromium is not installed and cannot be installed here: the report rendering tests will skip"
+    fi
+fi
 echo "== python"
 bash scripts/test_python.sh
