@@ -218,6 +218,8 @@ def _fig19_plot(analysis: Analysis, path: Path) -> Path:
             axes.axvline(analysis[key], color=style, linestyle=":", label=label)
     axes.axvline(_CHANGE_AT_S, color="0.5", linestyle="--", label="drops stop (10 s)")
     axes.set_xlim(_CHANGE_AT_S - 2, float(run.time_s[-1]))
+    shown = _packets_per_rtt(run)[run.time_s >= _CHANGE_AT_S - 2]
+    axes.set_ylim(0, 1.3 * float(shown.max()) if shown.size else None)
     axes.set_xlabel("Time (s)")
     axes.set_ylabel("Allowed sending rate (packets/RTT)")
     axes.set_title("Fig. 19: a TFRC flow with an end to congestion at time 10.0 (R = 100 ms)")
@@ -569,7 +571,7 @@ def _fig22_23_plot(analysis: Analysis, path: Path, name: str, number: int) -> Pa
         top.plot(t[dropped], np.zeros(np.count_nonzero(dropped)), "x", color="C3", ms=3)
         top.set_ylabel("packets per 0.1 s")
         top.set_title(f"Fig. {number}: two {name} flows, R = {label[3:]} ms (first seed)")
-        top.legend(fontsize="x-small", loc="lower left")
+        top.legend(fontsize="x-small", loc="upper left")
         bottom.plot(t, q, linewidth=0.8)
         bottom.set_ylabel("queue (packets)")
         bottom.set_xlabel("Time (s)")
