@@ -53,6 +53,7 @@ def _headless(browser: str, *args: str) -> subprocess.CompletedProcess[str]:
 @pytest.fixture(scope="module")
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A report of two quick, deterministic experiments: one whose claims hold, one that fails."""
+    _browser()  # skip before making a report no browser will open
     out = tmp_path_factory.mktemp("report")
     done = run_cli(
         "reproduce", "floyd2000/fig19", "floyd2000/fig20", "--quick", "--quiet", "--out", str(out)
