@@ -226,6 +226,10 @@ impl UdpReceiver {
     ) -> Result<(), TransportError> {
         loop {
             let now = self.clock.now();
+            if self.samples.due(now) {
+                // Before the end check, so an interval ending with the session is recorded.
+                self.take_sample(now);
+            }
             if now >= end || self.stop.load(Ordering::Acquire) {
                 return Ok(());
             }
@@ -233,9 +237,6 @@ impl UdpReceiver {
             let now = self.clock.now();
             self.tfrc.handle_timeout(now);
             self.send_feedback(now);
-            if self.samples.due(now) {
-                self.take_sample(now);
-            }
             let mut deadline = end.min(self.samples.next_due());
             if let Some(t) = self.tfrc.poll_timeout() {
                 deadline = deadline.min(t);

@@ -194,6 +194,10 @@ impl UdpSender {
         let mut input_ready = true;
         loop {
             let now = self.clock.now();
+            if self.samples.due(now) {
+                // Before the end check, so an interval ending with the session is recorded.
+                self.take_sample(now);
+            }
             if now >= end || self.shared.stopping() {
                 return Ok(());
             }
@@ -205,9 +209,6 @@ impl UdpSender {
             self.generate(now);
             let burst_full = self.transmit(now);
             self.announce(now);
-            if self.samples.due(now) {
-                self.take_sample(now);
-            }
             if burst_full {
                 input_ready = true;
                 continue;
