@@ -345,7 +345,7 @@ fn a_receiver_follows_a_restarted_sender() {
     let old = UdpSocket::bind("127.0.0.1:0").unwrap();
     let new = UdpSocket::bind("127.0.0.1:0").unwrap();
     let mut delivered = Vec::new();
-    let mut run = |rx: &mut UdpReceiver, delivered: &mut Vec<u64>| {
+    let run = |rx: &mut UdpReceiver, delivered: &mut Vec<u64>| {
         thread::sleep(Duration::from_millis(3));
         rx.run_for(Duration::from_millis(10), &mut |d| delivered.push(d.seq))
             .unwrap();
