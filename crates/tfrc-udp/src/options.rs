@@ -11,6 +11,10 @@ use tfrc::TfrcConfig;
 pub const MAX_DATAGRAM: usize = 65_507;
 /// The most payloads the application queue may be told to hold.
 pub const MAX_QUEUE_PACKETS: usize = 1 << 16;
+/// The most bytes the application queue may hold when full (queue_packets × s): 64 MiB.
+pub const MAX_QUEUE_BYTES: usize = 64 << 20;
+/// The most send times [`SenderOptions::send_log`] may keep (32 MiB of them).
+pub const MAX_SEND_LOG: usize = 1 << 22;
 /// The longest session (24 hours): keeps the per-interval log bounded.
 pub const MAX_SESSION: Duration = Duration::from_secs(24 * 3600);
 /// The shortest and longest statistics interval.
@@ -52,7 +56,7 @@ pub struct SenderOptions {
     /// Where the data comes from.
     pub source: Source,
     /// The application queue's bound, in payloads; a payload queued while it is full is
-    /// refused and counted as dropped.
+    /// refused and counted as dropped. At most [`MAX_QUEUE_PACKETS`] and [`MAX_QUEUE_BYTES`] in all.
     pub queue_packets: usize,
     /// The period of the per-interval statistics (1 s by default).
     pub stats_interval: Duration,
@@ -105,6 +109,16 @@ impl SenderOptions {
                 self.queue_packets.to_string(),
             ));
         }
+        if self.queue_packets.saturating_mul(size) > MAX_QUEUE_BYTES {
+            return Err(OptionError::new(
+                "queue_packets",
+                format!(
+                    "at most {} payloads of {size} bytes (64 MiB)",
+                    MAX_QUEUE_BYTES / size
+                ),
+                self.queue_packets.to_string(),
+            ));
+        }
         check_interval(self.stats_interval)?;
         if self.spin > MAX_SPIN {
             return Err(OptionError::new(
@@ -113,10 +127,10 @@ impl SenderOptions {
                 format!("{:?}", self.spin),
             ));
         }
-        if self.send_log > 1 << 24 {
+        if self.send_log > MAX_SEND_LOG {
             return Err(OptionError::new(
                 "send_log",
-                "at most 16777216 entries".into(),
+                format!("at most {MAX_SEND_LOG} entries"),
                 self.send_log.to_string(),
             ));
         }
@@ -252,6 +266,11 @@ mod tests {
             err.to_string(),
             "segment_size_bytes: expected 27 to 65507 bytes, found 10"
         );
+        options.config.segment_size_bytes = 65_000;
+        options.queue_packets = 2048;
+        let err = options.validate().unwrap_err();
+        assert_eq!(err.field, "queue_packets");
+        assert!(err.expected.contains("at most 1032 payloads"), "{err}");
         options.config.segment_size_bytes = 1000;
         options.source = Source::ConstantRate {
             bytes_per_s: f64::NAN,
