@@ -27,7 +27,19 @@ const MAX_DURATION_S: f64 = 24.0 * 3600.0;
 /// system call an `OSError` naming the step.
 fn transport_error(err: TransportError) -> PyErr {
     match err {
-        TransportError::Option(err) => PyValueError::new_err(err.to_string()),
+        TransportError::Option(err) => {
+            // Named as the Python argument that set it.
+            let name = match err.field {
+                "segment_size_bytes" => "size_bytes",
+                "app_rate" => "app_rate_bps",
+                "stats_interval" => "stats_interval_s",
+                other => other,
+            };
+            PyValueError::new_err(format!(
+                "{name}: expected {}, found {}",
+                err.expected, err.found
+            ))
+        }
         other => PyOSError::new_err(other.to_string()),
     }
 }
