@@ -66,6 +66,9 @@ pub struct SenderOptions {
     /// How many send times to keep for [`crate::UdpSender::send_times`] (0: none), for pacing
     /// measurements.
     pub send_log: usize,
+    /// The seed of the gap dither's random source, used when the configuration's
+    /// `dither_fraction` is above 0 (0 by default).
+    pub dither_seed: u64,
 }
 
 impl SenderOptions {
@@ -79,6 +82,7 @@ impl SenderOptions {
             stats_interval: Duration::from_secs(1),
             spin: DEFAULT_SPIN,
             send_log: 0,
+            dither_seed: 0,
         }
     }
 

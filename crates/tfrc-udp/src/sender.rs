@@ -14,6 +14,8 @@ use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::sync::Arc;
 use std::time::Duration;
 
+use rand_core::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
 use tfrc::wire::{Packet, DATA_HEADER_LEN, FEEDBACK_LEN};
 use tfrc::{SenderStats, Time};
 
@@ -110,8 +112,13 @@ impl UdpSender {
         let s = config.segment_size_bytes as usize;
         let clock = Clock::new();
         let now = clock.now();
-        let tfrc =
+        let dither = config.dither_fraction > 0.0;
+        let mut tfrc =
             tfrc::Sender::new(config, now).map_err(|err| crate::options::config_error(&err))?;
+        if dither {
+            let rng = Xoshiro256PlusPlus::seed_from_u64(options.dither_seed);
+            tfrc.set_dither_rng(Box::new(rng));
+        }
         let wake = Wake::new().map_err(TransportError::io("creating the wake-up eventfd"))?;
         let rate = tfrc.stats().x_bytes_per_s;
         let shared = Arc::new(Shared::new(
