@@ -37,8 +37,15 @@ fn converges_to_the_application_rate() {
     let peer = rx.local_addr().unwrap();
     let rx = spawn_receiver(rx, Duration::from_millis(5500));
     let mut tx = cbr_sender(peer, TfrcConfig::rfc5348());
+    let app = tx.handle();
+    let changes = app.rate_changes();
     tx.run_for(Duration::from_secs(5)).unwrap();
     let rx = rx.join().unwrap();
+    // The application heard of the rate as it changed, and reads the current one.
+    let heard: Vec<_> = changes.try_iter().collect();
+    assert!(!heard.is_empty());
+    let x = tx.report().tfrc.x_bytes_per_s;
+    assert!((app.allowed_rate_bytes_per_s() / x - 1.0).abs() <= 0.01);
     // Seconds 2-5 at the receiver: within 10% of the application's rate.
     let rows = rx.samples();
     assert!(rows.len() >= 5, "{rows:?}");
