@@ -76,7 +76,9 @@ impl Waiter {
                 PollFd::new(wake, PollFlags::IN),
             ];
             match poll(&mut fds, None) {
-                Ok(_) | Err(Errno::INTR) => {}
+                Ok(_) => {}
+                // A signal: back to the loop, which looks at its stop flag and re-waits.
+                Err(Errno::INTR) => return Ok(unpolled),
                 Err(err) => return Err(err.into()),
             }
             let woken = Woken {
@@ -95,10 +97,12 @@ impl Waiter {
             if woken.wake {
                 wake.clear();
             }
-            if woken.socket || woken.wake {
+            if woken.socket || woken.wake || !fired {
+                // Input, or (never expected) a wake-up with nothing ready: the loop decides.
                 return Ok(woken);
             }
         }
+        // Only the last `early` before the deadline is busy-waited: bounded by `spin`.
         while clock.now() < deadline {
             std::hint::spin_loop();
         }
