@@ -16,6 +16,28 @@
 //! Hostile input is counted and dropped ([`InputStats`]; the TFRC sender's own feedback
 //! validation counts forged and replayed reports); when the receiver vanishes the sender follows
 //! RFC 5348 §4.4 down to s/t_mbi, and resumes when a (possibly restarted) receiver reports.
+//!
+//! ```
+//! use std::time::Duration;
+//! use tfrc::TfrcConfig;
+//! use tfrc_udp::{ReceiverOptions, SenderOptions, UdpReceiver, UdpSender};
+//!
+//! let mut rx = UdpReceiver::bind("127.0.0.1:0", ReceiverOptions::new(TfrcConfig::rfc5348()))?;
+//! let to = rx.local_addr()?;
+//! let rx = std::thread::spawn(move || {
+//!     let mut got = Vec::new();
+//!     rx.run_for(Duration::from_millis(300), &mut |d| got.push((d.seq, d.payload.to_vec())))
+//!         .map(|()| got)
+//! });
+//! let mut tx = UdpSender::bind("127.0.0.1:0", to, SenderOptions::new(TfrcConfig::rfc5348()))?;
+//! let app = tx.handle();
+//! app.send(b"frame 0".to_vec())?;
+//! tx.run_for(Duration::from_millis(200))?;
+//! let got = rx.join().unwrap()?;
+//! assert_eq!(got, vec![(0, b"frame 0".to_vec())]);
+//! assert_eq!(tx.report().tfrc.feedback.accepted, 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 pub mod clock;
 pub mod error;
