@@ -71,10 +71,11 @@ fn fills_a_bottleneck() {
     let rate = mean_rate(rx.samples(), 5, 10);
     let report = tx.report();
     eprintln!(
-        "received {rate:.0} B/s of {capacity:.0}, p = {}, R = {}, queue drops {}",
+        "received {rate:.0} B/s of {capacity:.0}, p = {}, R = {}, queue drops {}, sender CPU {:.3} s",
         report.tfrc.p,
         report.tfrc.rtt_s,
-        relay.drops.load(std::sync::atomic::Ordering::Relaxed)
+        relay.drops.load(std::sync::atomic::Ordering::Relaxed),
+        report.cpu_s
     );
     assert!(report.tfrc.p > 0.0, "the queue overflowed: TFRC saw loss");
     assert!(rate <= capacity * 1.01);
