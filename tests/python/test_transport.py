@@ -156,6 +156,11 @@ def test_ctrl_c_stops_a_session_and_keeps_its_trace(tmp_path: Path) -> None:
         (["send", "--to", "127.0.0.1:9", "--duration", "5"], "needs a unit"),
         (["send", "--to", "no-such-host.invalid:9", "--duration", "1s"], "to: cannot resolve"),
         (["recv", "--bind", "127.0.0.1:99999"], "bind"),
+        (["recv", "--bind", "127.0.0.1:0", "--interval", "1ms"], "stats_interval_s: expected 10ms"),
+        (
+            ["recv", "--bind", "127.0.0.1:0", "--duration", "24h", "--interval", "10ms"],
+            "at most 131072 samples",
+        ),
     ],
 )
 def test_bad_arguments_get_one_line_errors(

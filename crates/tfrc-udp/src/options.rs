@@ -15,8 +15,8 @@ pub const MAX_QUEUE_PACKETS: usize = 1 << 16;
 pub const MAX_QUEUE_BYTES: usize = 64 << 20;
 /// The most send times [`SenderOptions::send_log`] may keep (32 MiB of them).
 pub const MAX_SEND_LOG: usize = 1 << 22;
-/// The longest session (24 hours): keeps the per-interval log bounded.
-pub const MAX_SESSION: Duration = Duration::from_secs(24 * 3600);
+/// The longest peer idle timeout (24 hours).
+pub const MAX_PEER_IDLE_TIMEOUT: Duration = Duration::from_secs(24 * 3600);
 /// The shortest and longest statistics interval.
 pub const STATS_INTERVAL_RANGE: (Duration, Duration) =
     (Duration::from_millis(10), Duration::from_secs(3600));
@@ -168,7 +168,7 @@ impl ReceiverOptions {
     pub(crate) fn validate(&self) -> Result<(), OptionError> {
         check_config(&self.config)?;
         check_interval(self.stats_interval)?;
-        if self.peer_idle_timeout.is_zero() || self.peer_idle_timeout > MAX_SESSION {
+        if self.peer_idle_timeout.is_zero() || self.peer_idle_timeout > MAX_PEER_IDLE_TIMEOUT {
             return Err(OptionError::new(
                 "peer_idle_timeout",
                 "a positive duration up to 24 h".into(),

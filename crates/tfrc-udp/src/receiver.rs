@@ -386,7 +386,14 @@ impl UdpReceiver {
         self.samples.push(now, row);
     }
 
-    /// The per-interval statistics so far, oldest first.
+    /// Per-interval samples not kept: a session keeps at most
+    /// [`crate::samples::MAX_SAMPLES`].
+    pub fn samples_dropped(&self) -> u64 {
+        self.samples.dropped()
+    }
+
+    /// The per-interval statistics so far, oldest first (at most
+    /// [`crate::samples::MAX_SAMPLES`]).
     pub fn samples(&self) -> &[ReceiverSample] {
         self.samples.rows()
     }

@@ -60,28 +60,27 @@ pub struct ReceiverSample {
     pub input_dropped: u64,
 }
 
-/// A bounded log of samples taken every `interval`; a session is at most
-/// [`crate::options::MAX_SESSION`] long, so it holds at most that many intervals.
+/// The most samples a session keeps (a day of 1 s intervals fits); later ones are counted as
+/// dropped, so that a long run at a short interval cannot grow memory without bound.
+pub const MAX_SAMPLES: usize = 1 << 17;
+
+/// A bounded log of samples taken every `interval`.
 #[derive(Clone, Debug)]
 pub(crate) struct SampleLog<T> {
     rows: Vec<T>,
     interval: Duration,
     next: Time,
-    limit: usize,
+    dropped: u64,
 }
 
 impl<T> SampleLog<T> {
     /// A log whose first sample is due `interval` after `start`.
     pub(crate) fn new(start: Time, interval: Duration) -> Self {
-        let limit = (crate::options::MAX_SESSION.as_nanos() / interval.as_nanos().max(1))
-            .try_into()
-            .unwrap_or(usize::MAX)
-            .saturating_add(1);
         SampleLog {
             rows: Vec::new(),
             interval,
             next: start + interval,
-            limit,
+            dropped: 0,
         }
     }
 
@@ -98,8 +97,10 @@ impl<T> SampleLog<T> {
     /// Records a sample and schedules the next one interval later (skipping intervals the loop
     /// slept through, so a stalled session does not produce a burst of rows).
     pub(crate) fn push(&mut self, now: Time, row: T) {
-        if self.rows.len() < self.limit {
+        if self.rows.len() < MAX_SAMPLES {
             self.rows.push(row);
+        } else {
+            self.dropped += 1;
         }
         self.next += self.interval;
         if self.next <= now {
@@ -112,9 +113,14 @@ impl<T> SampleLog<T> {
         self.next.as_secs_f64()
     }
 
-    /// All samples so far.
+    /// All samples kept so far.
     pub(crate) fn rows(&self) -> &[T] {
         &self.rows
+    }
+
+    /// Samples not kept because [`MAX_SAMPLES`] were already held.
+    pub(crate) fn dropped(&self) -> u64 {
+        self.dropped
     }
 }
 
@@ -132,5 +138,15 @@ mod tests {
         log.push(Time::from_secs_f64(5.5), 2);
         assert_eq!(log.next_due(), Time::from_secs_f64(6.5));
         assert_eq!(log.rows(), &[1, 2]);
+    }
+
+    #[test]
+    fn keeps_at_most_max_samples() {
+        let mut log = SampleLog::new(Time::ZERO, Duration::from_millis(10));
+        for i in 0..MAX_SAMPLES + 3 {
+            log.push(log.next_due(), i);
+        }
+        assert_eq!(log.rows().len(), MAX_SAMPLES);
+        assert_eq!(log.dropped(), 3);
     }
 }

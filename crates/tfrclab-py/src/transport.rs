@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tfrc::time::duration_from_secs;
 use tfrc::TfrcConfig;
+use tfrc_udp::samples::MAX_SAMPLES;
 use tfrc_udp::{
     InputStats, ReceiverOptions, ReceiverSample, SenderOptions, SenderSample, Source,
     TransportError, UdpReceiver, UdpSender,
@@ -53,10 +54,19 @@ fn check_duration(duration_s: f64) -> PyResult<Duration> {
     Ok(duration_from_secs(duration_s))
 }
 
-fn check_interval(interval_s: f64) -> PyResult<Duration> {
+/// The sampling interval, checked against the session's duration: a session keeps at most
+/// `MAX_SAMPLES` samples, so every interval it runs is reported.
+fn check_interval(interval_s: f64, duration_s: f64) -> PyResult<Duration> {
     if !(interval_s.is_finite() && interval_s > 0.0) {
         return Err(PyValueError::new_err(format!(
-            "stats_interval: expected a positive duration, found {interval_s} s"
+            "stats_interval_s: expected a positive duration, found {interval_s} s"
+        )));
+    }
+    if duration_s / interval_s > MAX_SAMPLES as f64 {
+        return Err(PyValueError::new_err(format!(
+            "stats_interval_s: expected at least duration/{MAX_SAMPLES} = {} s (a session keeps \
+             at most {MAX_SAMPLES} samples), found {interval_s} s",
+            duration_s / MAX_SAMPLES as f64
         )));
     }
     Ok(duration_from_secs(interval_s))
@@ -219,7 +229,7 @@ pub(crate) fn run_send<'py>(
     let mut config = TfrcConfig::preset(preset).map_err(config_error)?;
     config.segment_size_bytes = size_bytes;
     let mut options = SenderOptions::new(config);
-    options.stats_interval = check_interval(stats_interval_s)?;
+    options.stats_interval = check_interval(stats_interval_s, duration_s)?;
     options.source = match app_rate_bps {
         None => Source::Greedy,
         Some(bps) => Source::ConstantRate {
@@ -284,7 +294,7 @@ pub(crate) fn run_recv<'py>(
     let duration = check_duration(duration_s)?;
     let config = TfrcConfig::preset(preset).map_err(config_error)?;
     let mut options = ReceiverOptions::new(config);
-    options.stats_interval = check_interval(stats_interval_s)?;
+    options.stats_interval = check_interval(stats_interval_s, duration_s)?;
     let mut receiver = py
         .detach(|| UdpReceiver::bind(bind, options))
         .map_err(transport_error)?;
