@@ -84,6 +84,11 @@ impl PayloadQueue {
         self.items.pop_front()
     }
 
+    /// The bound, in payloads.
+    pub(crate) fn capacity(&self) -> usize {
+        self.limit
+    }
+
     pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
     }

@@ -274,8 +274,10 @@ impl UdpSender {
         let s = self.send_buf.len() as f64;
         let elapsed = now.saturating_since(self.app_last).as_secs_f64();
         self.app_last = now;
-        self.app_credit += bytes_per_s * elapsed;
         let mut queue = self.shared.queue();
+        // After a long pause (between runs) at most one queue's worth is produced at once.
+        let most = (queue.capacity() + 1) as f64 * s;
+        self.app_credit = (self.app_credit + bytes_per_s * elapsed).min(most);
         while self.app_credit >= s {
             self.app_credit -= s;
             // A full queue drops the frame (counted), as an encoder's bounded buffer would.
