@@ -78,6 +78,10 @@ class Session:
     options: dict[str, Any] = field(default_factory=dict)
     """The sender's size_bytes and app_rate_bps (empty for a receiver)."""
 
+    def bins(self) -> pd.DataFrame:
+        """The samples as the table :func:`write_trace` writes (``flow_bins.parquet``)."""
+        return _bins_table(self)
+
 
 def parse_rate(text: str) -> float:
     """A rate such as ``"2Mbps"`` in bits per second, read as scenario files read it.

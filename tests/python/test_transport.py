@@ -128,6 +128,9 @@ def test_api_runs_both_ends_with_callbacks() -> None:
     assert len(rx.samples) == 5
     # 800 kb/s in 500-byte datagrams: 100 packets per half-second interval.
     assert all(abs(s["sent_packets"] - 100) <= 2 for s in session.samples[1:])
+    bins = session.bins()
+    assert list(bins["bin"]) == [0, 1, 2, 3]
+    assert list(bins["sent_packets"]) == [s["sent_packets"] for s in session.samples]
     assert rx.report["sessions"] == 1
     assert rx.report["packets_received"] == session.report["packets_sent"]
     assert session.report["input"]["dropped"] == 0
