@@ -1,6 +1,6 @@
 """Type stubs for the private extension module built from crates/tfrclab-py."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -17,6 +17,8 @@ __all__ = [
     "quantity",
     "queue_buffers",
     "run_channel",
+    "run_recv",
+    "run_send",
     "version",
 ]
 
@@ -130,6 +132,44 @@ def run_channel(
     x_bytes_per_s, x_calc_bytes_per_s, x_recv_bytes_per_s, p, rtt_s, last_interval_packets,
     mean_interval_packets, discount_factor, open_interval_packets) and the ints packets_sent,
     packets_delivered and segment_size_bytes. Releases the GIL while simulating.
+    """
+
+def run_send(
+    to: str,
+    duration_s: float,
+    preset: str = "rfc5348",
+    size_bytes: int = 1000,
+    app_rate_bps: float | None = None,
+    bind: str | None = None,
+    stats_interval_s: float = 1.0,
+    on_sample: Callable[[dict[str, Any]], object] | None = None,
+) -> dict[str, Any]:
+    """Send a TFRC flow over UDP to ``to`` (``host:port``) for ``duration_s`` seconds.
+
+    ``size_bytes`` is the datagram size s (header included); ``app_rate_bps=None`` sends
+    greedily, a rate (bits/s) runs a constant-rate application. The socket binds to ``bind``
+    (default: the wildcard of ``to``'s family, any port). The GIL is released while the
+    session runs; every 100 ms Python's signal handlers run, and Ctrl-C ends the session early
+    with ``interrupted`` True. Each per-interval sample (a dict: time_s, sent_packets,
+    sent_bytes, queue_drops, x_bytes_per_s, x_recv_bytes_per_s, p, rtt_s, feedback_accepted,
+    feedback_rejected, input_dropped, nofeedback_expiries) goes to ``on_sample`` as it is
+    taken. Returns ``role``, ``local_addr``, ``peer``, ``interrupted``, ``samples`` (the
+    list) and ``report`` (the session's totals and its ``input`` ledger). Raises ValueError
+    naming a bad argument, ConfigError for an unknown preset, OSError naming the failed step.
+    """
+
+def run_recv(
+    bind: str,
+    duration_s: float,
+    preset: str = "rfc5348",
+    stats_interval_s: float = 1.0,
+    on_sample: Callable[[dict[str, Any]], object] | None = None,
+) -> dict[str, Any]:
+    """Receive a TFRC flow over UDP on ``bind`` (``host:port``) for ``duration_s`` seconds.
+
+    As :func:`run_send`; samples hold time_s, received_packets, received_bytes,
+    lost_packets, loss_events, p, x_recv_bytes_per_s, rtt_s, feedback_sent and
+    input_dropped; ``peer`` is the sender's address (None if none came).
     """
 
 def queue_buffers(scenario_toml: str) -> list[tuple[str, str, int, int, float]]:

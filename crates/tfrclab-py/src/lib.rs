@@ -8,6 +8,7 @@
 //!
 //! - `channel`: the throughput equation and one TFRC flow over a scripted channel;
 //! - `simulation`: netsim scenario runs;
+//! - `transport`: TFRC sessions over real UDP sockets (`tfrc-udp`);
 //! - `units`: netsim's parsers of durations, rates and sizes;
 //! - `errors`: the named exceptions Rust errors map to.
 
@@ -16,6 +17,7 @@ use pyo3::prelude::*;
 mod channel;
 mod errors;
 mod simulation;
+mod transport;
 mod units;
 
 /// The version of the tfrclab crates this module was built from.
@@ -44,6 +46,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simulation::Simulation>()?;
     m.add_function(wrap_pyfunction!(units::quantity, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::queue_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(transport::run_send, m)?)?;
+    m.add_function(wrap_pyfunction!(transport::run_recv, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

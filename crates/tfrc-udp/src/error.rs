@@ -1,0 +1,52 @@
+//! The errors a session can end with: an option out of range, or a socket or timer failing.
+
+use std::fmt;
+use std::io;
+
+use crate::options::OptionError;
+
+/// Why a sender or receiver could not be made or stopped running.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum TransportError {
+    /// An option (or the TFRC configuration) is out of range.
+    Option(OptionError),
+    /// A system call failed; `context` says which step (binding, polling, ...).
+    Io {
+        /// The step that failed.
+        context: &'static str,
+        /// The operating system's error.
+        source: io::Error,
+    },
+}
+
+impl TransportError {
+    /// Wraps `source` with the step it came from.
+    pub(crate) fn io(context: &'static str) -> impl FnOnce(io::Error) -> TransportError {
+        move |source| TransportError::Io { context, source }
+    }
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TransportError::Option(err) => err.fmt(f),
+            TransportError::Io { context, source } => write!(f, "{context}: {source}"),
+        }
+    }
+}
+
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            TransportError::Option(err) => Some(err),
+            TransportError::Io { source, .. } => Some(source),
+        }
+    }
+}
+
+impl From<OptionError> for TransportError {
+    fn from(err: OptionError) -> Self {
+        TransportError::Option(err)
+    }
+}
