@@ -96,7 +96,7 @@ def test_fig05_cells_send_at_the_equation_rate_twice_and_half() -> None:
 def test_fig06_queue_at_15_mbps_is_the_papers() -> None:
     (e,) = experiments(["floyd2000/fig06"])
     cells = {label: changes for label, _relative, changes in e.cells}
-    assert len(cells) == 2 * len(fairness.FIG06_RATES_MBPS) * len(fairness.FIG06_FLOWS)
+    assert len(cells) == 3 * len(fairness.FIG06_RATES_MBPS) * len(fairness.FIG06_FLOWS)
     red = cells["red-15M-32"]["topology.bottleneck.queue"]
     assert (red["min_th"], red["max_th"], red["max_p"], red["gentle"]) == (25, 125, 0.1, True)
     # the queue scales with the rate
@@ -107,6 +107,7 @@ def test_fig06_queue_at_15_mbps_is_the_papers() -> None:
         "kind": "droptail",
         "limit": 500,
     }
+    assert cells["droptail-half-15M-2"]["topology.bottleneck.queue"]["limit"] == 125
     assert cells["red-15M-8"]["flows.0.count"] == 4 == cells["red-15M-8"]["flows.1.count"]
     # fig07's cells are fig06's 15 Mb/s RED cells, so the shared points are the same runs
     (fig07,) = experiments(["floyd2000/fig07"])
