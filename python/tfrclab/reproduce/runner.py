@@ -96,7 +96,9 @@ def _run_sweep(
         done[0] += 1
         progress(f"{label}: run {done[0]}/{len(plan.seeds)} (seed {task.seed}) done")
 
-    run_sweep(grid, directory, jobs=jobs, on_start=on_start, on_done=on_done)
+    # A pool of worker processes costs seconds to start (spawn): not worth it for one run.
+    workers = min(jobs, len(plan.seeds))
+    run_sweep(grid, directory, jobs=workers, on_start=on_start, on_done=on_done)
     return SweepData(
         runs=load(directory, "runs"),
         classes=load(directory, "classes"),
@@ -105,6 +107,51 @@ def _run_sweep(
         link_series=load(directory, "link_series"),
         bin_s=scenario.bin_s,
     )
+
+
+def _cell_runs(
+    relative: str, changes: dict[str, Any], seeds: tuple[int, ...], directory: Path
+) -> None:
+    """Run one cell's sweep in this process (a worker of :func:`_run_cells_in_parallel`)."""
+    from tfrclab.scenario import Scenario
+    from tfrclab.sweep import Grid, run_sweep
+
+    scenario = Scenario.load(scenario_path(relative))
+    if changes:
+        scenario = scenario.with_(**changes)
+    run_sweep(Grid(scenario, vary=(), seeds=seeds, series=True), directory, jobs=1)
+
+
+def _run_cells_in_parallel(
+    experiment: Experiment, plan: Plan, directory: Path, jobs: int, progress: Progress
+) -> None:
+    """Run the cells' sweeps side by side, one cell per worker process.
+
+    For experiments of many cells and few seeds: one pool for the whole experiment instead of
+    one per cell, whose start-up (spawned interpreters) would cost more than the runs.
+    """
+    import concurrent.futures as cf
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    workers = min(jobs, len(experiment.cells))
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+        futures = {
+            pool.submit(
+                _cell_runs, relative, {**cell, **plan.changes}, plan.seeds, directory / label
+            ): label
+            for label, relative, cell in experiment.cells
+        }
+        try:
+            for done, future in enumerate(cf.as_completed(futures), start=1):
+                future.result()
+                progress(
+                    f"{experiment.id} {futures[future]}: done "
+                    f"({done}/{len(futures)} cells, {len(plan.seeds)} runs each)"
+                )
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 def _run_sweeps(
@@ -118,6 +165,9 @@ def _run_sweeps(
         return _run_sweep(
             experiment.id, experiment.scenarios[0], changes, plan, directory, jobs, progress
         )
+    if jobs > 1 and len(experiment.cells) > len(plan.seeds):
+        _run_cells_in_parallel(experiment, plan, directory, jobs, progress)
+        jobs = 1  # every run is done: the sweeps below only read them back
     return {
         label: _run_sweep(
             f"{experiment.id} {label}",
