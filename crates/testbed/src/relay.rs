@@ -151,10 +151,8 @@ impl Relay {
                 // Clears the expiration count; EAGAIN if it was already read is harmless.
                 let _ = rustix::io::read(&self.timer, &mut expirations);
             }
-            for side in 0..2 {
-                if ready[side] {
-                    self.read_side(side, &mut buf, &mut log_error)?;
-                }
+            for (side, _) in ready.iter().take(2).enumerate().filter(|(_, &r)| r) {
+                self.read_side(side, &mut buf, &mut log_error)?;
             }
         };
         if let Err(e) = self.log.flush() {
