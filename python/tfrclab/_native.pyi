@@ -1,6 +1,6 @@
 """Type stubs for the private extension module built from crates/tfrclab-py."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, final
 
 import numpy as np
@@ -17,6 +17,8 @@ __all__ = [
     "quantity",
     "queue_buffers",
     "run_channel",
+    "testbed_check",
+    "testbed_relay",
     "version",
 ]
 
@@ -147,3 +149,13 @@ def quantity(text: str) -> tuple[str, float] | None:
 
 def version() -> str:
     """The version of the tfrclab crates this module was built from."""
+
+def testbed_check(config: str) -> None:
+    """Check a testbed relay configuration (TOML); ``ScenarioError`` names the key at fault."""
+
+def testbed_relay(config: str, ready: Callable[[int], object]) -> dict[str, Any]:
+    """Run the testbed relay; return its counters.
+
+    Creates the relay's TUN devices, calls ``ready(start_monotonic_ns)``, and forwards packets
+    until standard input is readable or closed (or ``max_duration`` has passed).
+    """

@@ -8,6 +8,7 @@
 //!
 //! - `channel`: the throughput equation and one TFRC flow over a scripted channel;
 //! - `simulation`: netsim scenario runs;
+//! - `testbed`: the link emulator's relay (crate `testbed`);
 //! - `units`: netsim's parsers of durations, rates and sizes;
 //! - `errors`: the named exceptions Rust errors map to.
 
@@ -16,6 +17,7 @@ use pyo3::prelude::*;
 mod channel;
 mod errors;
 mod simulation;
+mod testbed;
 mod units;
 
 /// The version of the tfrclab crates this module was built from.
@@ -44,6 +46,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simulation::Simulation>()?;
     m.add_function(wrap_pyfunction!(units::quantity, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::queue_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(testbed::testbed_check, m)?)?;
+    m.add_function(wrap_pyfunction!(testbed::testbed_relay, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }
