@@ -765,6 +765,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tfrclab.reproduce import cli as reproduce_cli
 
     reproduce_cli.register(commands)
+    from tfrclab.testbed import cli as testbed_cli
+
+    testbed_cli.register(commands)
     return parser
 
 
