@@ -48,6 +48,30 @@ def tcp_recv(port: int, limit_s: float) -> dict[str, float]:
     return {"bytes": total, "first": first, "last": last}
 
 
+def _connect(host: str, port: int, cc: str) -> socket.socket:
+    """A TCP connection to ``host:port`` with congestion control ``cc``.
+
+    Retried with a fresh socket (one whose connect failed cannot be reused) for up to 5 s while
+    the receiver is not yet listening.
+    """
+    deadline = time.monotonic() + 5.0
+    while True:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+            sock.settimeout(10)
+            sock.connect((host, port))
+            return sock
+        except ConnectionRefusedError:
+            sock.close()
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+        except BaseException:
+            sock.close()
+            raise
+
+
 def tcp_send(host: str, port: int, seconds: float, cc: str) -> dict[str, object]:
     """Send bulk data to ``host:port`` for ``seconds`` with congestion control ``cc``.
 
@@ -55,18 +79,9 @@ def tcp_send(host: str, port: int, seconds: float, cc: str) -> dict[str, object]
         OSError: ``cc`` is not available (``/proc/sys/net/ipv4/tcp_available_congestion_control``)
             or the connection failed.
     """
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+    sock = _connect(host, port, cc)
+    with sock:
         used = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
-        sock.settimeout(10)
-        for attempt in range(50):  # the receiver may still be starting
-            try:
-                sock.connect((host, port))
-                break
-            except ConnectionRefusedError:
-                if attempt == 49:
-                    raise
-                time.sleep(0.05)
         payload = b"\0" * _CHUNK
         sent = 0
         end = time.monotonic() + seconds
