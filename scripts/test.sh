@@ -27,5 +27,16 @@ if ! command -v ns >/dev/null 2>&1; then
         echo "ns-2 (ns) is not installed and cannot be installed here: the cross-check tests will skip"
     fi
 fi
+echo "== iproute2 (for the testbed suite, tests/python/test_testbed.py)"
+# The link-emulator testbed creates network namespaces with ip (iproute2); as root with
+# /dev/net/tun its tests run, elsewhere they skip, saying why.
+if ! command -v ip >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2) \
+            >/dev/null 2>&1 || echo "iproute2 could not be installed: the testbed tests will fail"
+    else
+        echo "iproute2 (ip) is not installed and cannot be installed here: the testbed tests skip"
+    fi
+fi
 echo "== python"
 bash scripts/test_python.sh

@@ -9,6 +9,7 @@
 //! max_duration = "10min"     # the relay stops by itself after this long
 //! log = "/tmp/relay.log"     # optional per-packet log (crate::log), capped at max_log_bytes
 //! max_log_bytes = 268435456
+//! tick = "0s"                # wake-ups rounded up to multiples of this (0: exact deadlines)
 //! [forward]                  # a -> b
 //! rate = "10Mbps"
 //! delay = "25ms"
@@ -63,6 +64,10 @@ pub struct RelayConfig {
     pub log: Option<PathBuf>,
     /// The log's size cap in bytes; records beyond it are counted, not written.
     pub max_log_bytes: u64,
+    /// The relay's clock granularity: timer deadlines are rounded up to a multiple of it, so
+    /// deliveries due within one tick leave together (fewer wake-ups, up to one tick late), as
+    /// Dummynet's kernel ticks do. Zero (the default) wakes at every exact deadline.
+    pub tick: Duration,
     /// Side a to side b.
     pub forward: DirectionConfig,
     /// Side b to side a.
@@ -100,6 +105,14 @@ impl RelayConfig {
             }
         };
         let max_log_bytes: u64 = root.or("max_log_bytes", 256 << 20)?;
+        let tick: Duration = root.or("tick", Duration::ZERO)?;
+        if tick > Duration::from_millis(10) {
+            return Err(ScenarioError::invalid_text(
+                "tick",
+                "a duration of at most 10ms",
+                format!("{tick:?}"),
+            ));
+        }
         let forward_fields = root
             .table("forward")?
             .ok_or_else(|| root.missing("forward", "a table with rate and delay"))?;
@@ -116,6 +129,7 @@ impl RelayConfig {
             max_duration,
             log,
             max_log_bytes,
+            tick,
             forward,
             reverse,
         })

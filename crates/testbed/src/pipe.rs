@@ -112,13 +112,18 @@ impl Pipe {
         self.queue.len_packets()
     }
 
-    /// When [`Pipe::advance`] next has something to do, if ever.
+    /// When [`Pipe::advance`] next has a packet to deliver, if ever: the head of the delay line
+    /// or, earlier in the delay line's order, the packet on the wire. The end of a transmission
+    /// needs no wake-up of its own: the transmitter runs on intended times, so [`Pipe::advance`]
+    /// (called before every arrival) replays the transmissions that ended since, at their
+    /// intended instants, and the queue looks to each arrival as it would have.
     pub fn next_deadline(&self) -> Option<Time> {
-        let tx = self.on_wire.map(|(_, end)| end);
-        let delivery = self.in_flight.front().map(|&(at, _)| at);
-        match (tx, delivery) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
+        match (self.in_flight.front(), self.on_wire) {
+            (Some(&(at, _)), _) => Some(at),
+            (None, Some((_, end))) => Some(Time::from_nanos(
+                end.as_nanos().saturating_add(self.delay_ns),
+            )),
+            (None, None) => None,
         }
     }
 
@@ -348,6 +353,10 @@ mod tests {
         assert_eq!(lates, vec![1_500_000, 500_000]);
         // The third is still due at 13 ms exactly.
         assert_eq!(pipe.next_deadline(), Some(Time::from_nanos(13_000_000)));
+        // With nothing in flight, the next deadline is the delivery of the packet on the wire.
+        let mut idle = Pipe::new(&config(10, 0.0), 0, 1);
+        idle.arrive(Time::ZERO, &packet(0, 1000), &mut |_: &Record| {});
+        assert_eq!(idle.next_deadline(), Some(Time::from_nanos(11_000_000)));
     }
 
     #[test]

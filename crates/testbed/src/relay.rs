@@ -118,6 +118,7 @@ impl Relay {
         let mut buf = vec![0u8; 65_536];
         let mut log_error: Option<String> = None;
         let mut wakeups = 0u64;
+        let mut armed = None;
         let stopped = loop {
             let now = self.now();
             if now >= limit {
@@ -129,7 +130,10 @@ impl Relay {
                 .iter()
                 .filter_map(Pipe::next_deadline)
                 .fold(limit, Time::min);
-            self.arm(deadline)?;
+            if armed != Some(deadline) {
+                self.arm(deadline)?;
+                armed = Some(deadline);
+            }
             let mut fds = [
                 PollFd::new(&self.tuns[0], PollFlags::IN),
                 PollFd::new(&self.tuns[1], PollFlags::IN),
@@ -142,11 +146,13 @@ impl Relay {
                 Err(e) => return Err(e.into()),
             }
             wakeups += 1;
-            let ready: Vec<bool> = fds.iter().map(|f| !f.revents().is_empty()).collect();
+            let ready = fds.map(|f| !f.revents().is_empty());
             if ready[3] {
                 break StopReason::Requested;
             }
             if ready[2] {
+                // The timer fired: it is disarmed until re-armed.
+                armed = None;
                 let mut expirations = [0u8; 8];
                 // Clears the expiration count; EAGAIN if it was already read is harmless.
                 let _ = rustix::io::read(&self.timer, &mut expirations);
@@ -208,10 +214,12 @@ impl Relay {
         Ok(())
     }
 
-    /// Arms the timer at relay time `deadline` (absolute, so a late `poll` return does not
-    /// shift later deadlines).
+    /// Arms the timer at relay time `deadline`, rounded up to the configured tick (absolute, so
+    /// a late `poll` return does not shift later deadlines).
     fn arm(&self, deadline: Time) -> io::Result<()> {
-        let at = self.start_ns.saturating_add(deadline.as_nanos()).max(1);
+        let tick = tfrc::time::duration_nanos(self.config.tick).max(1);
+        let rounded = deadline.as_nanos().div_ceil(tick).saturating_mul(tick);
+        let at = self.start_ns.saturating_add(rounded).max(1);
         let spec = Itimerspec {
             it_interval: Timespec {
                 tv_sec: 0,

@@ -100,6 +100,7 @@ def relay_document(
     max_duration: str | float,
     log: str | None,
     max_log_bytes: int,
+    tick: str | float = 0.0,
 ) -> str:
     """The relay's TOML configuration (its keys are documented in docs/testbed.md)."""
     doc: dict[str, Any] = {
@@ -108,6 +109,7 @@ def relay_document(
         "seed": int(seed),
         "max_duration": _duration(max_duration),
         "max_log_bytes": int(max_log_bytes),
+        "tick": _duration(tick),
     }
     if log is not None:
         doc["log"] = log

@@ -62,6 +62,9 @@ class Testbed:
             None for no log.
         max_log_bytes: The log's size cap.
         max_duration: The relay stops by itself after this long (seconds or a string).
+        tick: The relay's clock granularity (seconds or a string, at most 10 ms): deliveries
+            due within one tick leave together, up to one tick late, for fewer wake-ups (as
+            Dummynet's kernel tick). 0, the default, delivers at each exact deadline.
 
     Raises:
         TestbedError: On entry: not root, no /dev/net/tun, or a set-up step failed.
@@ -81,6 +84,7 @@ class Testbed:
         log: str | os.PathLike[str] | None = None,
         max_log_bytes: int = 256 << 20,
         max_duration: str | float = "1h",
+        tick: str | float = 0.0,
     ) -> None:
         self._forward: dict[str, Any] = {
             "rate": rate,
@@ -93,6 +97,7 @@ class Testbed:
         self.log_path: Path | None = Path(log) if log is not None else None
         self._max_log_bytes = max_log_bytes
         self._max_duration = max_duration
+        self._tick = tick
         self._tag = f"{os.getpid()}-{next(_counter)}"
         self.namespaces: dict[str, str] = {
             side: f"{netns.PREFIX}{self._tag}-{side}" for side in ("a", "b")
@@ -244,6 +249,7 @@ class Testbed:
             max_duration=self._max_duration,
             log=str(self.log_path.resolve()) if self.log_path is not None else None,
             max_log_bytes=self._max_log_bytes,
+            tick=self._tick,
         )
 
     @staticmethod
