@@ -33,7 +33,7 @@ echo "== iproute2 (for the testbed suite, tests/python/test_testbed.py)"
 if ! command -v ip >/dev/null 2>&1; then
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2) \
-            >/dev/null 2>&1 || echo "iproute2 could not be installed: the testbed tests will fail"
+            >/dev/null 2>&1 || echo "iproute2 could not be installed: the testbed tests skip"
     else
         echo "iproute2 (ip) is not installed and cannot be installed here: the testbed tests skip"
     fi

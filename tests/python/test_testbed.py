@@ -5,7 +5,7 @@ from the per-packet log, Bernoulli loss within statistical error, and that nothi
 creates outlives it (normal exit, an exception, SIGTERM, SIGKILL of its creator).
 
 The tests that create namespaces need root and /dev/net/tun (CI runs as root) and skip, saying
-so, elsewhere. About 40 s on 2 cores.
+so, elsewhere. About 45 s on 2 cores.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import signal
 import statistics
 import subprocess
@@ -30,10 +31,9 @@ from tfrclab.testbed import flows, netns, read_log, throughput
 from tfrclab.testbed import log as tblog
 from tfrclab.testbed.config import queue_table
 
-CAN_RUN = os.geteuid() == 0 and os.path.exists("/dev/net/tun")
-needs_root = pytest.mark.skipif(
-    not CAN_RUN, reason="the testbed needs root and /dev/net/tun (network namespaces, TUN)"
-)
+CAN_RUN = os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
+SKIP_REASON = "the testbed needs root, /dev/net/tun and iproute2's ip (namespaces, TUN devices)"
+needs_root = pytest.mark.skipif(not CAN_RUN, reason=SKIP_REASON)
 
 PYTHON = sys.executable
 RATE_BPS = 10e6
@@ -116,7 +116,7 @@ def reno_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     Through 10 Mb/s, 25 ms each way, DropTail 50.
     """
     if not CAN_RUN:
-        pytest.skip("the testbed needs root and /dev/net/tun (network namespaces, TUN)")
+        pytest.skip(SKIP_REASON)
     path = tmp_path_factory.mktemp("testbed") / "reno.log"
     with tbmod.Testbed(rate="10Mb/s", delay="25ms", queue="droptail:50", log=path) as tb:
         ping = tb.tool("a", "ping", tb.address("b"), "--count", "20", "--interval", "0.03")
