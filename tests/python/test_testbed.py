@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from conftest import run_cli
 from tfrclab import ScenarioError
 from tfrclab import testbed as tbmod
 from tfrclab.testbed import flows, netns, read_log, throughput
@@ -203,32 +204,86 @@ def test_red_drops_early_with_netsim_code(tmp_path: Path) -> None:
     assert forward["max_queue_packets"] <= 50
 
 
-@needs_root
-def test_bernoulli_loss_is_measured_within_statistical_error(tmp_path: Path) -> None:
-    p, n = 0.05, 4000
-    path = tmp_path / "loss.log"
+def _udp_through_loss(path: Path, p: float, n: int, seed: int) -> tuple[dict[str, Any], int]:
+    """Send ``n`` UDP datagrams from a to b through loss ``p`` (none back).
+
+    Returns the relay's forward counters and the number of datagrams received.
+    """
     with tbmod.Testbed(
-        rate="10Mb/s", delay="5ms", queue="droptail:1000", loss=p, seed=3, log=path
+        rate="10Mb/s", delay="5ms", queue="droptail:1000", loss=p, seed=seed, log=path
     ) as tb:
         receiver = tb.popen(
             "b",
-            [PYTHON, "-m", "tfrclab.testbed", "udp-recv", "--idle", "1", "--limit", "30"],
+            [PYTHON, "-m", "tfrclab.testbed", "udp-recv", "--idle", "0.5", "--limit", "30"],
             stdout=-1,
         )
         time.sleep(0.3)  # the receiver binds its port
-        tb.tool("a", "udp-send", tb.address("b"), "--count", str(n), "--rate", "2e6")
+        tb.tool("a", "udp-send", tb.address("b"), "--count", str(n), "--rate", "4e6")
         out, _ = receiver.communicate(timeout=30)
-    received = json.loads(out)["received"]
     assert tb.report is not None
-    forward = tb.report["forward"]
+    return tb.report["forward"], int(json.loads(out)["received"])
+
+
+def _dropped_arrivals(path: Path) -> np.ndarray:
+    """The indices, among a-to-b arrivals, of the packets the Bernoulli loss dropped."""
+    r = read_log(path).records
+    r = r[(r["dir"] == tblog.FORWARD)]
+    arrivals = np.cumsum(r["event"] == tblog.ARRIVE) - 1
+    return arrivals[r["event"] == tblog.DROP_LOSS]
+
+
+@needs_root
+def test_bernoulli_loss_is_measured_within_statistical_error_and_seeded(tmp_path: Path) -> None:
+    p, n = 0.05, 3000
+    forward, received = _udp_through_loss(tmp_path / "1.log", p, n, seed=3)
     assert forward["arrivals"] == n
     assert forward["queue_drops"] == 0
     # Every datagram not received was dropped by the loss, and only those.
     assert forward["loss_drops"] == n - received
     sd = math.sqrt(n * p * (1 - p))
     assert abs(forward["loss_drops"] - n * p) <= 4 * sd, forward
-    records = read_log(path).records
-    assert int(np.sum(records["event"] == tblog.DROP_LOSS)) == forward["loss_drops"]
+    first = _dropped_arrivals(tmp_path / "1.log")
+    assert len(first) == forward["loss_drops"]
+    # The same seed drops the same arrivals.
+    again, _ = _udp_through_loss(tmp_path / "2.log", p, n, seed=3)
+    assert again["loss_drops"] == forward["loss_drops"]
+    assert np.array_equal(_dropped_arrivals(tmp_path / "2.log"), first)
+
+
+def test_read_log_refuses_other_files(tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.log"
+    bogus.write_bytes(b"not a relay log at all, 32 bytes+")
+    with pytest.raises(ValueError, match="not a testbed relay log"):
+        read_log(bogus)
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+@needs_root
+def test_cli_runs_a_command_inside_a_side_and_reports(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    done = run_cli(
+        "testbed", "--rate", "5Mb/s", "--delay", "5ms", "--queue", "red:adaptive",
+        "--report", str(report), "--side", "a", "--",
+        PYTHON, "-m", "tfrclab.testbed", "ping", "10.200.0.2", "--count", "3",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rtts = json.loads(done.stdout)["rtt_s"]
+    assert all(r is not None and r >= 0.010 for r in rtts)
+    assert "forward: 3 arrived" in done.stderr
+    assert json.loads(report.read_text())["forward"]["departures"] == 3
+    failed = run_cli("testbed", "--side", "b", "--", "false")
+    assert failed.returncode == 1
+
+
+def test_cli_refuses_bad_options_naming_them() -> None:
+    done = run_cli("testbed", "--queue", "fifo", "--", "true")
+    assert done.returncode == 2
+    assert "queue 'fifo'" in done.stderr
+    done = run_cli("testbed", "--loss", "2", "--", "true")
+    assert done.returncode == 2
+    assert "--loss" in done.stderr
 
 
 # -- cleanup ---------------------------------------------------------------------------------

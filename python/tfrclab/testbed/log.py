@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: The file's magic bytes.
 MAGIC = b"TFTBLOG1"
@@ -78,6 +81,8 @@ def flows(log: PacketLog, start_s: float = 0.0, end_s: float | None = None) -> p
     departures in bit/s over the window (IP bytes); queueing delay mean and max; lateness
     median and 99th percentile.
     """
+    import pandas as pd  # here: the traffic tools import this package and need no pandas
+
     r = log.records
     t = r["t_ns"] / 1e9
     end = float(t.max()) if end_s is None and len(r) else (end_s or 0.0)

@@ -94,16 +94,28 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def devices_in(namespace: str) -> list[str]:
+    """The network devices in ``namespace`` other than ``lo`` (empty if it is gone)."""
+    try:
+        out = ip("-n", namespace, "-o", "link", "show")
+    except TestbedError:
+        return []
+    names = [line.split(":")[1].strip().split("@")[0] for line in out.splitlines() if ":" in line]
+    return [name for name in names if name != "lo"]
+
+
 def remove_stale() -> list[str]:
     """Delete the testbed namespaces whose creating process is gone; return their names.
 
     Such namespaces are left by a process that was SIGKILLed. Their relays have already stopped
-    by themselves (their stop pipe closed when the creator died).
+    by themselves (their stop pipe closed when the creator died), which took the TUN devices
+    away: a namespace that still holds a device belongs to a running relay (perhaps of a
+    process in another PID namespace, whose id this one cannot see) and is left alone.
     """
     removed = []
     for name in namespaces():
         match = _OURS.match(name)
-        if match and not _alive(int(match["pid"])):
+        if match and not _alive(int(match["pid"])) and not devices_in(name):
             delete(name)
             removed.append(name)
     return removed
