@@ -399,6 +399,38 @@ mod tests {
     }
 
     #[test]
+    fn red_with_ecn_marks_ect_packets_and_sets_ce() {
+        let mut cfg = config(0, 0.0);
+        let mut red = netsim::queue::RedConfig::ns2_2000();
+        red.ecn = true;
+        cfg.queue = QueueConfig::Red(red);
+        let mut pipe = Pipe::new(&cfg, 0, 1);
+        let mut ce = 0;
+        let mut marks_logged = 0;
+        for n in 0..2000u64 {
+            let now = Time::from_nanos(n * 500_000);
+            pipe.advance(
+                now,
+                &mut |p: &[u8]| {
+                    ce += usize::from(p[1] & 0b11 == 0b11);
+                    true
+                },
+                &mut |_: &Record| {},
+            );
+            let mut ect = packet(0, 1000);
+            ect[1] = 0b10; // ECT(0)
+            pipe.arrive(now, &ect, &mut |r: &Record| {
+                marks_logged += usize::from(r.event == Event::Mark)
+            });
+        }
+        let s = pipe.stats();
+        // Overload beyond RED's range also forces drops; below it, ECT packets are marked.
+        assert!(s.marks > 20, "{} marks", s.marks);
+        assert_eq!(marks_logged as u64, s.marks);
+        assert!(ce > 0 && ce as u64 <= s.marks);
+    }
+
+    #[test]
     fn red_queue_from_netsim_drops_under_overload() {
         let mut cfg = config(0, 0.0);
         cfg.queue = QueueConfig::Red(netsim::queue::RedConfig::ns2_2000());
@@ -414,7 +446,7 @@ mod tests {
             );
         }
         let s = pipe.stats();
-        assert!(s.queue_drops > 500, "{s:?}");
+        assert!(s.queue_drops > 500, "{} drops", s.queue_drops);
         assert!(s.max_queue_packets <= 50);
     }
 }
