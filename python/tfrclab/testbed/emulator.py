@@ -115,9 +115,10 @@ class Testbed:
     # -- life cycle ---------------------------------------------------------------------------
 
     def __enter__(self) -> Testbed:
-        netns.require_privileges()
+        # Parameters first: a bad one is reported as such, with or without privileges.
         document = self._document()
         _native.testbed_check(document)
+        netns.require_privileges()
         netns.remove_stale()
         self._entered = True
         self._catch_sigterm()
