@@ -17,7 +17,7 @@
 //! | 32 | u16 | `sport` |
 //! | 34 | u16 | `dport` |
 //! | 36 | u32 | `size`: IP packet size in bytes |
-//! | 40 | u32 | `qlen`: packets waiting in this direction's queue after the event |
+//! | 40 | u32 | `qlen`: packets waiting in this direction's queue: for an arrival and its drop or mark, the queue it found (before joining); for a departure, at delivery |
 //! | 44 | u8 | `proto` |
 //! | 45 | u8 | `dir`: 0 forward (a to b), 1 reverse |
 //! | 46 | u8 | `event`: [`Event`] |
@@ -67,7 +67,8 @@ pub struct Record {
     pub flow: FlowKey,
     /// IP packet size in bytes.
     pub size: u32,
-    /// Packets waiting in the queue after the event.
+    /// Packets waiting in the queue: found by an arrival (for its arrive, drop and mark
+    /// records), or at delivery (departures).
     pub qlen: u32,
     /// 0 forward, 1 reverse.
     pub dir: u8,

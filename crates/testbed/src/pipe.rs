@@ -165,7 +165,6 @@ impl Pipe {
                 self.stats.marks += 1;
                 mark_ce(&mut self.slots[slot as usize].data);
                 record.event = Event::Mark;
-                record.qlen = self.queue.len_packets() as u32;
                 log(&record);
             }
             Enqueued::Dropped(_) => {
