@@ -18,6 +18,7 @@ import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -364,6 +365,9 @@ def test_a_sigkilled_creator_leaves_nothing_running_and_its_namespaces_are_remov
     sleeper, relay = made["pids"]
     # The relay stops by itself: its stop pipe closed with its creator.
     assert _wait_gone([], [], [relay]) == []
+    # Its configuration file was removed as soon as the relay had read it.
+    configs = Path(tempfile.gettempdir()).glob("tfrclab-testbed-*/relay.toml")
+    assert [c for c in configs if made["dev"][0] in c.read_text()] == []
     removed = netns.remove_stale()
     assert sorted(removed) == sorted(made["ns"])
     assert _wait_gone(made["ns"], made["dev"], [sleeper]) == []

@@ -129,6 +129,10 @@ class Testbed:
             for ns in self.namespaces.values():
                 netns.ip("netns", "add", ns)
             self._start_relay(config)
+            # The relay has read its configuration: nothing is left in /tmp even if this
+            # process is SIGKILLed later.
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
             for side, ns in self.namespaces.items():
                 self._configure_side(side, ns)
         except BaseException:
