@@ -16,28 +16,29 @@ echo "== cargo test"
 # The bindings crate is a Python extension module (it links against the interpreter only when
 # loaded), so its behaviour is tested from Python below.
 cargo test --workspace --exclude tfrclab-py --locked
-echo "== ns-2 (for the cross-check suite, tests/python/test_crosscheck.py)"
-# The cross-check runs scenarios in ns-2.35 too. Debian packages it; install it when running as
-# root and it is missing. Where it cannot be installed, the cross-check tests skip, saying why.
-if ! command -v ns >/dev/null 2>&1; then
+# Debian packages some suites need: installed when running as root and missing (CI runs as root on
+# a fresh machine); where one cannot be installed, the tests that need it skip, saying why.
+apt_updated=0
+install_if_missing() {  # COMMAND PACKAGE WHAT-NEEDS-IT
+    local command=$1 package=$2 purpose=$3
+    echo "== $package (for $purpose)"
+    command -v "$command" >/dev/null 2>&1 && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ns2) \
-            >/dev/null 2>&1 || echo "ns-2 could not be installed: the cross-check tests will skip"
+        if [ "$apt_updated" = 0 ]; then
+            apt-get update -qq >/dev/null 2>&1 || true
+            apt_updated=1
+        fi
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$package" >/dev/null 2>&1 \
+            || echo "$package could not be installed: $purpose will skip"
     else
-        echo "ns-2 (ns) is not installed and cannot be installed here: the cross-check tests will skip"
+        echo "$package ($command) is not installed and cannot be installed here: $purpose will skip"
     fi
-fi
-echo "== Chromium (for the report's rendering test, tests/python/test_reproduce_html.py)"
-# The reproduction report is checked in a real browser (headless Chromium: a screenshot and the
-# DOM it built). Install Debian's chromium when running as root and it is missing; where it
-# cannot be installed, those tests skip, saying why.
-if ! command -v chromium >/dev/null 2>&1; then
-    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-        (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
-            >/dev/null 2>&1 || echo "Chromium could not be installed: the report rendering tests will skip"
-    else
-        echo "Chromium is not installed and cannot be installed here: the report rendering tests will skip"
-    fi
-fi
+}
+# ns-2.35: the cross-check runs scenarios in ns-2 too.
+install_if_missing ns ns2 "the ns-2 cross-check (tests/python/test_crosscheck.py)"
+# Headless Chromium: the reproduction report is checked in a real browser (screenshot and DOM).
+install_if_missing chromium chromium "the report rendering test (tests/python/test_reproduce_html.py)"
+# ip: the link-emulator testbed creates network namespaces (its tests also need root and TUN).
+install_if_missing ip iproute2 "the testbed tests (tests/python/test_testbed.py)"
 echo "== python"
 bash scripts/test_python.sh

@@ -19,6 +19,8 @@ __all__ = [
     "run_channel",
     "run_recv",
     "run_send",
+    "testbed_check",
+    "testbed_relay",
     "version",
 ]
 
@@ -187,3 +189,13 @@ def quantity(text: str) -> tuple[str, float] | None:
 
 def version() -> str:
     """The version of the tfrclab crates this module was built from."""
+
+def testbed_check(config: str) -> None:
+    """Check a testbed relay configuration (TOML); ``ScenarioError`` names the key at fault."""
+
+def testbed_relay(config: str, ready: Callable[[int], object]) -> dict[str, Any]:
+    """Run the testbed relay; return its counters.
+
+    Creates the relay's TUN devices, calls ``ready(start_monotonic_ns)``, and forwards packets
+    until standard input is readable or closed (or ``max_duration`` has passed).
+    """

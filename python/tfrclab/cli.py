@@ -768,6 +768,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tfrclab import transport as transport_cli
 
     transport_cli.register(commands)
+    from tfrclab.testbed import cli as testbed_cli
+
+    testbed_cli.register(commands)
     return parser
 
 

@@ -9,6 +9,7 @@
 //! - `channel`: the throughput equation and one TFRC flow over a scripted channel;
 //! - `simulation`: netsim scenario runs;
 //! - `transport`: TFRC sessions over real UDP sockets (`tfrc-udp`);
+//! - `testbed`: the link emulator's relay (crate `testbed`);
 //! - `units`: netsim's parsers of durations, rates and sizes;
 //! - `errors`: the named exceptions Rust errors map to.
 
@@ -18,6 +19,7 @@ mod channel;
 mod errors;
 mod simulation;
 mod transport;
+mod testbed;
 mod units;
 
 /// The version of the tfrclab crates this module was built from.
@@ -48,6 +50,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulation::queue_buffers, m)?)?;
     m.add_function(wrap_pyfunction!(transport::run_send, m)?)?;
     m.add_function(wrap_pyfunction!(transport::run_recv, m)?)?;
+    m.add_function(wrap_pyfunction!(testbed::testbed_check, m)?)?;
+    m.add_function(wrap_pyfunction!(testbed::testbed_relay, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }

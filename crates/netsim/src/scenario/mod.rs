@@ -41,6 +41,7 @@ pub use flow_spec::FlowSpec;
 pub use flow_spec::MAX_FLOWS;
 pub use loss_spec::LossSpec;
 pub use measure_spec::MeasureWindow;
+pub use queue_spec::{parse_queue, queue_error};
 pub use spec::{out_of_memory, run, LinkBinning, Scenario};
 pub use topology_spec::TopologySpec;
 pub use units::{

@@ -11,8 +11,9 @@ use crate::queue::{
 const KINDS: &[&str] = &["droptail", "red"];
 const PRESETS: &[&str] = &["ns2_35", "ns2_2000", "adaptive"];
 
-/// Reads a `queue` table.
-pub(super) fn parse_queue(mut fields: Fields<'_>) -> Result<QueueConfig, ScenarioError> {
+/// Reads a `queue` table (public so that other front ends, such as the testbed's link
+/// emulator, accept exactly the queues a scenario file does).
+pub fn parse_queue(mut fields: Fields<'_>) -> Result<QueueConfig, ScenarioError> {
     let path = fields.path().to_string();
     let kind = fields
         .choice("kind", KINDS)?
@@ -138,7 +139,7 @@ fn parse_red(fields: &mut Fields<'_>) -> Result<QueueConfig, ScenarioError> {
 }
 
 /// A queue error as a scenario error at the scenario key that holds the offending value.
-pub(super) fn queue_error(path: &str, error: QueueConfigError) -> ScenarioError {
+pub fn queue_error(path: &str, error: QueueConfigError) -> ScenarioError {
     let key = match &error {
         QueueConfigError::OutOfRange { field, .. } => match *field {
             "queue_weight" | "q_weight" => "w_q",

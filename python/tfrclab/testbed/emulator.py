@@ -1,0 +1,345 @@
+"""The testbed: two network namespaces joined by the user-space link emulator.
+
+Side ``a`` (address ``10.200.0.1``) and side ``b`` (``10.200.0.2``) each see one point-to-point
+TUN interface; the relay (crate ``testbed``, run as ``python -m tfrclab.testbed relay``) holds
+both devices and applies, per direction, Bernoulli loss, a DropTail or RED queue (netsim's own
+code), a transmitter at the configured rate and a propagation delay. See docs/testbed.md.
+
+Everything a :class:`Testbed` creates is removed when its ``with`` block ends, whether normally,
+by an exception, by Ctrl-C or by SIGTERM: the processes it started, any other process left in
+its namespaces, the relay, the namespaces (and with them the devices and addresses).
+If the creating process is SIGKILLed, the relay stops by itself (its stop pipe closes) and the
+next testbed removes the namespaces left behind (:func:`tfrclab.testbed.netns.remove_stale`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import FrameType, TracebackType
+from typing import Any, Literal
+
+from tfrclab import _native
+from tfrclab.testbed import netns
+from tfrclab.testbed.config import relay_document
+from tfrclab.testbed.netns import TestbedError
+
+Side = Literal["a", "b"]
+
+#: The addresses of the two sides.
+ADDRESSES: dict[str, str] = {"a": "10.200.0.1", "b": "10.200.0.2"}
+
+_counter = itertools.count()
+_READY_TIMEOUT_S = 15.0
+_STOP_TIMEOUT_S = 10.0
+
+
+class Testbed:
+    """An emulated link between two namespaces, as a context manager.
+
+    Args:
+        rate: The link rate in b/s, or a string with a unit (``"10Mb/s"``, ``"100Mbps"``).
+        delay: One-way propagation delay in seconds, or a string (``"25ms"``).
+        queue: ``"droptail:N"`` (N waiting packets), ``"droptail"`` (ns-2's default),
+            ``"red"``, ``"red:ns2_2000"``, ``"red:adaptive"``, or a scenario-file queue table.
+        loss: Bernoulli drop probability on arrival, in [0, 1).
+        reverse: Overrides for the b-to-a direction (keys ``rate``, ``delay``, ``loss``,
+            ``queue``); by default it is the same as a-to-b.
+        seed: Seed of the loss and RED random streams.
+        log: Path of the per-packet log (read it with :func:`tfrclab.testbed.read_log`);
+            None for no log.
+        max_log_bytes: The log's size cap.
+        max_duration: The relay stops by itself after this long (seconds or a string).
+        tick: The relay's clock granularity (seconds or a string, at most 10 ms): deliveries
+            due within one tick leave together, up to one tick late, for fewer wake-ups (as
+            Dummynet's kernel tick). 0, the default, delivers at each exact deadline.
+
+    Raises:
+        TestbedError: On entry: not root, no /dev/net/tun, or a set-up step failed.
+        tfrclab.ScenarioError: On entry: a parameter the relay refuses (the message names it).
+        ValueError: A malformed ``queue`` spec or an unknown ``reverse`` key.
+    """
+
+    def __init__(
+        self,
+        rate: str | float = "10Mb/s",
+        delay: str | float = "25ms",
+        queue: str | Mapping[str, Any] = "droptail:50",
+        loss: float = 0.0,
+        *,
+        reverse: Mapping[str, Any] | None = None,
+        seed: int = 1,
+        log: str | os.PathLike[str] | None = None,
+        max_log_bytes: int = 256 << 20,
+        max_duration: str | float = "1h",
+        tick: str | float = 0.0,
+    ) -> None:
+        self._forward: dict[str, Any] = {
+            "rate": rate,
+            "delay": delay,
+            "queue": queue,
+            "loss": loss,
+        }
+        self._reverse = dict(reverse) if reverse else None
+        self._seed = seed
+        self.log_path: Path | None = Path(log) if log is not None else None
+        self._max_log_bytes = max_log_bytes
+        self._max_duration = max_duration
+        self._tick = tick
+        self._tag = f"{os.getpid()}-{next(_counter)}"
+        self.namespaces: dict[str, str] = {
+            side: f"{netns.PREFIX}{self._tag}-{side}" for side in ("a", "b")
+        }
+        short = self._tag.replace("-", "x")
+        self.devices: dict[str, str] = {side: f"tb{short}{side}" for side in ("a", "b")}
+        self.report: dict[str, Any] | None = None
+        self.relay_start_ns: int | None = None
+        self._relay: subprocess.Popen[str] | None = None
+        self._children: list[subprocess.Popen[Any]] = []
+        self._workdir: str | None = None
+        self._previous_sigterm: Any = None
+        self._entered = False
+
+    # -- life cycle ---------------------------------------------------------------------------
+
+    def __enter__(self) -> Testbed:
+        # Parameters first: a bad one is reported as such, with or without privileges.
+        document = self._document()
+        _native.testbed_check(document)
+        netns.require_privileges()
+        netns.remove_stale()
+        self._entered = True
+        self._catch_sigterm()
+        try:
+            self._workdir = tempfile.mkdtemp(prefix="tfrclab-testbed-")
+            config = Path(self._workdir) / "relay.toml"
+            config.write_text(document, encoding="utf-8")
+            for ns in self.namespaces.values():
+                netns.ip("netns", "add", ns)
+            self._start_relay(config)
+            # The relay has read its configuration: nothing is left in /tmp even if this
+            # process is SIGKILLed later.
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+            for side, ns in self.namespaces.items():
+                self._configure_side(side, ns)
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Remove everything the testbed created (idempotent; called by ``__exit__``).
+
+        Every step is attempted even if an earlier one failed; the first failure is raised at
+        the end as :class:`TestbedError`.
+        """
+        if not self._entered:
+            return
+        self._entered = False
+        errors: list[str] = []
+        for child in self._children:
+            _kill_group(child)
+        self._children.clear()
+        for ns in self.namespaces.values():
+            netns.kill_all_in(ns)
+        if self._relay is not None:
+            try:
+                self._stop_relay()
+            except (OSError, ValueError) as err:
+                errors.append(f"relay: {err}")
+        for ns in self.namespaces.values():
+            try:
+                netns.delete(ns)
+            except TestbedError as err:
+                errors.append(str(err))
+        if self._workdir is not None:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+            self._workdir = None
+        self._restore_sigterm()
+        if errors:
+            raise TestbedError("testbed cleanup: " + "; ".join(errors))
+
+    # -- running things -----------------------------------------------------------------------
+
+    def address(self, side: Side) -> str:
+        """The IPv4 address of ``side`` (``"a"`` or ``"b"``)."""
+        return ADDRESSES[self._check_side(side)]
+
+    def popen(self, side: Side, cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
+        """Start ``cmd`` inside ``side``'s namespace (``subprocess.Popen`` keywords accepted).
+
+        The process gets a session of its own and is killed, with its children, when the
+        testbed closes.
+        """
+        if not self._entered:
+            raise TestbedError("the testbed is not running (use it in a with block)")
+        ns = self.namespaces[self._check_side(side)]
+        kwargs.setdefault("start_new_session", True)
+        proc: subprocess.Popen[Any] = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], **kwargs)
+        self._children.append(proc)
+        return proc
+
+    def run(
+        self,
+        side: Side,
+        cmd: Sequence[str],
+        *,
+        timeout: float = 60.0,
+        check: bool = False,
+        capture_output: bool = True,
+        text: bool = True,
+    ) -> subprocess.CompletedProcess[Any]:
+        """Run ``cmd`` inside ``side``'s namespace and wait for it, at most ``timeout`` seconds.
+
+        Raises:
+            subprocess.TimeoutExpired: It ran longer (it is killed first).
+            subprocess.CalledProcessError: ``check`` and a non-zero exit status.
+        """
+        pipe = subprocess.PIPE if capture_output else None
+        proc = self.popen(side, cmd, stdout=pipe, stderr=pipe, text=text)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _kill_group(proc)
+            raise
+        done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+        if check:
+            done.check_returncode()
+        return done
+
+    def tool(self, side: Side, *args: str, timeout: float = 60.0) -> Any:
+        """Run a traffic tool (``python -m tfrclab.testbed TOOL ARGS``) in ``side``.
+
+        Returns:
+            The tool's JSON result.
+
+        Raises:
+            TestbedError: The tool failed; the message holds its error output.
+        """
+        done = self.run(side, _python_module(*args), timeout=timeout)
+        if done.returncode != 0:
+            raise TestbedError(f"{args[0]} in {side}: {done.stderr.strip()}")
+        return json.loads(done.stdout.strip().splitlines()[-1])
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _document(self) -> str:
+        return relay_document(
+            tun_a=self.devices["a"],
+            tun_b=self.devices["b"],
+            forward=self._forward,
+            reverse=self._reverse,
+            seed=self._seed,
+            max_duration=self._max_duration,
+            log=str(self.log_path.resolve()) if self.log_path is not None else None,
+            max_log_bytes=self._max_log_bytes,
+            tick=self._tick,
+        )
+
+    @staticmethod
+    def _check_side(side: str) -> str:
+        if side not in ADDRESSES:
+            raise ValueError(f"side {side!r}: expected 'a' or 'b'")
+        return side
+
+    def _start_relay(self, config: Path) -> None:
+        self._relay = subprocess.Popen(
+            _python_module("relay", str(config)),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+        assert self._relay.stdout is not None
+        ready, _, _ = select.select([self._relay.stdout], [], [], _READY_TIMEOUT_S)
+        line = self._relay.stdout.readline() if ready else ""
+        if not line.startswith("ready "):
+            _kill_group(self._relay)
+            _, err = self._relay.communicate()
+            self._relay = None
+            detail = (err or "").strip() or f"no ready line within {_READY_TIMEOUT_S:.0f} s"
+            raise TestbedError(f"the relay did not start: {detail}")
+        self.relay_start_ns = int(line.split()[1])
+
+    def _configure_side(self, side: str, ns: str) -> None:
+        dev = self.devices[side]
+        peer = ADDRESSES["b" if side == "a" else "a"]
+        netns.ip("link", "set", dev, "netns", ns)
+        netns.ip("-n", ns, "link", "set", "lo", "up")
+        # No IPv6 link-local address: no router solicitations or MLD reports in the log.
+        netns.ip("-n", ns, "link", "set", dev, "addrgenmode", "none")
+        netns.ip("-n", ns, "addr", "add", ADDRESSES[side], "peer", peer, "dev", dev)
+        netns.ip("-n", ns, "link", "set", dev, "up")
+
+    def _stop_relay(self) -> None:
+        relay = self._relay
+        assert relay is not None
+        self._relay = None
+        try:
+            out, err = relay.communicate(input="", timeout=_STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            _kill_group(relay)
+            raise TestbedError(f"the relay did not stop within {_STOP_TIMEOUT_S:.0f} s") from None
+        if relay.returncode != 0:
+            raise TestbedError(f"the relay failed: {err.strip()}")
+        self.report = json.loads(out.strip().splitlines()[-1])
+
+    def _catch_sigterm(self) -> None:
+        """Turn SIGTERM into KeyboardInterrupt while the testbed runs.
+
+        Only if nobody else handles it; ``__exit__`` then cleans up.
+        """
+        if threading.current_thread() is not threading.main_thread():
+            return
+        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+            self._previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
+
+    def _restore_sigterm(self) -> None:
+        if self._previous_sigterm is not None:
+            signal.signal(signal.SIGTERM, self._previous_sigterm)
+            self._previous_sigterm = None
+
+
+def _sigterm(_signum: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+def _python_module(*args: str) -> list[str]:
+    """``python -m tfrclab.testbed ARGS`` with this interpreter."""
+    return [sys.executable, "-m", "tfrclab.testbed", *args]
+
+
+def _kill_group(proc: subprocess.Popen[Any]) -> None:
+    """SIGTERM ``proc``'s process group, SIGKILL it if still alive after 1 s, and reap it."""
+    if proc.poll() is not None:
+        return
+    for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                return
+            time.sleep(0.01)

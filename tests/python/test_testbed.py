@@ -1,0 +1,373 @@
+"""The link-emulator testbed against real stacks.
+
+Kernel TCP Reno at the configured rate, RTT through the emulator, the DropTail limit and RED
+from the per-packet log, Bernoulli loss within statistical error, and that nothing the testbed
+creates outlives it (normal exit, an exception, SIGTERM, SIGKILL of its creator).
+
+The tests that create namespaces need root and /dev/net/tun (CI runs as root) and skip, saying
+so, elsewhere. About 45 s on 2 cores.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from conftest import run_cli
+from tfrclab import ScenarioError
+from tfrclab import testbed as tbmod
+from tfrclab.testbed import flows, netns, read_log, throughput
+from tfrclab.testbed import log as tblog
+from tfrclab.testbed.config import queue_table
+
+CAN_RUN = os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
+SKIP_REASON = "the testbed needs root, /dev/net/tun and iproute2's ip (namespaces, TUN devices)"
+needs_root = pytest.mark.skipif(not CAN_RUN, reason=SKIP_REASON)
+
+PYTHON = sys.executable
+RATE_BPS = 10e6
+ONE_WAY_S = 0.025
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting to be reaped counts as gone)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0]
+    except (FileNotFoundError, IndexError):
+        return False
+    return state != "Z"
+
+
+def _gone(namespaces: list[str], devices: list[str], pids: list[int]) -> list[str]:
+    """What is left of a testbed: namespaces, devices in the root namespace, processes."""
+    left = [ns for ns in namespaces if ns in netns.namespaces()]
+    for dev in devices:
+        done = subprocess.run(["ip", "link", "show", "dev", dev], capture_output=True, check=False)
+        if done.returncode == 0:
+            left.append(dev)
+    left += [f"pid {pid}" for pid in pids if _alive(pid)]
+    return left
+
+
+def _wait_gone(namespaces: list[str], devices: list[str], pids: list[int]) -> list[str]:
+    deadline = time.monotonic() + 5
+    while (left := _gone(namespaces, devices, pids)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left
+
+
+# -- no privileges needed ----------------------------------------------------------------------
+
+
+def test_queue_specs() -> None:
+    assert queue_table("droptail:20") == {"kind": "droptail", "limit": 20}
+    assert queue_table("droptail") == {"kind": "droptail"}
+    assert queue_table("red:adaptive") == {"kind": "red", "preset": "adaptive"}
+    for bad in ("fifo", "droptail:x", "red:cubic", "droptail:-1"):
+        with pytest.raises(ValueError, match="queue"):
+            queue_table(bad)
+
+
+def test_bad_parameters_name_the_field() -> None:
+    # The configuration is checked before privileges, so this runs anywhere.
+    cases: list[tuple[dict[str, Any], str]] = [
+        ({"rate": "10"}, "forward.rate"),
+        ({"loss": 1.0}, "forward.loss"),
+        ({"delay": "-1ms"}, "forward.delay"),
+        ({"queue": {"kind": "red", "min_th": 30.0, "max_th": 10.0}}, "forward.queue.max_th"),
+        ({"reverse": {"loss": -0.1}}, "reverse.loss"),
+    ]
+    for kwargs, path in cases:
+        with pytest.raises(ScenarioError) as err, tbmod.Testbed(**kwargs):
+            pass
+        assert err.value.path == path, kwargs
+    with (
+        pytest.raises(ValueError, match="unknown link parameter 'jitter'"),
+        tbmod.Testbed(reverse={"jitter": 1}),
+    ):
+        pass
+
+
+def test_not_root_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    with pytest.raises(tbmod.TestbedError, match="needs root"), tbmod.Testbed():
+        pass
+
+
+# -- kernel TCP Reno through the emulator --------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def reno_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Ping, then 6 s of one kernel TCP Reno transfer.
+
+    Through 10 Mb/s, 25 ms each way, DropTail 50.
+    """
+    if not CAN_RUN:
+        pytest.skip(SKIP_REASON)
+    path = tmp_path_factory.mktemp("testbed") / "reno.log"
+    with tbmod.Testbed(rate="10Mb/s", delay="25ms", queue="droptail:50", log=path) as tb:
+        ping = tb.tool("a", "ping", tb.address("b"), "--count", "20", "--interval", "0.03")
+        receiver = tb.popen(
+            "b", [PYTHON, "-m", "tfrclab.testbed", "tcp-recv", "--limit", "30"], stdout=-1
+        )
+        sender = tb.tool("a", "tcp-send", tb.address("b"), "--seconds", "6", "--cc", "reno")
+        out, _ = receiver.communicate(timeout=30)
+    return {
+        "ping": ping,
+        "sender": sender,
+        "receiver": json.loads(out),
+        "report": tb.report,
+        "log": read_log(path),
+    }
+
+
+@needs_root
+def test_reno_fills_the_link_at_the_configured_rate(reno_run: dict[str, Any]) -> None:
+    assert reno_run["sender"]["cc"] == "reno"
+    assert reno_run["receiver"]["bytes"] == reno_run["sender"]["bytes_sent"]
+    log = reno_run["log"]
+    # Departures of the data direction, in 0.5 s bins, after slow start and before the end.
+    starts, rates = throughput(log, 0.5, tblog.FORWARD)
+    data = log.records[(log.records["event"] == tblog.DEPART) & (log.records["size"] > 1000)]
+    first = data["t_ns"].min() / 1e9
+    steady = rates[(starts >= first + 1.5) & (starts + 0.5 <= first + 6.0)]
+    assert len(steady) >= 7
+    assert steady.mean() >= 0.95 * RATE_BPS, steady
+    assert steady.mean() <= 1.001 * RATE_BPS, steady
+    table = flows(log, first + 1.5, first + 5.5)
+    tcp = table[(table["proto"] == 6) & (table["dir"] == "forward")]
+    assert len(tcp) == 1
+    assert tcp["throughput_bits_per_s"].iloc[0] >= 0.95 * RATE_BPS
+
+
+@needs_root
+def test_ping_rtt_is_the_configured_rtt_within_1ms(reno_run: dict[str, Any]) -> None:
+    rtts = [r for r in reno_run["ping"]["rtt_s"] if r is not None]
+    assert len(rtts) == 20
+    # 2 x 25 ms plus two 44-byte transmissions at 10 Mb/s (70 us).
+    added = statistics.median(rtts) - 2 * ONE_WAY_S
+    assert 0.0 <= added <= 0.001, rtts
+    assert min(rtts) >= 2 * ONE_WAY_S
+
+
+@needs_root
+def test_droptail_never_exceeds_its_limit(reno_run: dict[str, Any]) -> None:
+    records = reno_run["log"].records
+    forward = records[records["dir"] == tblog.FORWARD]
+    assert forward["qlen"].max() == 50  # reached: Reno fills the buffer
+    assert (forward["event"] == tblog.DROP_QUEUE).sum() > 0
+    report = reno_run["report"]
+    assert report["forward"]["max_queue_packets"] == 50
+    assert report["forward"]["queue_drops"] == (forward["event"] == tblog.DROP_QUEUE).sum()
+    # Queueing delay never exceeds 50 waiting packets of 1500 bytes plus the one on the wire.
+    departed = forward[forward["event"] == tblog.DEPART]
+    assert departed["qdelay_ns"].max() / 1e9 <= 51 * 1500 * 8 / RATE_BPS
+    assert report["log_records_dropped"] == 0
+
+
+# -- RED and Bernoulli loss ------------------------------------------------------------------------
+
+
+@needs_root
+def test_red_drops_early_with_netsim_code(tmp_path: Path) -> None:
+    path = tmp_path / "red.log"
+    with tbmod.Testbed(rate="10Mb/s", delay="10ms", queue="red:ns2_2000", log=path) as tb:
+        receiver = tb.popen(
+            "b", [PYTHON, "-m", "tfrclab.testbed", "tcp-recv", "--limit", "30"], stdout=-1
+        )
+        tb.tool("a", "tcp-send", tb.address("b"), "--seconds", "4", "--cc", "reno")
+        receiver.communicate(timeout=30)
+    assert tb.report is not None
+    forward = tb.report["forward"]
+    # ns2_2000: min_th 5, max_th 15 (on the average), buffer 50. Slow start may overflow the
+    # buffer before the slow average (w_q 0.002) rises, but afterwards RED drops early: with
+    # room left in the buffer.
+    assert forward["queue_drops"] > 0
+    records = read_log(path).records
+    drops = records[records["event"] == tblog.DROP_QUEUE]
+    assert len(drops) == forward["queue_drops"]
+    assert (drops["qlen"] < 50).sum() > 0, drops["qlen"]
+    assert forward["max_queue_packets"] <= 50
+
+
+def _udp_through_loss(path: Path, p: float, n: int, seed: int) -> tuple[dict[str, Any], int]:
+    """Send ``n`` UDP datagrams from a to b through loss ``p`` (none back).
+
+    Returns the relay's forward counters and the number of datagrams received.
+    """
+    with tbmod.Testbed(
+        rate="10Mb/s", delay="5ms", queue="droptail:1000", loss=p, seed=seed, log=path
+    ) as tb:
+        receiver = tb.popen(
+            "b",
+            [PYTHON, "-m", "tfrclab.testbed", "udp-recv", "--idle", "0.5", "--limit", "30"],
+            stdout=-1,
+        )
+        time.sleep(0.3)  # the receiver binds its port
+        tb.tool("a", "udp-send", tb.address("b"), "--count", str(n), "--rate", "4e6")
+        out, _ = receiver.communicate(timeout=30)
+    assert tb.report is not None
+    return tb.report["forward"], int(json.loads(out)["received"])
+
+
+def _dropped_arrivals(path: Path) -> np.ndarray:
+    """The indices, among a-to-b arrivals, of the packets the Bernoulli loss dropped."""
+    r = read_log(path).records
+    r = r[(r["dir"] == tblog.FORWARD)]
+    arrivals = np.cumsum(r["event"] == tblog.ARRIVE) - 1
+    return arrivals[r["event"] == tblog.DROP_LOSS]
+
+
+@needs_root
+def test_bernoulli_loss_is_measured_within_statistical_error_and_seeded(tmp_path: Path) -> None:
+    p, n = 0.05, 3000
+    forward, received = _udp_through_loss(tmp_path / "1.log", p, n, seed=3)
+    assert forward["arrivals"] == n
+    assert forward["queue_drops"] == 0
+    # Every datagram not received was dropped by the loss, and only those.
+    assert forward["loss_drops"] == n - received
+    sd = math.sqrt(n * p * (1 - p))
+    assert abs(forward["loss_drops"] - n * p) <= 4 * sd, forward
+    first = _dropped_arrivals(tmp_path / "1.log")
+    assert len(first) == forward["loss_drops"]
+    # The same seed drops the same arrivals.
+    again, _ = _udp_through_loss(tmp_path / "2.log", p, n, seed=3)
+    assert again["loss_drops"] == forward["loss_drops"]
+    assert np.array_equal(_dropped_arrivals(tmp_path / "2.log"), first)
+
+
+def test_read_log_refuses_other_files(tmp_path: Path) -> None:
+    bogus = tmp_path / "bogus.log"
+    bogus.write_bytes(b"not a relay log at all, 32 bytes+")
+    with pytest.raises(ValueError, match="not a testbed relay log"):
+        read_log(bogus)
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+@needs_root
+def test_cli_runs_a_command_inside_a_side_and_reports(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    done = run_cli(
+        "testbed", "--rate", "5Mb/s", "--delay", "5ms", "--queue", "red:adaptive",
+        "--report", str(report), "--side", "a", "--",
+        PYTHON, "-m", "tfrclab.testbed", "ping", "10.200.0.2", "--count", "3",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rtts = json.loads(done.stdout)["rtt_s"]
+    assert all(r is not None and r >= 0.010 for r in rtts)
+    assert "forward: 3 arrived" in done.stderr
+    assert json.loads(report.read_text())["forward"]["departures"] == 3
+    failed = run_cli("testbed", "--side", "b", "--", "false")
+    assert failed.returncode == 1
+
+
+def test_cli_refuses_bad_options_naming_them() -> None:
+    done = run_cli("testbed", "--queue", "fifo", "--", "true")
+    assert done.returncode == 2
+    assert "queue 'fifo'" in done.stderr
+    done = run_cli("testbed", "--loss", "2", "--", "true")
+    assert done.returncode == 2
+    assert "--loss" in done.stderr
+
+
+# -- cleanup ---------------------------------------------------------------------------------
+
+
+@needs_root
+def test_cleanup_after_a_normal_exit() -> None:
+    with tbmod.Testbed(rate="1Mb/s", delay="1ms") as tb:
+        sleeper = tb.popen("b", ["sleep", "60"])
+        names = list(tb.namespaces.values())
+        devices = list(tb.devices.values())
+        assert all(ns in netns.namespaces() for ns in names)
+        relay = tb._relay
+        assert relay is not None
+    assert _wait_gone(names, devices, [sleeper.pid, relay.pid]) == []
+    assert tb.report is not None
+    assert tb.report["stopped"] == "requested"
+
+
+@needs_root
+def test_cleanup_after_an_exception_inside_the_with() -> None:
+    made: dict[str, Any] = {}
+
+    def fail_inside() -> None:
+        with tbmod.Testbed(rate="1Mb/s", delay="1ms") as tb:
+            made["tb"] = tb
+            made["sleeper"] = tb.popen("a", ["sleep", "60"])
+            # A process the testbed did not start itself, left running in the namespace.
+            made["stray"] = subprocess.Popen(
+                ["ip", "netns", "exec", tb.namespaces["b"], "sleep", "60"]
+            )
+            time.sleep(0.2)
+            made["relay"] = tb._relay
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        fail_inside()
+    tb, stray = made["tb"], made["stray"]
+    names = list(tb.namespaces.values())
+    sleeper, relay = made["sleeper"], made["relay"]
+    stray.wait(timeout=5)
+    assert _wait_gone(names, list(tb.devices.values()), [sleeper.pid, relay.pid]) == []
+
+
+_HOLDER = """
+import json, sys, time
+from tfrclab.testbed import Testbed
+with Testbed(rate="1Mb/s", delay="1ms") as tb:
+    sleeper = tb.popen("a", ["sleep", "60"])
+    print(json.dumps({"ns": list(tb.namespaces.values()), "dev": list(tb.devices.values()),
+                      "pids": [sleeper.pid, tb._relay.pid]}), flush=True)
+    time.sleep(60)
+"""
+
+
+def _start_holder() -> tuple[subprocess.Popen[str], dict[str, Any]]:
+    holder = subprocess.Popen(
+        [PYTHON, "-c", _HOLDER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None
+    line = holder.stdout.readline()
+    assert line, holder.stderr.read() if holder.stderr else ""
+    return holder, json.loads(line)
+
+
+@needs_root
+def test_cleanup_on_sigterm() -> None:
+    holder, made = _start_holder()
+    holder.send_signal(signal.SIGTERM)
+    holder.wait(timeout=20)
+    assert _wait_gone(made["ns"], made["dev"], made["pids"]) == []
+
+
+@needs_root
+def test_a_sigkilled_creator_leaves_nothing_running_and_its_namespaces_are_removed() -> None:
+    holder, made = _start_holder()
+    holder.kill()
+    holder.wait(timeout=5)
+    sleeper, relay = made["pids"]
+    # The relay stops by itself: its stop pipe closed with its creator.
+    assert _wait_gone([], [], [relay]) == []
+    # Its configuration file was removed as soon as the relay had read it.
+    configs = Path(tempfile.gettempdir()).glob("tfrclab-testbed-*/relay.toml")
+    assert [c for c in configs if made["dev"][0] in c.read_text()] == []
+    removed = netns.remove_stale()
+    assert sorted(removed) == sorted(made["ns"])
+    assert _wait_gone(made["ns"], made["dev"], [sleeper]) == []
