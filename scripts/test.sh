@@ -27,5 +27,18 @@ if ! command -v ns >/dev/null 2>&1; then
         echo "ns-2 (ns) is not installed and cannot be installed here: the cross-check tests will skip"
     fi
 fi
+echo "== tshark (for the trace tests, tests/python/test_traces.py)"
+# The trace tests open the simulator's pcap files in tshark with the TFRC Lua dissector. Install
+# it like ns-2 when running as root; elsewhere those tests skip, saying why.
+if ! command -v tshark >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        (apt-get update -qq && echo "wireshark-common wireshark-common/install-setuid boolean false" \
+            | debconf-set-selections \
+            && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tshark) \
+            >/dev/null 2>&1 || echo "tshark could not be installed: the trace tests will skip"
+    else
+        echo "tshark is not installed and cannot be installed here: the trace tests will skip"
+    fi
+fi
 echo "== python"
 bash scripts/test_python.sh
