@@ -356,8 +356,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         console.print(f"results: {args.out} (Parquet, scenario.toml, run.json)")
         for figure in figures:
             console.print(f"figure: {figure}")
+    written: dict[tuple[str, str], int] = {}
     for trace in result.traces:
-        console.print(f"{trace['kind']}: {trace['path']} ({trace['written']} records)")
+        key = (trace["kind"], trace["path"])
+        written[key] = written.get(key, 0) + trace["written"]
+    for (kind, path), records in written.items():
+        console.print(f"{kind}: {path} ({records} records)")
     return 1 if trace_failed else 0
 
 

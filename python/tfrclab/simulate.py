@@ -100,9 +100,10 @@ def estimate(scenario: Scenario | str | Path) -> dict[str, Any]:
     """What running ``scenario`` will cost, without running it.
 
     Returns a dict: ``events_per_s`` (events per simulated second), ``events``, ``wall_s``
-    (expected wall time on this machine), ``memory_bytes``, ``bins``, ``flows``, ``parts``
+    (expected wall time on this machine), ``memory_bytes``, ``disk_bytes`` (the trace
+    files ``monitor.pcap`` and ``monitor.ns2_trace`` name), ``bins``, ``flows``, ``parts``
     (costliest first: ``path`` such as ``flows[0]`` or ``monitor.bin``, ``events_per_s``,
-    ``memory_bytes``, ``hint``), ``budget`` (``wall_s``, ``memory_bytes``),
+    ``memory_bytes``, ``disk_bytes``, ``hint``), ``budget`` (``wall_s``, ``memory_bytes``),
     ``events_per_wall_s`` (the calibration) and ``refusal`` (why :func:`run` would refuse it
     without ``force``, or None).
 

@@ -187,3 +187,46 @@ fn an_unwritable_trace_file_is_refused_before_the_run() {
         other => panic!("expected a file error, got {other:?}"),
     }
 }
+
+#[test]
+fn the_cost_estimate_counts_the_trace_files_on_disk() {
+    let text = r#"
+duration = "10s"
+[monitor]
+pcap = ["bottleneck"]
+ns2_trace = ["bottleneck"]
+[topology]
+kind = "dumbbell"
+hosts = 1
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "10ms"
+[[flows]]
+kind = "cbr"
+rate = "1Mbps"
+"#;
+    // 1 Mb/s of 1000-byte packets for 10 s: 1250 packets, each a 16-byte record header and
+    // 1000 bytes in the pcap, and four ns-2 lines.
+    let estimate = Scenario::from_toml_str(text).unwrap().estimate();
+    let pcap = 1250.0 * 1016.0;
+    let ns2 = 4.0 * 1250.0 * 55.0;
+    let disk = estimate.disk_bytes() as f64;
+    assert!((disk - (pcap + ns2)).abs() < 0.01 * disk, "{disk}");
+    assert!(estimate.parts.iter().any(|p| p.path == "monitor.pcap"));
+    let capped =
+        Scenario::from_toml_str(&text.replace("[monitor]", "[monitor]\ntrace_limit = 100"))
+            .unwrap()
+            .estimate();
+    assert!((capped.disk_bytes() as f64 - 100.0 * (1016.0 + 55.0)).abs() < 10.0);
+    let untraced = text.replace(
+        "pcap = [\"bottleneck\"]\nns2_trace = [\"bottleneck\"]\n",
+        "",
+    );
+    assert_eq!(
+        Scenario::from_toml_str(&untraced)
+            .unwrap()
+            .estimate()
+            .disk_bytes(),
+        0
+    );
+}

@@ -110,6 +110,7 @@ fn estimate_dict<'py>(py: Python<'py>, estimate: &CostEstimate) -> PyResult<Boun
     out.set_item("events_per_s", estimate.events_per_s)?;
     out.set_item("events", estimate.events)?;
     out.set_item("memory_bytes", estimate.memory_bytes)?;
+    out.set_item("disk_bytes", estimate.disk_bytes())?;
     out.set_item("wall_s", estimate.wall_s)?;
     out.set_item("bins", estimate.bins)?;
     out.set_item("flows", estimate.flows)?;
@@ -119,6 +120,7 @@ fn estimate_dict<'py>(py: Python<'py>, estimate: &CostEstimate) -> PyResult<Boun
         d.set_item("path", &part.path)?;
         d.set_item("events_per_s", part.events_per_s)?;
         d.set_item("memory_bytes", part.memory_bytes)?;
+        d.set_item("disk_bytes", part.disk_bytes)?;
         d.set_item("hint", &part.hint)?;
         parts.append(d)?;
     }

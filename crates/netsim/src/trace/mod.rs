@@ -22,6 +22,7 @@ use std::io::Write;
 
 use tfrc::Time;
 
+use crate::agent::tcp::TcpVariant;
 use crate::agent::AgentConfig;
 use crate::packet::Packet;
 use crate::sim::FlowSetup;
@@ -207,7 +208,9 @@ impl Taps {
                         mss: tcp.map_or(1, |c| {
                             c.data_packet_bytes().saturating_sub(c.header_bytes).max(1)
                         }),
-                        syn: tcp.is_some_and(|c| c.syn),
+                        // ns-2's Vegas sends packet 0 as a full data packet even with a
+                        // SYN (`sender.rs`, `packet_bytes`): number it as data.
+                        syn: tcp.is_some_and(|c| c.syn && c.variant != TcpVariant::Vegas),
                     },
                     Ns2Flow {
                         flow,
@@ -277,7 +280,11 @@ impl Taps {
         let Some((_, flow)) = self.flows.get(packet.flow.0 as usize) else {
             return;
         };
-        if let Err(error) = ns2::write_line(&mut tap.out, event, now, *from, *to, packet, flow) {
+        // Format into memory first: one write per line through the boxed writer.
+        self.scratch.clear();
+        let written = ns2::write_line(&mut self.scratch, event, now, *from, *to, packet, flow)
+            .and_then(|()| tap.out.write_all(&self.scratch));
+        if let Err(error) = written {
             tap.error = Some(error.to_string());
         }
     }
