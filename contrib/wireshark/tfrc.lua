@@ -6,13 +6,13 @@
 --   feedback       2: timestamp_echo u64 ns   10: t_delay u64 ns
 --                 18: X_recv f64 (bytes/s)   26: p f64   34: end
 --
--- Registered on UDP ports 50000-59999, the ports tfrclab's simulated TFRC receivers use in
+-- Registered on UDP ports 50000-53999, the ports tfrclab's simulated TFRC receivers use in
 -- pcap captures (docs/traces.md). For another port: Decode As... > UDP port > TFRC, or edit
 -- TFRC_PORTS below. Install: copy this file into Wireshark's personal plugins folder
 -- (Help > About Wireshark > Folders > Personal Lua Plugins, e.g. ~/.local/lib/wireshark/plugins/)
 -- or load it for one run: tshark -X lua_script:contrib/wireshark/tfrc.lua -r capture.pcap
 
-local TFRC_PORTS = "50000-59999"
+local TFRC_PORTS = "50000-53999"
 local VERSION = 1
 local COMMON_LEN, DATA_HEADER_LEN, FEEDBACK_LEN = 2, 26, 34
 

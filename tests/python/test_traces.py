@@ -176,6 +176,68 @@ def test_the_lua_dissector_decodes_tfrc_as_the_run_had_it(traced: tuple[Result, 
     assert np.all(reports[:, 1] <= 1)
 
 
+EVERY_PROTOCOL = """
+duration = "4s"
+[monitor]
+pcap = ["bottleneck", "bottleneck_reverse"]
+[topology]
+kind = "dumbbell"
+hosts = 11
+[topology.bottleneck]
+rate = "5Mbps"
+delay = "20ms"
+queue = { kind = "red", preset = "ns2_2000", limit = 30 }
+[topology.access]
+rate = "100Mbps"
+delay = "2ms"
+[[flows]]
+kind = "tcp"
+variant = "vegas"
+[[flows]]
+kind = "tcp"
+variant = "newreno"
+preset = "ns2_2000"
+[[flows]]
+kind = "gaimd"
+[[flows]]
+kind = "rap"
+[[flows]]
+kind = "tear"
+[[flows]]
+kind = "ping"
+[[flows]]
+kind = "pareto"
+rate = "500kbps"
+[[flows]]
+kind = "exponential"
+rate = "500kbps"
+[[flows]]
+kind = "web"
+load = "1Mbps"
+[[flows]]
+kind = "short_tcp"
+reverse = true
+load = "1Mbps"
+packets = { kind = "uniform", min = 0, max = 20 }
+[[flows]]
+kind = "tfrc"
+"""
+
+
+@needs_tshark
+def test_every_protocol_is_captured_as_plain_tcp_udp_or_tfrc(tmp_path: Path) -> None:
+    result = run(Scenario.from_toml(EVERY_PROTOCOL), pcap_dir=tmp_path)
+    assert all(t["error"] is None for t in result.traces)
+    allowed = {"raw", "ip", "tcp", "udp", "data", "tfrc", "_ws.lua.fake"}
+    for capture in sorted(tmp_path.glob("*.pcap")):
+        bad = _fields(capture, "_ws.malformed || _ws.expert.severity >= error", "frame.number")
+        assert bad == [], f"{capture.name}: malformed or error frames {bad[:5]}"
+        hierarchy = _tshark("-r", capture, "-q", "-z", "io,phs")
+        # Payload zeros must not be taken for a protocol that owns a port.
+        seen = {line.split()[0] for line in hierarchy.splitlines() if "frames:" in line}
+        assert seen <= allowed, f"{capture.name}: {seen - allowed}"
+
+
 def test_the_classic_awk_throughput_one_liner_gives_the_flows_throughput(
     traced: tuple[Result, Path],
 ) -> None:
