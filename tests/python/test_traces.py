@@ -8,6 +8,7 @@ classic ns-2 awk throughput one-liner on the ns-2 trace gives the flow's simulat
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -257,6 +258,71 @@ def test_the_classic_awk_throughput_one_liner_gives_the_flows_throughput(
     lines = (out / "run.tr").read_text().splitlines()
     assert all(len(line.split(" ")) == 12 for line in lines)
     assert {line[0] for line in lines} <= set("+-rd")
+
+
+NS2_SCRIPT = """
+set ns [new Simulator]
+set tf [open [lindex $argv 0] w]
+$ns trace-all $tf
+set n0 [$ns node]; set n1 [$ns node]; set n2 [$ns node]
+$ns duplex-link $n0 $n1 100Mb 2ms DropTail
+$ns duplex-link $n1 $n2 2Mb 20ms DropTail
+$ns queue-limit $n1 $n2 15
+set tcp [new Agent/TCP/Sack1]; $ns attach-agent $n0 $tcp
+set sink [new Agent/TCPSink/Sack1]; $ns attach-agent $n2 $sink; $ns connect $tcp $sink
+set ftp [new Application/FTP]; $ftp attach-agent $tcp
+set tfrc [new Agent/TFRC]; $tfrc set fid_ 1; $ns attach-agent $n0 $tfrc
+set tfrcsink [new Agent/TFRCSink]; $ns attach-agent $n2 $tfrcsink; $ns connect $tfrc $tfrcsink
+set udp [new Agent/UDP]; $udp set fid_ 2; $ns attach-agent $n0 $udp
+set null [new Agent/Null]; $ns attach-agent $n2 $null; $ns connect $udp $null
+set cbr [new Application/Traffic/CBR]; $cbr attach-agent $udp; $cbr set rate_ 300kb
+$ns at 0.0 "$ftp start"; $ns at 0.0 "$tfrc start"; $ns at 0.0 "$cbr start"
+$ns at 2.0 "$ns flush-trace; close $tf; exit 0"
+$ns run
+"""
+
+# What each of ns-2's twelve columns looks like (ns-2.35 Trace::format, %.15g times).
+NS2_COLUMNS = [
+    r"[-+rd]",
+    r"\d+(\.\d{1,6})?|\d(\.\d)?e-0[56]",
+    r"\d+",
+    r"\d+",
+    r"[A-Za-z_]+",
+    r"\d+",
+    r"[-CPAEFN]{7}",
+    r"\d+",
+    r"\d+\.\d+",
+    r"\d+\.\d+",
+    r"-?\d+",
+    r"\d+",
+]
+
+
+def _column_shapes(lines: list[str]) -> set[str]:
+    types = set()
+    for line in lines:
+        columns = line.split(" ")
+        assert len(columns) == len(NS2_COLUMNS), line
+        for column, pattern in zip(columns, NS2_COLUMNS, strict=True):
+            assert re.fullmatch(pattern, column), f"{column!r} in {line!r}"
+        types.add(columns[4])
+    return types
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`) is not installed")
+def test_ns2_trace_lines_look_like_ns2s_own(tmp_path: Path) -> None:
+    script = tmp_path / "trace.tcl"
+    script.write_text(NS2_SCRIPT)
+    theirs = tmp_path / "ns2.tr"
+    subprocess.run(["ns", str(script), str(theirs)], check=True, timeout=60, capture_output=True)
+    ours = tmp_path / "ours.tr"
+    text = SCENARIO.replace('duration = "10s"', 'duration = "2s"').replace(
+        'ns2_trace = ["router_right->right0"]', 'ns2_trace = "all"'
+    )
+    run(Scenario.from_toml(text), ns2_trace=ours)
+    their_types = _column_shapes(theirs.read_text().splitlines())
+    our_types = _column_shapes(ours.read_text().splitlines())
+    assert our_types == their_types == {"tcp", "ack", "tcpFriend", "tcpFriendCtl", "cbr"}
 
 
 def test_run_writes_traces_from_the_command_line(tmp_path: Path, capsys: Any) -> None:

@@ -230,3 +230,20 @@ rate = "1Mbps"
         0
     );
 }
+
+#[test]
+fn the_same_seed_writes_the_same_bytes() {
+    let (a, b) = (scratch("same-a"), scratch("same-b"));
+    run(SCENARIO, Some(&a), Some(&a.join("run.tr")));
+    run(SCENARIO, Some(&b), Some(&b.join("run.tr")));
+    for name in ["bottleneck.pcap", "left0-_router_left.pcap", "run.tr"] {
+        let (x, y) = (
+            fs::read(a.join(name)).unwrap(),
+            fs::read(b.join(name)).unwrap(),
+        );
+        assert!(!x.is_empty());
+        assert!(x == y, "{name} differs between two runs of one seed");
+    }
+    fs::remove_dir_all(&a).unwrap();
+    fs::remove_dir_all(&b).unwrap();
+}

@@ -99,12 +99,23 @@ pub fn packet_id(packet: &Packet, flows: u32) -> u64 {
 }
 
 /// Writes `time` as ns-2 does: rounded half-up to the microsecond, `%.15g` (no trailing
-/// zeros, no decimal point for whole seconds).
+/// zeros, no decimal point for whole seconds, and C's exponent form below 10^-4 s: `5e-05`).
 pub fn write_time(out: &mut impl Write, time: Time) -> io::Result<()> {
     let micros = (time.as_nanos() + 500) / 1000;
     let (secs, frac) = (micros / 1_000_000, micros % 1_000_000);
     if frac == 0 {
         return write!(out, "{secs}");
+    }
+    if micros < 10 {
+        return write!(out, "{micros}e-06");
+    }
+    if micros < 100 {
+        let (tens, units) = (micros / 10, micros % 10);
+        return if units == 0 {
+            write!(out, "{tens}e-05")
+        } else {
+            write!(out, "{tens}.{units}e-05")
+        };
     }
     let mut digits = format!("{frac:06}");
     while digits.ends_with('0') {
@@ -172,6 +183,12 @@ mod tests {
         assert_eq!(time_text(1_500_000_000), "1.5");
         assert_eq!(time_text(2_000_000_400), "2");
         assert_eq!(time_text(123_000_001_000), "123.000001");
+        // printf's %g switches to the exponent form below 1e-4.
+        assert_eq!(time_text(5_000), "5e-06");
+        assert_eq!(time_text(50_000), "5e-05");
+        assert_eq!(time_text(12_000), "1.2e-05");
+        assert_eq!(time_text(99_000), "9.9e-05");
+        assert_eq!(time_text(100_000), "0.0001");
     }
 
     #[test]
