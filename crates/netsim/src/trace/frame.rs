@@ -16,7 +16,8 @@
 //!
 //! The frame is as long as the simulated packet, padded with zeros. Where the headers do not
 //! fit in the simulated size (a 40-byte TCP ACK with SACK blocks, a TFRC feedback packet
-//! smaller than 20 + 8 + 34 bytes) the frame is as long as its headers instead.
+//! smaller than 20 + 8 + 34 bytes, any packet smaller than its headers) the frame is as long as
+//! its headers instead; frames stop at IPv4's 65535 bytes.
 
 use tfrc::wire::{DATA_HEADER_LEN, FEEDBACK_LEN};
 
@@ -251,6 +252,7 @@ mod tests {
     use super::*;
     use crate::agent::tcp::SackBlock;
     use crate::packet::{FlowId, NodeId};
+    use proptest::prelude::*;
     use std::time::Duration;
     use tfrc::{DataHeader, FeedbackHeader, Time};
 
@@ -397,6 +399,67 @@ mod tests {
             &mut buf,
         );
         assert_eq!(u32_at(&buf, 28), 1 + 2 * 960);
+    }
+
+    fn payload_strategy() -> impl Strategy<Value = Payload> {
+        let sack = (any::<u32>(), any::<u32>()).prop_map(|(left, right)| SackBlock { left, right });
+        prop_oneof![
+            Just(Payload::Cbr),
+            Just(Payload::OnOff),
+            any::<i64>().prop_map(|k| Payload::TcpData(TcpData::plain(k))),
+            (any::<i64>(), proptest::collection::vec(sack, 0..=3)).prop_map(|(a, blocks)| {
+                let mut ack = TcpAck::cumulative(a);
+                ack.sack_len = blocks.len() as u8;
+                ack.sack[..blocks.len()].copy_from_slice(&blocks);
+                Payload::TcpAck(ack)
+            }),
+            (any::<u64>(), any::<u64>()).prop_map(|(seq, ns)| Payload::TfrcData(DataHeader {
+                seq,
+                timestamp: Time::from_nanos(ns),
+                rtt: Duration::from_nanos(ns / 3),
+            })),
+            (0.0..1e12f64, 0.0..=1.0f64).prop_map(|(x, p)| Payload::TfrcFeedback(FeedbackHeader {
+                timestamp_echo: Time::from_nanos(7),
+                t_delay: Duration::from_nanos(3),
+                x_recv_bytes_per_s: x,
+                p,
+            })),
+        ]
+    }
+
+    proptest! {
+        /// Any packet gives a well-formed IPv4 frame: the simulated length (or its headers'
+        /// when they do not fit, at most 65535), a verifying header checksum, and the IP total
+        /// length equal to the frame's.
+        #[test]
+        fn any_packet_makes_a_well_formed_frame(
+            size in prop_oneof![1u32..100, 1u32..200_000],
+            seq in any::<u64>(),
+            reverse in any::<bool>(),
+            syn in any::<bool>(),
+            mss in 1u32..70_000,
+            payload in payload_strategy(),
+        ) {
+            let flow = FlowAddressing { syn, mss, ..FLOW };
+            let mut p = packet(size, payload, reverse);
+            p.seq = seq;
+            let mut buf = Vec::new();
+            prop_assert_eq!(build(&p, &flow, &mut buf), size);
+            let headers = IPV4_HEADER_LEN + match &p.payload {
+                Payload::TcpData(_) => TCP_HEADER_LEN,
+                Payload::TcpAck(ack) if ack.sack_len > 0 => {
+                    TCP_HEADER_LEN + 4 + 8 * usize::from(ack.sack_len)
+                }
+                Payload::TcpAck(_) => TCP_HEADER_LEN,
+                Payload::TfrcData(_) => UDP_HEADER_LEN + DATA_HEADER_LEN,
+                Payload::TfrcFeedback(_) => UDP_HEADER_LEN + FEEDBACK_LEN,
+                _ => UDP_HEADER_LEN,
+            };
+            // As long as the packet, or as its headers where they do not fit; at most 65535.
+            prop_assert_eq!(buf.len(), (size as usize).max(headers).min(MAX_FRAME_LEN));
+            prop_assert_eq!(usize::from(u16_at(&buf, 2)), buf.len());
+            prop_assert_eq!(checksum(0, &buf[..IPV4_HEADER_LEN]), 0);
+        }
     }
 
     #[test]
