@@ -305,6 +305,15 @@ def _measure_sets(args: argparse.Namespace) -> list[tuple[str, Any]]:
     return sets
 
 
+def _has(scenario: Scenario, path: str) -> bool:
+    """Whether the scenario sets ``path``."""
+    try:
+        scenario.get(path)
+    except KeyError:
+        return False
+    return True
+
+
 def _report_traces(result: Result) -> bool:
     """Tell stderr which trace files hit their cap or failed; True if one failed."""
     failed = False
@@ -329,6 +338,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load_scenario(args.scenario, [*args.set, *_measure_sets(args)])
     if args.out is not None:
         check_run_out(args.out, force=args.force)
+    for key, option, given in (
+        ("monitor.pcap", "--pcap DIR", args.pcap),
+        ("monitor.ns2_trace", "--ns2-trace FILE", args.ns2_trace),
+    ):
+        if given is None and _has(scenario, key):
+            print(
+                f"tfrclab run: note: {key} chooses links; pass {option} to write it",
+                file=sys.stderr,
+            )
     result = _run_with_progress(
         scenario, args.seed, args.quiet or args.json, args.force, args.pcap, args.ns2_trace
     )
@@ -358,8 +376,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             console.print(f"figure: {figure}")
     written: dict[tuple[str, str], int] = {}
     for trace in result.traces:
-        key = (trace["kind"], trace["path"])
-        written[key] = written.get(key, 0) + trace["written"]
+        file = (trace["kind"], trace["path"])
+        written[file] = written.get(file, 0) + trace["written"]
     for (kind, path), records in written.items():
         console.print(f"{kind}: {path} ({records} records)")
     return 1 if trace_failed else 0

@@ -349,6 +349,18 @@ def test_run_writes_traces_from_the_command_line(tmp_path: Path, capsys: Any) ->
     assert "stopped at monitor.trace_limit = 20" in err
 
 
+def test_trace_keys_without_a_destination_write_nothing_and_say_so(
+    tmp_path: Path, capsys: Any
+) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO.replace('duration = "10s"', 'duration = "1s"'))
+    assert main(["run", str(scenario), "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert "monitor.pcap chooses links; pass --pcap DIR" in err
+    assert "monitor.ns2_trace chooses links; pass --ns2-trace FILE" in err
+    assert list(tmp_path.iterdir()) == [scenario]
+
+
 def test_an_unwritable_pcap_directory_is_a_clear_error(tmp_path: Path, capsys: Any) -> None:
     scenario = tmp_path / "s.toml"
     scenario.write_text(SCENARIO)
