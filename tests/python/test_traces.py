@@ -8,6 +8,7 @@ classic ns-2 awk throughput one-liner on the ns-2 trace gives the flow's simulat
 
 from __future__ import annotations
 
+import functools
 import re
 import shutil
 import subprocess
@@ -68,6 +69,25 @@ def traced(tmp_path_factory: pytest.TempPathFactory) -> tuple[Result, Path]:
     return result, out
 
 
+@functools.cache
+def _dissector_loads() -> bool:
+    """Whether this tshark runs Lua plugins (the TFRC dissector registers its fields)."""
+    done = subprocess.run(
+        ["tshark", "-G", "fields", "-X", f"lua_script:{DISSECTOR}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return "\ttfrc.seq\t" in done.stdout
+
+
+@pytest.fixture
+def dissector() -> None:
+    """Skip unless tshark can load contrib/wireshark/tfrc.lua."""
+    if not _dissector_loads():
+        pytest.skip("this tshark does not run Lua plugins (the TFRC dissector)")
+
+
 def _state(result: Result, flow: int, field: str) -> float:
     fields, values = result.states[flow]
     return float(values[fields.index(field)][-1])
@@ -105,6 +125,7 @@ def test_every_traced_link_wrote_within_its_cap(traced: tuple[Result, Path]) -> 
 
 
 @needs_tshark
+@pytest.mark.usefixtures("dissector")
 def test_captures_open_in_tshark_without_malformed_packets(traced: tuple[Result, Path]) -> None:
     _, out = traced
     for capture in sorted((out / "pcap").glob("*.pcap")):
@@ -118,6 +139,7 @@ def test_captures_open_in_tshark_without_malformed_packets(traced: tuple[Result,
 
 
 @needs_tshark
+@pytest.mark.usefixtures("dissector")
 def test_tshark_finds_the_retransmissions_the_sender_counted(
     traced: tuple[Result, Path], tmp_path: Path
 ) -> None:
@@ -150,6 +172,7 @@ def test_tshark_finds_the_retransmissions_the_sender_counted(
 
 
 @needs_tshark
+@pytest.mark.usefixtures("dissector")
 def test_the_lua_dissector_decodes_tfrc_as_the_run_had_it(traced: tuple[Result, Path]) -> None:
     result, out = traced
     pcaps = out / "pcap"
@@ -226,6 +249,7 @@ kind = "tfrc"
 
 
 @needs_tshark
+@pytest.mark.usefixtures("dissector")
 def test_every_protocol_is_captured_as_plain_tcp_udp_or_tfrc(tmp_path: Path) -> None:
     result = run(Scenario.from_toml(EVERY_PROTOCOL), pcap_dir=tmp_path)
     assert all(t["error"] is None for t in result.traces)
