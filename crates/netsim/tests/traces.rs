@@ -247,3 +247,55 @@ fn the_same_seed_writes_the_same_bytes() {
     fs::remove_dir_all(&a).unwrap();
     fs::remove_dir_all(&b).unwrap();
 }
+
+/// A writer whose disk fills up after `room` bytes.
+struct FullDisk {
+    room: usize,
+}
+
+impl std::io::Write for FullDisk {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.room < buf.len() {
+            return Err(std::io::Error::other("no space left on device"));
+        }
+        self.room -= buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_write_error_is_reported_and_the_run_goes_on_unchanged() {
+    use netsim::trace::Taps;
+    let scenario = Scenario::from_toml_str(SCENARIO).unwrap();
+    let mut sim = scenario.simulation(1).unwrap();
+    let topology = sim.topology();
+    let link = topology.link_named("bottleneck").unwrap().0 as usize;
+    let spec = topology.link(topology.link_named("bottleneck").unwrap());
+    let (from, to) = (spec.from.0, spec.to.0);
+    let mut taps = Taps::new(topology.links().len(), 1_000_000);
+    taps.add_pcap(
+        link,
+        "bottleneck",
+        "full.pcap".into(),
+        Box::new(FullDisk { room: 5000 }),
+    )
+    .unwrap();
+    taps.set_ns2(
+        "full.tr".into(),
+        Box::new(FullDisk { room: 5000 }),
+        &[(link, "bottleneck", from, to)],
+    );
+    sim.attach_traces(taps);
+    let mut traced = sim.run();
+    let summaries = std::mem::take(&mut traced.traces);
+    assert_eq!(traced, run(SCENARIO, None, None));
+    assert_eq!(summaries.len(), 2);
+    for summary in summaries {
+        let error = summary.error.expect("the full disk is reported");
+        assert!(error.contains("no space left"), "{error}");
+    }
+}
