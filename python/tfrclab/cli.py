@@ -305,6 +305,30 @@ def _measure_sets(args: argparse.Namespace) -> list[tuple[str, Any]]:
     return sets
 
 
+def _check_trace_options(args: argparse.Namespace, scenario: Scenario) -> None:
+    """Check ``--pcap`` and ``--ns2-trace`` against ``--out`` and the scenario's trace keys.
+
+    Traces inside ``--out`` are refused (the directory is replaced when the run is written);
+    trace keys the scenario sets without a destination to write to get a note on stderr.
+    """
+    for option, given in (("--pcap", args.pcap), ("--ns2-trace", args.ns2_trace)):
+        inside = args.out is not None and given is not None
+        if inside and given.resolve().is_relative_to(args.out.resolve()):
+            raise ValueError(
+                f"{option} {given} is inside --out {args.out}, which is replaced when the "
+                "run is written: put the traces elsewhere"
+            )
+    for key, option, given in (
+        ("monitor.pcap", "--pcap DIR", args.pcap),
+        ("monitor.ns2_trace", "--ns2-trace FILE", args.ns2_trace),
+    ):
+        if given is None and _has(scenario, key):
+            print(
+                f"tfrclab run: note: {key} chooses links; pass {option} to write it",
+                file=sys.stderr,
+            )
+
+
 def _has(scenario: Scenario, path: str) -> bool:
     """Whether the scenario sets ``path``."""
     try:
@@ -338,15 +362,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     scenario = _load_scenario(args.scenario, [*args.set, *_measure_sets(args)])
     if args.out is not None:
         check_run_out(args.out, force=args.force)
-    for key, option, given in (
-        ("monitor.pcap", "--pcap DIR", args.pcap),
-        ("monitor.ns2_trace", "--ns2-trace FILE", args.ns2_trace),
-    ):
-        if given is None and _has(scenario, key):
-            print(
-                f"tfrclab run: note: {key} chooses links; pass {option} to write it",
-                file=sys.stderr,
-            )
+    _check_trace_options(args, scenario)
     result = _run_with_progress(
         scenario, args.seed, args.quiet or args.json, args.force, args.pcap, args.ns2_trace
     )

@@ -385,6 +385,16 @@ def test_trace_keys_without_a_destination_write_nothing_and_say_so(
     assert list(tmp_path.iterdir()) == [scenario]
 
 
+def test_traces_inside_the_run_directory_are_refused(tmp_path: Path, capsys: Any) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(SCENARIO)
+    out = tmp_path / "run"
+    status = main(["run", str(scenario), "--quiet", "--out", str(out), "--pcap", str(out / "p")])
+    assert status == 2
+    assert "--pcap" in capsys.readouterr().err
+    assert not out.exists()
+
+
 def test_an_unwritable_pcap_directory_is_a_clear_error(tmp_path: Path, capsys: Any) -> None:
     scenario = tmp_path / "s.toml"
     scenario.write_text(SCENARIO)
