@@ -40,5 +40,11 @@ install_if_missing ns ns2 "the ns-2 cross-check (tests/python/test_crosscheck.py
 install_if_missing chromium chromium "the report rendering test (tests/python/test_reproduce_html.py)"
 # ip: the link-emulator testbed creates network namespaces (its tests also need root and TUN).
 install_if_missing ip iproute2 "the testbed tests (tests/python/test_testbed.py)"
+# tshark: the trace tests open the simulator's pcap files with the TFRC Lua dissector (declining
+# the setuid question the package would otherwise ask).
+if [ "$(id -u)" = 0 ] && command -v debconf-set-selections >/dev/null 2>&1; then
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
+fi
+install_if_missing tshark tshark "the trace tests (tests/python/test_traces.py)"
 echo "== python"
 bash scripts/test_python.sh

@@ -1,5 +1,6 @@
 """Type stubs for the private extension module built from crates/tfrclab-py."""
 
+import os
 from collections.abc import Callable, Sequence
 from typing import Any, final
 
@@ -74,7 +75,12 @@ class Simulation:
     """One netsim run of a scenario, stepped in simulated time (GIL released while stepping)."""
 
     def __new__(
-        cls, scenario_toml: str, seed: int | None = None, force: bool = False
+        cls,
+        scenario_toml: str,
+        seed: int | None = None,
+        force: bool = False,
+        pcap_dir: str | os.PathLike[str] | None = None,
+        ns2_trace: str | os.PathLike[str] | None = None,
     ) -> Simulation: ...
     @property
     def seed(self) -> int:
@@ -105,7 +111,8 @@ class Simulation:
         ``flow_states`` (one ``(fields, values)`` per flow, values a list of one float64
         array of n per field); ``links`` (dict of per-link columns, with a bool ``binned``);
         ``link_bins`` (dict of (binned links x n) arrays); ``packet_trace`` (None or a dict of
-        columns).
+        columns); ``traces`` (one dict per traced link and format: ``kind`` ("pcap" or "ns2"),
+        ``path``, ``link``, ``written``, ``over_limit``, ``limit``, ``error`` (str or None)).
         """
 
 def equation(

@@ -239,13 +239,22 @@ def _stderr_console() -> Console:
 
 
 def _run_with_progress(
-    scenario: Scenario, seed: int | None, quiet: bool, force: bool = False
+    scenario: Scenario,
+    seed: int | None,
+    quiet: bool,
+    force: bool = False,
+    pcap_dir: Path | None = None,
+    ns2_trace: Path | None = None,
 ) -> Result:
     """Run ``scenario``, showing progress in simulated time on a terminal unless ``quiet``.
 
-    ``force`` runs it even if its cost estimate is over the budget.
+    ``force`` runs it even if its cost estimate is over the budget; ``pcap_dir`` and
+    ``ns2_trace`` ask for trace files (:func:`tfrclab.simulate.run`).
     """
-    from tfrclab.simulate import run
+    from tfrclab.simulate import run as run_all
+
+    def run(scenario: Scenario, **kwargs: Any) -> Result:
+        return run_all(scenario, pcap_dir=pcap_dir, ns2_trace=ns2_trace, **kwargs)
 
     if quiet:
         return run(scenario, seed=seed, force=force)
@@ -296,20 +305,75 @@ def _measure_sets(args: argparse.Namespace) -> list[tuple[str, Any]]:
     return sets
 
 
+def _check_trace_options(args: argparse.Namespace, scenario: Scenario) -> None:
+    """Check ``--pcap`` and ``--ns2-trace`` against ``--out`` and the scenario's trace keys.
+
+    Traces inside ``--out`` are refused (the directory is replaced when the run is written);
+    trace keys the scenario sets without a destination to write to get a note on stderr.
+    """
+    for option, given in (("--pcap", args.pcap), ("--ns2-trace", args.ns2_trace)):
+        inside = args.out is not None and given is not None
+        if inside and given.resolve().is_relative_to(args.out.resolve()):
+            raise ValueError(
+                f"{option} {given} is inside --out {args.out}, which is replaced when the "
+                "run is written: put the traces elsewhere"
+            )
+    for key, option, given in (
+        ("monitor.pcap", "--pcap DIR", args.pcap),
+        ("monitor.ns2_trace", "--ns2-trace FILE", args.ns2_trace),
+    ):
+        if given is None and _has(scenario, key):
+            print(
+                f"tfrclab run: note: {key} chooses links; pass {option} to write it",
+                file=sys.stderr,
+            )
+
+
+def _has(scenario: Scenario, path: str) -> bool:
+    """Whether the scenario sets ``path``."""
+    try:
+        scenario.get(path)
+    except KeyError:
+        return False
+    return True
+
+
+def _report_traces(result: Result) -> bool:
+    """Tell stderr which trace files hit their cap or failed; True if one failed."""
+    failed = False
+    for trace in result.traces:
+        where = f"{trace['kind']} trace {trace['path']} (link {trace['link']})"
+        if trace["error"] is not None:
+            print(f"tfrclab run: error: {where}: {trace['error']}", file=sys.stderr)
+            failed = True
+        elif trace["over_limit"]:
+            print(
+                f"tfrclab run: note: {where} stopped at monitor.trace_limit = {trace['limit']};"
+                f" {trace['over_limit']} more records were not written (raise "
+                "monitor.trace_limit, e.g. --set monitor.trace_limit=1000000)",
+                file=sys.stderr,
+            )
+    return failed
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     from tfrclab.outdir import check_run_out
 
     scenario = _load_scenario(args.scenario, [*args.set, *_measure_sets(args)])
     if args.out is not None:
         check_run_out(args.out, force=args.force)
-    result = _run_with_progress(scenario, args.seed, args.quiet or args.json, args.force)
+    _check_trace_options(args, scenario)
+    result = _run_with_progress(
+        scenario, args.seed, args.quiet or args.json, args.force, args.pcap, args.ns2_trace
+    )
+    trace_failed = _report_traces(result)
     figures = _write_run(result, args.out) if args.out is not None else []
     summary = result.summary()
     if args.json:
         from tfrclab.report import json_summary
 
         print(json.dumps(json_summary(result, summary)))
-        return 0
+        return 1 if trace_failed else 0
 
     from tfrclab.report import classes_table, flows_table, links_table
 
@@ -326,7 +390,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
         console.print(f"results: {args.out} (Parquet, scenario.toml, run.json)")
         for figure in figures:
             console.print(f"figure: {figure}")
-    return 0
+    written: dict[tuple[str, str], int] = {}
+    for trace in result.traces:
+        file = (trace["kind"], trace["path"])
+        written[file] = written.get(file, 0) + trace["written"]
+    for (kind, path), records in written.items():
+        console.print(f"{kind}: {path} ({records} records)")
+    return 1 if trace_failed else 0
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -596,6 +666,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="print exactly one JSON object (the documented contract) on stdout",
     )
     run.add_argument("--quiet", action="store_true", help="no progress display")
+    run.add_argument(
+        "--pcap",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="write a pcap file per link of monitor.pcap (default: every link) into DIR",
+    )
+    run.add_argument(
+        "--ns2-trace",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="write an ns-2 trace of the links of monitor.ns2_trace (default: every link)",
+    )
     run.set_defaults(handler=_cmd_run)
 
     sweep = commands.add_parser(

@@ -174,6 +174,10 @@ class Result:
         self._state_columns: list[tuple[tuple[str, ...], list[Any]]] = []
         self.packet_trace = packet_trace
         """The per-packet trace when the scenario asked for one (``monitor.packet_trace``)."""
+        self.traces: list[dict[str, Any]] = []
+        """What each pcap and ns-2 trace file wrote, one dict per traced link (``kind``,
+        ``path``, ``link``, ``written``, ``over_limit``, ``limit``, ``error``); empty when the
+        run wrote none (docs/traces.md). Not saved with the result."""
 
     @classmethod
     def from_native(cls, raw: dict[str, Any], wall_seconds: float) -> Result:

@@ -38,6 +38,8 @@ def run(
     progress: ProgressCallback | None = None,
     steps: int = DEFAULT_STEPS,
     force: bool = False,
+    pcap_dir: str | Path | None = None,
+    ns2_trace: str | Path | None = None,
 ) -> Result:
     """Run ``scenario`` seeded with ``seed`` (default: the scenario's own) to its end.
 
@@ -45,6 +47,10 @@ def run(
     the run is cut into ``steps`` slices of simulated time and ``progress(t_s, end_s)`` is
     called after each. The same scenario and seed always give the same result. A run whose
     estimate (:func:`estimate`) is over the budget is refused unless ``force`` is true.
+    With ``pcap_dir`` a pcap file per link of ``monitor.pcap`` (every link without it) is
+    written into that directory as the run goes; with ``ns2_trace`` an ns-2 trace file of the
+    links of ``monitor.ns2_trace`` (docs/traces.md). :attr:`Result.traces` says what each
+    wrote, and whether it hit ``monitor.trace_limit`` or a write error.
 
     >>> s = Scenario.from_dict({
     ...     "duration": "1s",
@@ -61,6 +67,7 @@ def run(
         CostError: if the run would cost more than the budget and ``force`` is false (a
             ScenarioError naming the costliest part).
         MemoryError: if the monitors' series for the whole run cannot be had.
+        OSError: if a trace file or directory cannot be created.
         KeyboardInterrupt: on Ctrl-C, within a few tens of milliseconds.
         ValueError: if ``steps`` is below 1.
     """
@@ -68,7 +75,7 @@ def run(
         scenario = Scenario.load(scenario)
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
-    simulation = _native.Simulation(scenario.toml, seed, force)
+    simulation = _native.Simulation(scenario.toml, seed, force, pcap_dir, ns2_trace)
     end_ns = simulation.end_ns
     wall = 0.0
     if progress is None:
@@ -84,16 +91,19 @@ def run(
             progress(until / 1e9, end_ns / 1e9)
     # wall covers the stepping calls only: the simulation itself, not building the records.
     raw = simulation.finish()
-    return Result.from_native(raw, wall_seconds=wall)
+    result = Result.from_native(raw, wall_seconds=wall)
+    result.traces = list(raw["traces"])
+    return result
 
 
 def estimate(scenario: Scenario | str | Path) -> dict[str, Any]:
     """What running ``scenario`` will cost, without running it.
 
     Returns a dict: ``events_per_s`` (events per simulated second), ``events``, ``wall_s``
-    (expected wall time on this machine), ``memory_bytes``, ``bins``, ``flows``, ``parts``
+    (expected wall time on this machine), ``memory_bytes``, ``disk_bytes`` (the trace
+    files ``monitor.pcap`` and ``monitor.ns2_trace`` name), ``bins``, ``flows``, ``parts``
     (costliest first: ``path`` such as ``flows[0]`` or ``monitor.bin``, ``events_per_s``,
-    ``memory_bytes``, ``hint``), ``budget`` (``wall_s``, ``memory_bytes``),
+    ``memory_bytes``, ``disk_bytes``, ``hint``), ``budget`` (``wall_s``, ``memory_bytes``),
     ``events_per_wall_s`` (the calibration) and ``refusal`` (why :func:`run` would refuse it
     without ``force``, or None).
 

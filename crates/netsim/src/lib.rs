@@ -11,6 +11,7 @@
 //!   TFRC (docs/tfrc.md), TEAR (docs/tear.md).
 //! - [`sim`]: the engine; [`monitor`] and [`results`]: what a run measures.
 //! - [`scenario`]: TOML scenario files and [`scenario::run`].
+//! - [`trace`]: pcap captures and ns-2 trace files of chosen links, written as the run goes.
 
 pub mod agent;
 pub mod dist;
@@ -27,5 +28,6 @@ pub mod scenario;
 pub mod serialization;
 pub mod sim;
 pub mod topology;
+pub mod trace;
 
 pub use tfrc::Time;

@@ -28,6 +28,8 @@ pub struct Results {
     pub links: Vec<LinkResult>,
     /// The per-packet trace, when it was asked for.
     pub packet_trace: Option<PacketTraceResult>,
+    /// What each pcap and ns-2 trace wrote (empty when none was attached).
+    pub traces: Vec<crate::trace::TraceSummary>,
 }
 
 /// One flow's identity and measurements.

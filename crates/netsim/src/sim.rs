@@ -26,6 +26,7 @@ use crate::results::{FlowResult, LinkResult, PacketTraceResult, QueueSetup, Resu
 use crate::rng::stream;
 use crate::serialization::transmission_time;
 use crate::topology::{LinkId, Routes, Topology, TopologyError};
+use crate::trace::Taps;
 
 /// The size assumed for a reply packet when computing a flow's base RTT if its sink sends none
 /// (a 40-byte ACK, as ns-2's TCP sinks send).
@@ -221,6 +222,8 @@ pub struct Simulation {
     events: EventQueue<Event>,
     outbox: Outbox,
     trace: Option<PacketTrace>,
+    /// The pcap and ns-2 traces written while the run goes (`None`: none asked for).
+    taps: Option<Box<Taps>>,
     now: Time,
     end: Time,
     bin: Duration,
@@ -401,6 +404,7 @@ impl Simulation {
             events,
             outbox: Outbox::default(),
             trace: config.packet_trace.map(PacketTrace::new),
+            taps: None,
             now: Time::ZERO,
             end,
             bin: config.bin,
@@ -410,6 +414,13 @@ impl Simulation {
             red_averages,
             next_sample: 0,
         })
+    }
+
+    /// Writes the pcap and ns-2 traces of `taps` from now on (before the run starts, for whole
+    /// traces). Traces only observe: results are the same with or without them.
+    pub fn attach_traces(&mut self, mut taps: Taps) {
+        taps.set_flows(&self.setups);
+        self.taps = Some(Box::new(taps));
     }
 
     /// The time of the last event processed.
@@ -578,6 +589,7 @@ impl Simulation {
                 overflowed: trace.overflowed(),
                 records: trace.into_records(),
             }),
+            traces: self.taps.map(|taps| taps.finish()).unwrap_or_default(),
         }
     }
 
@@ -592,6 +604,9 @@ impl Simulation {
                 if let Some((packet, next)) = self.links[link as usize].take_arrival() {
                     if let Some(at) = next {
                         self.events.push(at, Event::Arrival(link));
+                    }
+                    if let Some(taps) = &mut self.taps {
+                        taps.on_receive(self.now, link as usize, &packet);
                     }
                     self.at_node(node, packet);
                 }
@@ -745,6 +760,9 @@ impl Simulation {
             unreachable!("no route from node {} to {}", node.0, packet.dst.0);
         };
         let link = link.0;
+        if let Some(taps) = &mut self.taps {
+            taps.on_offer(self.now, link as usize, &packet);
+        }
         match self.links[link as usize].offer(self.now, packet) {
             Offer::Queued { started, events } => {
                 self.record(PacketEvent::Enqueued, Some(link), node, &packet);
@@ -762,6 +780,9 @@ impl Simulation {
                     monitor.on_dropped(self.now, packet.sent_at, packet.size_bytes);
                 }
                 self.record(PacketEvent::Dropped(cause), Some(link), node, &packet);
+                if let Some(taps) = &mut self.taps {
+                    taps.on_drop(self.now, link as usize, &packet);
+                }
             }
         }
     }
@@ -771,10 +792,17 @@ impl Simulation {
     fn transmission_started(&mut self, link: u32, events: LinkEvents) {
         self.links[link as usize].end_seq = self.events.reserve_seq();
         self.schedule_link_events(link, events);
-        if self.trace.is_some() {
+        let tapped = self
+            .taps
+            .as_ref()
+            .is_some_and(|taps| taps.traces(link as usize));
+        if self.trace.is_some() || tapped {
             if let Some(packet) = self.links[link as usize].last_started().copied() {
                 let node = self.topology.link(LinkId(link)).from;
                 self.record(PacketEvent::TransmissionStart, Some(link), node, &packet);
+                if let Some(taps) = &mut self.taps {
+                    taps.on_transmit(self.now, link as usize, &packet);
+                }
             }
         }
     }

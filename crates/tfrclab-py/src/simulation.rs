@@ -18,14 +18,15 @@ use std::time::{Duration, Instant};
 
 use numpy::ndarray::Array2;
 use numpy::{Element, IntoPyArray, PyArray1, PyArray2};
-use pyo3::exceptions::{PyMemoryError, PyRuntimeError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 use netsim::monitor::{DropCause, FlowBins, LinkBins, PacketEvent, PacketRecord};
 use netsim::queue::QueueLimit;
 use netsim::results::{FlowResult, LinkResult, RedSetup, Results};
-use netsim::scenario::{Budget, CostEstimate, Scenario};
+use netsim::scenario::{Budget, CostEstimate, Scenario, TraceOpenError};
+use netsim::trace::{TraceKind, TraceSummary};
 use netsim::Time;
 
 use crate::errors::{cost_error, scenario_error};
@@ -109,6 +110,7 @@ fn estimate_dict<'py>(py: Python<'py>, estimate: &CostEstimate) -> PyResult<Boun
     out.set_item("events_per_s", estimate.events_per_s)?;
     out.set_item("events", estimate.events)?;
     out.set_item("memory_bytes", estimate.memory_bytes)?;
+    out.set_item("disk_bytes", estimate.disk_bytes())?;
     out.set_item("wall_s", estimate.wall_s)?;
     out.set_item("bins", estimate.bins)?;
     out.set_item("flows", estimate.flows)?;
@@ -118,6 +120,7 @@ fn estimate_dict<'py>(py: Python<'py>, estimate: &CostEstimate) -> PyResult<Boun
         d.set_item("path", &part.path)?;
         d.set_item("events_per_s", part.events_per_s)?;
         d.set_item("memory_bytes", part.memory_bytes)?;
+        d.set_item("disk_bytes", part.disk_bytes)?;
         d.set_item("hint", &part.hint)?;
         parts.append(d)?;
     }
@@ -161,10 +164,20 @@ impl Simulation {
     /// Checks `scenario_toml`, estimates its cost and builds its network, seeded with `seed`
     /// (the scenario's own seed when None). Raises `ScenarioError` naming the field at fault,
     /// `CostError` when the run would cost more than the budget (unless `force`), and
-    /// `MemoryError` when the monitors' series for the whole run cannot be reserved.
+    /// `MemoryError` when the monitors' series for the whole run cannot be reserved. With
+    /// `pcap_dir`, writes a pcap file per link of `monitor.pcap` (every link without it) into
+    /// that directory; with `ns2_trace`, an ns-2 trace of the links of `monitor.ns2_trace`
+    /// into that file; `OSError` when one cannot be created.
     #[new]
-    #[pyo3(signature = (scenario_toml, seed = None, force = false))]
-    fn new(py: Python<'_>, scenario_toml: &str, seed: Option<u64>, force: bool) -> PyResult<Self> {
+    #[pyo3(signature = (scenario_toml, seed = None, force = false, pcap_dir = None, ns2_trace = None))]
+    fn new(
+        py: Python<'_>,
+        scenario_toml: &str,
+        seed: Option<u64>,
+        force: bool,
+        pcap_dir: Option<std::path::PathBuf>,
+        ns2_trace: Option<std::path::PathBuf>,
+    ) -> PyResult<Self> {
         let scenario = parse(py, scenario_toml)?;
         if !force {
             if let Err(err) = netsim::scenario::check(&scenario, &Budget::DEFAULT) {
@@ -186,6 +199,13 @@ impl Simulation {
             );
             return Err(PyMemoryError::new_err(error.to_string()));
         }
+        scenario
+            .traces
+            .open(&mut inner, pcap_dir.as_deref(), ns2_trace.as_deref())
+            .map_err(|err| match err {
+                TraceOpenError::Scenario(err) => scenario_error(py, &err),
+                TraceOpenError::File(err) => PyOSError::new_err(err.to_string()),
+            })?;
         Ok(Simulation {
             end_ns: inner.end().as_nanos(),
             inner: Some(inner),
@@ -331,7 +351,29 @@ fn results_dict<'py>(py: Python<'py>, results: &mut Results) -> PyResult<Bound<'
         }
         None => out.set_item("packet_trace", py.None())?,
     }
+    out.set_item("traces", traces_list(py, &results.traces)?)?;
     Ok(out)
+}
+
+/// What each pcap and ns-2 trace wrote, one dict per traced link.
+fn traces_list<'py>(py: Python<'py>, traces: &[TraceSummary]) -> PyResult<Bound<'py, PyList>> {
+    let list = PyList::empty(py);
+    for trace in traces {
+        let d = PyDict::new(py);
+        let kind = match trace.kind {
+            TraceKind::Pcap => "pcap",
+            TraceKind::Ns2 => "ns2",
+        };
+        d.set_item("kind", kind)?;
+        d.set_item("path", &trace.path)?;
+        d.set_item("link", &trace.link)?;
+        d.set_item("written", trace.written)?;
+        d.set_item("over_limit", trace.over_limit)?;
+        d.set_item("limit", trace.limit)?;
+        d.set_item("error", trace.error.as_deref())?;
+        list.append(d)?;
+    }
+    Ok(list)
 }
 
 /// One entry per flow: identity and totals.

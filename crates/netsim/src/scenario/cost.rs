@@ -49,6 +49,10 @@ const TRACE_RECORD_BYTES: u64 = 48;
 /// Copies of the per-bin series alive at once at the end of a run: the results and the arrays
 /// built from them for the caller.
 const RESULT_COPIES: u64 = 2;
+/// Write buffer per trace file (`trace::files`).
+const TRACE_BUFFER_BYTES: u64 = 64 * 1024;
+/// A typical ns-2 trace line (`r 12.345678 3 4 tcp 1040 ------- 0 0.0 5.0 1234 5678`).
+const NS2_LINE_BYTES: f64 = 55.0;
 /// Per-bin state samples cost about a quarter of an event each.
 const SAMPLE_COST_EVENTS: f64 = 0.25;
 
@@ -87,6 +91,8 @@ pub struct CostPart {
     pub memory_bytes: u64,
     /// How to make it cheaper, for the message.
     pub hint: String,
+    /// Bytes it writes to disk (trace files; not part of the budget).
+    pub disk_bytes: u64,
 }
 
 /// What a run of a scenario is expected to cost.
@@ -109,6 +115,12 @@ pub struct CostEstimate {
 }
 
 impl CostEstimate {
+    /// Bytes the trace files named by `monitor.pcap` and `monitor.ns2_trace` will take on
+    /// disk (0 without them); not part of the budget.
+    pub fn disk_bytes(&self) -> u64 {
+        self.parts.iter().map(|p| p.disk_bytes).sum()
+    }
+
     /// Why the estimate is over `budget`, as one line naming the dominant parts and how to lower
     /// them; `None` when it fits.
     pub fn refusal(&self, budget: &Budget) -> Option<String> {
@@ -271,6 +283,7 @@ pub(super) fn estimate(
                 events_per_s: 0.0,
                 memory_bytes: 0,
                 hint: hint(flow),
+                disk_bytes: 0,
             });
             parts.len() - 1
         });
@@ -336,16 +349,20 @@ pub(super) fn estimate(
     let capacity: Vec<f64> = topology.links().iter().map(|l| l.rate_bps as f64).collect();
     share_max_min(&mut fluid, &capacity);
 
-    // Load per link (data forward, replies backward), for the transmission-end events.
+    // Load per link (data forward, replies backward), for the transmission-end events, and
+    // packets per second per link, for the trace files.
     let mut load = vec![0.0; capacity.len()];
+    let mut link_pps = vec![0.0; capacity.len()];
     for f in &fluid {
         let pps = f.rate_bps / f.data_bits;
         for &l in &f.forward {
             load[l.0 as usize] += f.rate_bps;
+            link_pps[l.0 as usize] += pps;
         }
         let replies = pps * f.replies_per_packet + f.active * f.replies_per_rtt / f.rtt_s;
         for &l in &f.backward {
             load[l.0 as usize] += replies * f.reply_bits;
+            link_pps[l.0 as usize] += replies;
         }
     }
     let utilization: Vec<f64> = load
@@ -386,6 +403,7 @@ pub(super) fn estimate(
                  flows",
                 scenario.flows.len()
             ),
+            disk_bytes: 0,
         });
         memory = memory.saturating_add(bytes);
     }
@@ -403,6 +421,7 @@ pub(super) fn estimate(
                 "{bins} bins × {binned_links} links; a coarser `monitor.bin` or fewer \
                  `monitor.links`"
             ),
+            disk_bytes: 0,
         });
         memory = memory.saturating_add(link_bytes);
     }
@@ -417,9 +436,12 @@ pub(super) fn estimate(
             events_per_s: 0.0,
             memory_bytes: bytes,
             hint: "a lower `monitor.packet_trace`".into(),
+            disk_bytes: 0,
         });
         memory = memory.saturating_add(bytes);
     }
+    let buffers = trace_parts(scenario, topology, &load, &link_pps, duration_s, &mut parts);
+    memory = memory.saturating_add(buffers);
     let traced_flows = scenario
         .flows
         .iter()
@@ -441,6 +463,63 @@ pub(super) fn estimate(
         flows: scenario.flows.len(),
         parts,
     }
+}
+
+/// The trace files the scenario's `monitor.pcap` and `monitor.ns2_trace` name (those written
+/// when the caller gives a destination): a part each, with its write buffers as memory, and the
+/// bytes they will take on disk: per pcap record its 16-byte header and the packet, per ns-2
+/// line [`NS2_LINE_BYTES`], four lines per packet; every link capped at `trace_limit` records.
+/// Returns the buffers' memory.
+fn trace_parts(
+    scenario: &Scenario,
+    topology: &Topology,
+    load_bps: &[f64],
+    link_pps: &[f64],
+    duration_s: f64,
+    parts: &mut Vec<CostPart>,
+) -> u64 {
+    let limit = scenario.traces.limit as f64;
+    let mut memory = 0;
+    let mut add = |path: &str, links: &[LinkId], per_record: &dyn Fn(usize) -> (f64, f64)| {
+        let mut bytes = 0.0;
+        for link in links {
+            let (records, size) = per_record(link.0 as usize);
+            bytes += records.min(limit) * size;
+        }
+        let buffers = TRACE_BUFFER_BYTES * links.len() as u64;
+        memory += buffers;
+        parts.push(CostPart {
+            path: path.into(),
+            events_per_s: 0.0,
+            memory_bytes: buffers,
+            disk_bytes: bytes as u64,
+            hint: format!(
+                "about {} MB on disk; fewer links in `{path}` or a lower `monitor.trace_limit`",
+                (bytes / 1e6).ceil()
+            ),
+        });
+    };
+    let pcap_record = |l: usize| {
+        let pps = link_pps[l];
+        let mean_size = if pps > 0.0 {
+            load_bps[l] / 8.0 / pps
+        } else {
+            0.0
+        };
+        (pps * duration_s, 16.0 + mean_size)
+    };
+    let ns2_record = |l: usize| (4.0 * link_pps[l] * duration_s, NS2_LINE_BYTES);
+    if scenario.traces.pcap.is_some() {
+        if let Ok(links) = scenario.traces.pcap_links(topology) {
+            add("monitor.pcap", &links, &pcap_record);
+        }
+    }
+    if scenario.traces.ns2.is_some() {
+        if let Ok(links) = scenario.traces.ns2_links(topology) {
+            add("monitor.ns2_trace", &links, &ns2_record);
+        }
+    }
+    memory
 }
 
 /// The rate a flow asks for while active (bit/s; infinite for greedy), whether a timer paces its

@@ -6,7 +6,7 @@
 //! are found before anything runs); [`run`] runs it with a seed. The schema lives in
 //! `spec.rs` (top level), `topology_spec.rs`, `queue_spec.rs`, `flow_spec.rs` (with `tfrc_spec.rs`, `tcp_spec.rs`, `web_spec.rs`
 //! and `randvar_spec.rs`) and
-//! `loss_spec.rs`; random-or-fixed values in `dists.rs`. The value layer under it: [`units`] reads durations, rates
+//! `loss_spec.rs`; the trace keys of `[monitor]` in `trace_spec.rs`; random-or-fixed values in `dists.rs`. The value layer under it: [`units`] reads durations, rates
 //! and sizes (`"10s"`, `"15Mbps"`, `"1500B"`); [`fields`] walks TOML tables, converting values
 //! ([`FromToml`]) and refusing unknown keys with a "did you mean" ([`Fields`]); [`error`] is the
 //! one error type, whose every message names the path of the offending value:
@@ -30,6 +30,7 @@ mod tcp_spec;
 mod tear_spec;
 mod tfrc_spec;
 mod topology_spec;
+mod trace_spec;
 pub mod units;
 mod web_spec;
 
@@ -44,6 +45,7 @@ pub use measure_spec::MeasureWindow;
 pub use queue_spec::{parse_queue, queue_error};
 pub use spec::{out_of_memory, run, LinkBinning, Scenario};
 pub use topology_spec::TopologySpec;
+pub use trace_spec::{TraceLinks, TraceOpenError, TraceSpec};
 pub use units::{
     format_duration, parse_duration, parse_rate, parse_size, BitRate, ByteSize, Quantity,
     UnitError, UnitProblem,

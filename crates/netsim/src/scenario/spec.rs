@@ -11,6 +11,7 @@ use super::loss_spec::{parse_loss, LossSpec};
 use super::measure_spec::{parse_measure, MeasureWindow};
 use super::queue_spec::queue_error;
 use super::topology_spec::{parse_topology, QueuePaths, TopologySpec};
+use super::trace_spec::{parse_trace, TraceSpec};
 use crate::agent::Agent;
 use crate::packet::FlowId;
 use crate::results::Results;
@@ -51,6 +52,8 @@ pub struct Scenario {
     pub packet_trace: Option<usize>,
     /// The links whose per-bin series are kept.
     pub binned_links: LinkBinning,
+    /// The pcap and ns-2 trace settings (`monitor.pcap`, `ns2_trace`, `trace_limit`).
+    pub traces: TraceSpec,
     /// The part of the run that summaries cover (`[measure]`; the whole run by default).
     pub measure: MeasureWindow,
     /// The network.
@@ -85,7 +88,7 @@ impl Scenario {
             ));
         }
         let seed: u64 = root.or("seed", DEFAULT_SEED)?;
-        let (bin, packet_trace, binned_links) = match root.table("monitor")? {
+        let (bin, packet_trace, binned_links, traces) = match root.table("monitor")? {
             Some(mut monitor) => {
                 let bin: Duration = monitor.or("bin", DEFAULT_BIN)?;
                 let trace: usize = monitor.or("packet_trace", 0)?;
@@ -106,10 +109,16 @@ impl Scenario {
                         LinkBinning::Only(names)
                     }
                 };
+                let traces = parse_trace(&mut monitor)?;
                 monitor.finish()?;
-                (bin, (trace > 0).then_some(trace), links)
+                (bin, (trace > 0).then_some(trace), links, traces)
             }
-            None => (DEFAULT_BIN, None, LinkBinning::TopologyDefault),
+            None => (
+                DEFAULT_BIN,
+                None,
+                LinkBinning::TopologyDefault,
+                TraceSpec::default(),
+            ),
         };
         if bin.is_zero() || duration.as_nanos() / bin.as_nanos() > u128::from(MAX_BINS) {
             return Err(ScenarioError::invalid_text(
@@ -150,6 +159,7 @@ impl Scenario {
             bin,
             packet_trace,
             binned_links,
+            traces,
             measure,
             topology,
             flows,
@@ -228,6 +238,7 @@ impl Scenario {
             });
         }
         let binned_links = self.binned_link_ids(&topology)?;
+        self.traces.check(&topology)?;
         let config = SimConfig {
             duration: self.duration,
             bin: self.bin,
