@@ -32,6 +32,11 @@ MODULES = (
     "tfrclab.channel",
     "tfrclab.equation",
     "tfrclab.units",
+    "tfrclab.transport",
+    "tfrclab.testbed",
+    "tfrclab.reproduce.registry",
+    "tfrclab.reproduce.claims",
+    "tfrclab.reproduce.runner",
 )
 """The modules documented, in order."""
 
