@@ -32,6 +32,7 @@ __all__ = [
     "FLOW_TOTALS",
     "PAPER_TABLES",
     "Row",
+    "side_by_side",
     "table_rows",
 ]
 
@@ -128,19 +129,43 @@ PAPER_TABLES: dict[str, tuple[Row, ...]] = {
     "table4": _pairs("red", (0.77, 3.58, 3.92, 0.45, 3.95, 6.32)),
     "table5": (
         Row("cgrap-20ms", "cgrap", "reno", "RAP, 20 ms", 1.84),
-        Row("cgrap-10ms", "cgrap", "reno", "RAP, 10 ms", 2.88, **{
-            "topology.bottleneck.delay": "10ms"}),
+        Row(
+            "cgrap-10ms",
+            "cgrap",
+            "reno",
+            "RAP, 10 ms",
+            2.88,
+            **{"topology.bottleneck.delay": "10ms"},
+        ),
         Row("tfrc-20ms", "tfrc", "reno", "TFRC, 20 ms", 1.21),
-        Row("tfrc-10ms", "tfrc", "reno", "TFRC, 10 ms", 0.37, **{
-            "topology.bottleneck.delay": "10ms"}),
+        Row(
+            "tfrc-10ms",
+            "tfrc",
+            "reno",
+            "TFRC, 10 ms",
+            0.37,
+            **{"topology.bottleneck.delay": "10ms"},
+        ),
     ),
     "table6": (
         Row("cgrap-1.5M", "cgrap", "reno", "RAP, 1.5 Mb/s", 1.84),
-        Row("cgrap-3M", "cgrap", "reno", "RAP, 3.0 Mb/s", 1.40, **{
-            "topology.bottleneck.rate": "3Mbps"}),
+        Row(
+            "cgrap-3M",
+            "cgrap",
+            "reno",
+            "RAP, 3.0 Mb/s",
+            1.40,
+            **{"topology.bottleneck.rate": "3Mbps"},
+        ),
         Row("tfrc-1.5M", "tfrc", "reno", "TFRC, 1.5 Mb/s", 1.21),
-        Row("tfrc-3M", "tfrc", "reno", "TFRC, 3.0 Mb/s", 1.13, **{
-            "topology.bottleneck.rate": "3Mbps"}),
+        Row(
+            "tfrc-3M",
+            "tfrc",
+            "reno",
+            "TFRC, 3.0 Mb/s",
+            1.13,
+            **{"topology.bottleneck.rate": "3Mbps"},
+        ),
     ),
     "table7": (
         Row("cgrap-1pc", "cgrap", "reno", "RAP, 1%", 1.28, **_loss(0.01)),
@@ -361,8 +386,7 @@ def _table6_claims() -> tuple[Claim, ...]:
         claims.append(
             _order_claim(
                 f"{proto}-friendlier-at-3M",
-                f"Doubling the bottleneck to 3 Mb/s makes {_TF_NAME[proto]} friendlier "
-                "(F falls).",
+                f"Doubling the bottleneck to 3 Mb/s makes {_TF_NAME[proto]} friendlier (F falls).",
                 f"F {before:g} -> {after:g}",
                 _row(t, f"{proto}-3M"),
                 _row(t, f"{proto}-1.5M"),
@@ -399,6 +423,31 @@ def _table7_claims() -> tuple[Claim, ...]:
         )
     )
     return tuple(claims)
+
+
+def side_by_side(table: str, analysis: Analysis) -> str:
+    """A Markdown table of ``table``'s rows: the paper's F and rating beside the measured ones.
+
+    One measured column per configuration the table was run in (mean over seeds ± 95% CI
+    half-width), the rating (Table 1) of the checked configuration's mean beside it.
+    """
+    configs = _CONFIGS_OF[table]
+    head = ["row", "paper F", "paper rating"]
+    for config in configs:
+        head.append(f"tfrclab F ({_CONFIG_TEXT[config]})")
+        if config == MAIN:
+            head.append("tfrclab rating")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in PAPER_TABLES[table]:
+        cells = [row.label, f"{row.paper:g}", metrics.friendliness_rating(row.paper)]
+        for config in configs:
+            m = measure_seeds(analysis[f"{row.key}/{config}/f_avg"])
+            cells.append(m.format())
+            if config == MAIN:
+                rating = metrics.friendliness_rating(m.mean) if m.mean >= 0 else "n/a"
+                cells.append(rating)
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
 
 
 def _plot(table: str, title: str) -> Callable[[Analysis, Any], Any]:
@@ -465,8 +514,7 @@ def _experiment(table: str, title: str, setup: str, claims: tuple[Claim, ...]) -
     return Experiment(
         id=f"hassan/{table}",
         title=title,
-        setup=f"{setup} {_COMMON}{sizes}. Full plan: 3 seeds (the paper's seeds are not "
-        "stated).",
+        setup=f"{setup} {_COMMON}{sizes}. Full plan: 3 seeds (the paper's seeds are not stated).",
         kind="sweep",
         scenarios=(SCENARIO,),
         cells=_cells(table),
