@@ -16,8 +16,8 @@ paper's value and was fixed before any run.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -76,20 +76,22 @@ _QUEUES: dict[str, dict[str, Any]] = {
 }
 
 
+@dataclass(frozen=True)
 class Row:
     """One row of a table: a TF protocol against a TCP variant in one network condition."""
 
-    def __init__(self, key: str, tf: str, tcp: str, label: str, paper: float, **net: Any):
-        self.key = key
-        """Short name used in cell labels and analysis keys (``tfrc-reno``)."""
-        self.tf = tf
-        self.tcp = tcp
-        self.label = label
-        """The row's name as the paper prints it (``TFRC vs. Reno``)."""
-        self.paper = paper
-        """The paper's average F."""
-        self.net = net
-        """Scenario changes for the network condition (queue, delay, rate, loss)."""
+    key: str
+    """Short name used in cell labels and analysis keys (``tfrc-reno``)."""
+    tf: str
+    """The TF protocol: ``tfrc``, ``cgrap`` or ``fgrap``."""
+    tcp: str
+    """The TCP variant: ``reno`` or ``sack``."""
+    label: str
+    """The row's name as the paper prints it (``TFRC vs. Reno``)."""
+    paper: float
+    """The paper's average F."""
+    net: Mapping[str, Any] = field(default_factory=dict)
+    """Scenario changes for the network condition (queue, delay, rate, loss)."""
 
     def changes(self, total: int, config: str) -> dict[str, Any]:
         """The scenario changes of this row's cell with ``total`` flows in ``config``."""
@@ -113,7 +115,7 @@ def _pairs(queue: str, values: Sequence[float]) -> tuple[Row, ...]:
             tcp,
             f"{_TF_NAME[tf]} vs. {_TCP_NAME[tcp]}",
             value,
-            **_QUEUES[queue],
+            _QUEUES[queue],
         )
         for (tf, tcp), value in zip(order, values, strict=True)
     )
@@ -137,7 +139,7 @@ PAPER_TABLES: dict[str, tuple[Row, ...]] = {
             "reno",
             "RAP, 10 ms",
             2.88,
-            **{"topology.bottleneck.delay": "10ms"},
+            {"topology.bottleneck.delay": "10ms"},
         ),
         Row("tfrc-20ms", "tfrc", "reno", "TFRC, 20 ms", 1.21),
         Row(
@@ -146,7 +148,7 @@ PAPER_TABLES: dict[str, tuple[Row, ...]] = {
             "reno",
             "TFRC, 10 ms",
             0.37,
-            **{"topology.bottleneck.delay": "10ms"},
+            {"topology.bottleneck.delay": "10ms"},
         ),
     ),
     "table6": (
@@ -157,7 +159,7 @@ PAPER_TABLES: dict[str, tuple[Row, ...]] = {
             "reno",
             "RAP, 3.0 Mb/s",
             1.40,
-            **{"topology.bottleneck.rate": "3Mbps"},
+            {"topology.bottleneck.rate": "3Mbps"},
         ),
         Row("tfrc-1.5M", "tfrc", "reno", "TFRC, 1.5 Mb/s", 1.21),
         Row(
@@ -166,16 +168,16 @@ PAPER_TABLES: dict[str, tuple[Row, ...]] = {
             "reno",
             "TFRC, 3.0 Mb/s",
             1.13,
-            **{"topology.bottleneck.rate": "3Mbps"},
+            {"topology.bottleneck.rate": "3Mbps"},
         ),
     ),
     "table7": (
-        Row("cgrap-1pc", "cgrap", "reno", "RAP, 1%", 1.28, **_loss(0.01)),
-        Row("cgrap-5pc", "cgrap", "reno", "RAP, 5%", 1.79, **_loss(0.05)),
-        Row("cgrap-15pc", "cgrap", "reno", "RAP, 15%", 4.58, **_loss(0.15)),
-        Row("tfrc-1pc", "tfrc", "reno", "TFRC, 1%", 0.95, **_loss(0.01)),
-        Row("tfrc-5pc", "tfrc", "reno", "TFRC, 5%", 1.02, **_loss(0.05)),
-        Row("tfrc-15pc", "tfrc", "reno", "TFRC, 15%", 0.47, **_loss(0.15)),
+        Row("cgrap-1pc", "cgrap", "reno", "RAP, 1%", 1.28, _loss(0.01)),
+        Row("cgrap-5pc", "cgrap", "reno", "RAP, 5%", 1.79, _loss(0.05)),
+        Row("cgrap-15pc", "cgrap", "reno", "RAP, 15%", 4.58, _loss(0.15)),
+        Row("tfrc-1pc", "tfrc", "reno", "TFRC, 1%", 0.95, _loss(0.01)),
+        Row("tfrc-5pc", "tfrc", "reno", "TFRC, 5%", 1.02, _loss(0.05)),
+        Row("tfrc-15pc", "tfrc", "reno", "TFRC, 15%", 0.47, _loss(0.15)),
     ),
 }
 """Each table's rows with the paper's average F (Tables 3-7; Tables 5-7 are RED, coarse-grain
