@@ -7,14 +7,18 @@ robust to the reduction.
 from __future__ import annotations
 
 import math
+import shutil
+import subprocess
 
 import numpy as np
 import pytest
 
+from conftest import REPO_ROOT
 from tfrclab.reproduce import hassan
 from tfrclab.reproduce.registry import experiments, registry, scenario_path
 from tfrclab.reproduce.runner import Outcome, run_experiment
 from tfrclab.scenario import Scenario
+from tfrclab.simulate import run
 
 IDS = ("hassan/table3", "hassan/table4", "hassan/table5", "hassan/table6", "hassan/table7")
 
@@ -164,3 +168,28 @@ def test_quick_shares_add_up(quick: dict[str, Outcome]) -> None:
     share = analysis[f"tfrc-reno/{hassan.MAIN}/share"]
     assert np.all(np.isfinite(f))
     assert share == pytest.approx(100 * f / (f + 1), rel=1e-9)
+
+
+@pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`) is not installed")
+def test_rap_cell_agrees_with_ns2_agent_rap() -> None:
+    # The referee of the RAP rows (docs/reproduction/hassan.md): one CG RAP and one Reno flow
+    # on the DropTail dumbbell, 100 B packets, window 20. The window caps Reno near 250 kb/s
+    # and RAP takes the rest: F is about 6 in both simulators (6.03 and 6.08 on seed 1).
+    script = REPO_ROOT / "scripts" / "hassan_rap_ns2.tcl"
+    done = subprocess.run(
+        ["ns", str(script), "1", "DropTail", "0", "1", "100", "Reno"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    words = done.stdout.split()
+    ns2_f = float(words[words.index("F") + 1])
+    (table3,) = experiments(["hassan/table3"])
+    cells = {label: changes for label, _relative, changes in table3.cells}
+    scenario = Scenario.load(scenario_path(hassan.SCENARIO))
+    result = run(scenario.with_(**cells["cgrap-reno-w20-100B-n2"]), seed=1)
+    classes = result.summary().classes
+    ours = float(classes[classes["kind"] == "rap"]["friendliness_ratio"].iloc[0])
+    assert ours == pytest.approx(ns2_f, rel=0.15)
+    assert ns2_f > 4.0  # RAP well ahead of the window-limited Reno flow
