@@ -40,5 +40,7 @@ install_if_missing ns ns2 "the ns-2 cross-check (tests/python/test_crosscheck.py
 install_if_missing chromium chromium "the report rendering test (tests/python/test_reproduce_html.py)"
 # ip: the link-emulator testbed creates network namespaces (its tests also need root and TUN).
 install_if_missing ip iproute2 "the testbed tests (tests/python/test_testbed.py)"
+# tcpdump: the testbed experiments record a pcap of each run inside the sending namespace.
+install_if_missing tcpdump tcpdump "the testbed experiments' pcaps (tests/python/test_testbed_experiments.py)"
 echo "== python"
 bash scripts/test_python.sh
