@@ -158,8 +158,8 @@ _OSC = Experiment(
             "over Dummynet oscillates as the buffer grows.",
             paper_value="Fig. 3: send rate swinging widely at buffers 32 and 64",
             how="CoV of the 1 s send rate, spacing off, mean of buffers 32 and 64",
-            tolerance="at least 0.1",
-            accept=(0.1, math.inf),
+            tolerance="at least 0.1 (the registry's intervals are finite: 0.1 to 10)",
+            accept=(0.1, 10.0),
             measure=_measure("cov1_off_large"),
         ),
         Claim(
