@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from matplotlib.figure import Figure
 
+from tfrclab import metrics
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds
 from tfrclab.reproduce.registry import Experiment, Plan
 
@@ -86,6 +87,7 @@ def _osc_analyze(directory: Path, plan: Plan) -> Analysis:
         return _skipped(reason)
     seconds = plan.duration_s or 60.0
     runs: dict[str, dict[str, Any]] = {}
+    simulator: dict[str, dict[str, Any]] = {}
     for spacing in _SPACINGS:
         for buffer in tbx.BUFFERS:
             label = f"buffer{buffer}-spacing-{'on' if spacing else 'off'}"
@@ -93,17 +95,26 @@ def _osc_analyze(directory: Path, plan: Plan) -> Analysis:
             runs[label] = _reuse(run_dir, seconds) or tbx.oscillation_run(
                 run_dir, buffer, spacing, seconds, seed=plan.seeds[0]
             )
+            simulator[label] = tbx.oscillation_netsim(buffer, spacing, seconds, plan.seeds[0])
+    (directory / "simulator.json").write_text(json.dumps(simulator, indent=2) + "\n")
 
     def cov1(buffer: int, spacing: bool) -> float:
         run = runs[f"buffer{buffer}-spacing-{'on' if spacing else 'off'}"]
         return float(run["cov"].get("1", math.nan))
 
+    # Descriptive, not a claim: the 1 s CoV over each run's second half, after TFRC's slow
+    # start-up ramp (the runs are separate flows; the paper changed the buffer under one flow).
+    for run in (*runs.values(), *simulator.values()):
+        rates = np.asarray(run["rate_1s_bps"], dtype=float)
+        late = rates[len(rates) // 2 :]
+        run["cov1_second_half"] = float(metrics.cov(late)) if late.size >= 4 else math.nan
     large = (32, 64)
     off = float(np.mean([cov1(b, False) for b in large]))
     on = float(np.mean([cov1(b, True) for b in large]))
     fill = runs["buffer64-spacing-on"]["mean_send_rate_bps"] / tbx.LINK_BPS
     return {
         "runs": runs,
+        "simulator": simulator,
         "cov1_off_large": off,
         "cov_ratio_on_off_large": on / off if off > 0 else math.nan,
         "fill_on_64": fill,

@@ -52,6 +52,7 @@ __all__ = [
     "flow_series",
     "mixed_netsim",
     "mixed_run",
+    "oscillation_netsim",
     "oscillation_run",
     "summarize_mixed",
 ]
@@ -338,38 +339,59 @@ class MixedCell:
 _NETSIM_TCP = {"reno": "sack"}
 
 
+def _netsim_scenario(queue: str | Mapping[str, Any], seconds: float, **changes: Any) -> Any:
+    """``floyd2000/testbed-mixed.toml`` with the relay's queue table and ``changes``."""
+    from tfrclab.reproduce.registry import scenario_path
+    from tfrclab.scenario import Scenario
+    from tfrclab.testbed.config import queue_table
+
+    scenario = Scenario.load(scenario_path("floyd2000/testbed-mixed.toml"))
+    table = {"duration": f"{seconds + 1:g}s", "topology.bottleneck.queue": queue_table(queue)}
+    return scenario.with_(**table, **changes)
+
+
 def mixed_netsim(cell: MixedCell, seconds: float = 60.0, seed: int = 1) -> dict[str, Any] | None:
     """The mixed scenario in netsim (``floyd2000/testbed-mixed.toml``), measured as the testbed.
 
-    None for a congestion control netsim does not have (cubic).
+    The same link and queue table as the relay's; delivered bytes per bin instead of the
+    relay's departures. None for a congestion control netsim does not have (cubic).
     """
     from tfrclab import simulate
-    from tfrclab.reproduce.registry import scenario_path
-    from tfrclab.scenario import Scenario
 
     variant = _NETSIM_TCP.get(cell.cc)
     if variant is None:
         return None
-    scenario = Scenario.load(scenario_path("floyd2000/testbed-mixed.toml"))
-    queue = QUEUES[cell.queue]
-    table = {"kind": "droptail", "limit": 51} if isinstance(queue, str) else dict(queue)
-    scenario = scenario.with_(
-        **{
-            "duration": f"{seconds + 1:g}s",
-            "topology.bottleneck.queue": table,
-            "flows[0].variant": variant,
-        }
-    )
+    scenario = _netsim_scenario(QUEUES[cell.queue], seconds, **{"flows[0].variant": variant})
     result = simulate.run(scenario, seed)
-    bin_s = result.info.bin_s
-    names = list(result.flows["name"])
     kinds = list(result.flows["kind"])
     received = result.flow_bins["received_bytes"].astype(np.float64) * 8
-    series = {
-        (f"udp:{i}" if kind == "tfrc" else f"tcp:{i}"): received[i]
-        for i, (name, kind) in enumerate(zip(names, kinds, strict=True))
+    series = {(f"udp:{i}" if k == "tfrc" else f"tcp:{i}"): received[i] for i, k in enumerate(kinds)}
+    return summarize_mixed(series, seconds, result.info.bin_s)
+
+
+def oscillation_netsim(
+    buffer: int, spacing: bool, seconds: float = 60.0, seed: int = 1
+) -> dict[str, Any]:
+    """Figs. 3-4's run in netsim: the TFRC flow of ``testbed-mixed.toml`` alone.
+
+    Returns the send rate's mean and CoV per timescale over ``[WARMUP_S, seconds)``, as
+    :func:`oscillation_run` measures the testbed's.
+    """
+    from tfrclab import simulate
+
+    tfrc: dict[str, Any] = {"kind": "tfrc", "preset": "floyd2000", "size": "1028B"}
+    tfrc["oscillation_prevention"] = spacing
+    scenario = _netsim_scenario(f"droptail:{buffer}", seconds, flows=[tfrc])
+    result = simulate.run(scenario, seed)
+    bin_s = result.info.bin_s
+    sent = result.flow_bins["sent_bytes"][0].astype(np.float64) * 8
+    bits = _window(sent, WARMUP_S, seconds, bin_s)
+    span = len(bits) * bin_s
+    return {
+        "mean_send_rate_bps": float(bits.sum() / span) if span else float("nan"),
+        "cov": _covs(bits, span, bin_s),
+        "rate_1s_bps": metrics.send_rate(bits, bin_s, 1.0).tolist(),
     }
-    return summarize_mixed(series, seconds, bin_s)
 
 
 def describe(results: Sequence[Mapping[str, Any]]) -> str:
