@@ -155,9 +155,10 @@ _OSC = Experiment(
     "testbed's relay, 10 Mb/s, 50 ms each way, DropTail of 2, 8, 32, 64 packets, with the "
     "sqrt(RTT) inter-packet spacing off and on: 8 runs; send rate from the relay's arrivals, "
     "measured from 5 s on. The paper's Dummynet link rate is not given; 10 Mb/s is ours. "
+    "The same runs in netsim (testbed-mixed.toml without its TCPs) are reported beside. "
     "Needs root.",
     kind="testbed",
-    scenarios=(),
+    scenarios=("floyd2000/testbed-mixed.toml",),
     cells=(),
     full=Plan(seeds=(1,), duration_s=60.0),
     quick=Plan(seeds=(1,), duration_s=20.0),
