@@ -78,9 +78,14 @@ def test_oscillation_scenario_in_netsim_measures_the_send_rate() -> None:
     assert len(out["rate_1s_bps"]) == 15
 
 
-def test_mixed_run_refuses_an_unknown_queue(tmp_path: Path) -> None:
+def test_runs_refuse_bad_arguments_naming_them(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="queue"):
-        tbx.mixed_run(tmp_path, "reno", "sfq", 5.0)
+        tbx.mixed_run(tmp_path, "reno", "sfq", 20.0)
+    with pytest.raises(ValueError, match="seconds"):
+        tbx.mixed_run(tmp_path, "reno", "droptail", 5.0)
+    with pytest.raises(ValueError, match="buffer"):
+        tbx.oscillation_run(tmp_path, 0, True, 20.0)
+    assert not (tmp_path / "relay.log").exists()
 
 
 def test_registered_with_claims_and_a_testbed_kind() -> None:

@@ -31,7 +31,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,6 +78,14 @@ QUEUES: Mapping[str, Any] = {
 TFRC_PORT = 5001
 TCP_PORTS = (5101, 5102, 5103)
 _SNAPLEN = 128
+
+
+def _check_run(seconds: float, buffer: int = 1) -> None:
+    """Refuse a run that cannot be measured or would not be bounded, naming the argument."""
+    if not WARMUP_S + 4.0 <= seconds <= 3600.0:
+        raise ValueError(f"seconds: expected {WARMUP_S + 4:g} to 3600, found {seconds!r}")
+    if not 1 <= buffer <= 100_000:
+        raise ValueError(f"buffer: expected 1 to 100000 packets, found {buffer!r}")
 
 
 def _python(*args: str) -> list[str]:
@@ -176,6 +184,7 @@ def oscillation_run(
     seconds)`` of the flow, the rate series at 1 s, drops, the relay's lateness and the file
     names.
     """
+    _check_run(seconds, buffer)
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     log_path = directory / "relay.log"
@@ -227,6 +236,7 @@ def mixed_run(
     """
     if queue not in QUEUES:
         raise ValueError(f"queue: expected one of {', '.join(QUEUES)}, found {queue!r}")
+    _check_run(seconds)
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     log_path = directory / "relay.log"
@@ -392,15 +402,3 @@ def oscillation_netsim(
         "cov": _covs(bits, span, bin_s),
         "rate_1s_bps": metrics.send_rate(bits, bin_s, 1.0).tolist(),
     }
-
-
-def describe(results: Sequence[Mapping[str, Any]]) -> str:
-    """A plain-text table of mixed results (one line per run)."""
-    lines = [f"{'cell':<16} {'total':>6} {'TFRC/TCP':>8} {'eq 1s':>6} {'CoV TFRC 1s':>11}"]
-    for r in results:
-        lines.append(
-            f"{r.get('cc', '?') + '-' + r.get('queue', '?'):<16} {r['total_share']:>6.3f} "
-            f"{r['tfrc_over_tcp_mean']:>8.3f} {r['equivalence'].get('1', float('nan')):>6.3f} "
-            f"{r['cov_tfrc'].get('1', float('nan')):>11.3f}"
-        )
-    return "\n".join(lines)
