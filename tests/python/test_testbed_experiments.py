@@ -158,3 +158,21 @@ def test_tfrc_follows_the_emulated_capacity_within_10_percent(tmp_path: Path) ->
     bits = series[f"udp:{tbx.TFRC_PORT}"][50:250]
     rate = bits.sum() / 20.0
     assert abs(rate / 4e6 - 1) <= 0.10, rate
+
+
+def test_send_turns_the_sqrt_rtt_spacing_off_and_says_so(tmp_path: Path) -> None:
+    from conftest import run_cli
+    from tfrclab import transport
+
+    # No receiver is needed: the sender runs on its nofeedback timer for the one second.
+    session = transport.send("127.0.0.1:9", 1.0, oscillation_prevention=False)
+    assert session.options["oscillation_prevention"] is False
+    assert "oscillation_prevention" not in transport.send("127.0.0.1:9", 1.0).options
+    done = run_cli("send", "--to", "127.0.0.1:9", "--duration", "1s", "--sqrt-rtt-spacing", "no")
+    assert done.returncode == 2
+    assert "--sqrt-rtt-spacing" in done.stderr
+    out = tmp_path / "trace"
+    done = run_cli("send", "--to", "127.0.0.1:9", "--duration", "1s", "--sqrt-rtt-spacing", "off",
+                   "--out", str(out))  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert transport.load_trace(out).meta["options"]["oscillation_prevention"] is False
