@@ -40,13 +40,14 @@ def _unavailable() -> str | None:
     return None
 
 
-def _reuse(directory: Path, seconds: float) -> dict[str, Any] | None:
-    """A finished run's result.json in ``directory`` made with the same duration."""
+def _reuse(directory: Path, seconds: float, seed: int) -> dict[str, Any] | None:
+    """A finished run's result.json in ``directory`` made with the same duration and seed."""
     path = directory / "result.json"
     if not path.is_file():
         return None
     result: dict[str, Any] = json.loads(path.read_text())
-    return result if result.get("seconds") == seconds else None
+    same = result.get("seconds") == seconds and result.get("seed", seed) == seed
+    return result if same else None
 
 
 def _skipped(reason: str) -> Analysis:
@@ -96,7 +97,7 @@ def _osc_analyze(directory: Path, plan: Plan) -> Analysis:
         for buffer in tbx.BUFFERS:
             label = f"buffer{buffer}-spacing-{'on' if spacing else 'off'}"
             run_dir = directory / "runs" / label
-            runs[label] = _reuse(run_dir, seconds) or tbx.oscillation_run(
+            runs[label] = _reuse(run_dir, seconds, plan.seeds[0]) or tbx.oscillation_run(
                 run_dir, buffer, spacing, seconds, seed=plan.seeds[0]
             )
             simulator[label] = tbx.oscillation_netsim(buffer, spacing, seconds, plan.seeds[0])
@@ -218,7 +219,7 @@ def _mixed_analyze(directory: Path, plan: Plan) -> Analysis:
     for cc, queue in _MIXED_CELLS:
         cell = tbx.MixedCell(cc, queue)
         run_dir = directory / "runs" / cell.label
-        testbed[cell.label] = _reuse(run_dir, seconds) or tbx.mixed_run(
+        testbed[cell.label] = _reuse(run_dir, seconds, plan.seeds[0]) or tbx.mixed_run(
             run_dir, cc, queue, seconds, seed=plan.seeds[0]
         )
         simulator[cell.label] = tbx.mixed_netsim(cell, seconds, seed=plan.seeds[0])

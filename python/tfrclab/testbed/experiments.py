@@ -208,6 +208,7 @@ def oscillation_run(
         "buffer_packets": buffer,
         "sqrt_rtt_spacing": spacing,
         "seconds": seconds,
+        "seed": seed,
         "window_s": [WARMUP_S, seconds],
         "mean_send_rate_bps": float(bits.sum() / span) if span else float("nan"),
         "cov": _covs(bits, span),
@@ -271,6 +272,7 @@ def mixed_run(
     result.update(
         {
             "experiment": "mixed",
+            "seed": seed,
             "cc": cc,
             "queue": queue,
             "relay_flows": flows(log).to_dict(orient="records"),
