@@ -46,5 +46,7 @@ if [ "$(id -u)" = 0 ] && command -v debconf-set-selections >/dev/null 2>&1; then
     echo "wireshark-common wireshark-common/install-setuid boolean false" | debconf-set-selections
 fi
 install_if_missing tshark tshark "the trace tests (tests/python/test_traces.py)"
+# tcpdump: the testbed experiments record a pcap of each run inside the sending namespace.
+install_if_missing tcpdump tcpdump "the testbed experiments' pcaps (tests/python/test_testbed_experiments.py)"
 echo "== python"
 bash scripts/test_python.sh

@@ -152,19 +152,21 @@ def run_send(
     bind: str | None = None,
     stats_interval_s: float = 1.0,
     on_sample: Callable[[dict[str, Any]], object] | None = None,
+    oscillation_prevention: bool | None = None,
 ) -> dict[str, Any]:
     """Send a TFRC flow over UDP to ``to`` (``host:port``) for ``duration_s`` seconds.
 
-    ``size_bytes`` is the datagram size s (header included); ``app_rate_bps=None`` sends
-    greedily, a rate (bits/s) runs a constant-rate application. The socket binds to ``bind``
-    (default: the wildcard of ``to``'s family, any port). The GIL is released while the
-    session runs; every 100 ms Python's signal handlers run, and Ctrl-C ends the session early
-    with ``interrupted`` True. Each per-interval sample (a dict: time_s, sent_packets,
-    sent_bytes, queue_drops, x_bytes_per_s, x_recv_bytes_per_s, p, rtt_s, feedback_accepted,
-    feedback_rejected, input_dropped, nofeedback_expiries) goes to ``on_sample`` as it is
-    taken. Returns ``role``, ``local_addr``, ``peer``, ``interrupted``, ``samples`` (the
-    list) and ``report`` (the session's totals and its ``input`` ledger). Raises ValueError
-    naming a bad argument, ConfigError for an unknown preset, OSError naming the failed step.
+    ``size_bytes`` is the datagram size s (header included); ``app_rate_bps=None`` sends greedily, a
+    rate (bits/s) runs a constant-rate application. ``oscillation_prevention`` turns the sqrt(RTT)
+    inter-packet spacing (RFC 5348 §4.5) on or off (None: the preset's). The socket binds to
+    ``bind`` (default: the wildcard of ``to``'s family, any port). The GIL is released while the
+    session runs; every 100 ms Python's signal handlers run, and Ctrl-C ends the session early with
+    ``interrupted`` True. Each per-interval sample (a dict: time_s, sent_packets, sent_bytes,
+    queue_drops, x_bytes_per_s, x_recv_bytes_per_s, p, rtt_s, feedback_accepted, feedback_rejected,
+    input_dropped, nofeedback_expiries) goes to ``on_sample`` as it is taken. Returns ``role``,
+    ``local_addr``, ``peer``, ``interrupted``, ``samples`` (the list) and ``report`` (the session's
+    totals and its ``input`` ledger). Raises ValueError naming a bad argument, ConfigError for an
+    unknown preset, OSError naming the failed step.
     """
 
 def run_recv(

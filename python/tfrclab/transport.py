@@ -112,11 +112,14 @@ def send(
     bind: str | None = None,
     interval_s: float = 1.0,
     on_sample: Callable[[Sample], object] | None = None,
+    oscillation_prevention: bool | None = None,
 ) -> Session:
     """Send a TFRC flow to ``to`` (``host:port``) for ``duration_s`` seconds.
 
     ``app_rate_bps`` runs a constant-rate application at that many bits/s (``None``: greedy,
-    always data to send). ``size_bytes`` is the datagram size s, header included. Each
+    always data to send). ``size_bytes`` is the datagram size s, header included.
+    ``oscillation_prevention`` turns the sqrt(RTT) inter-packet spacing (RFC 5348 §4.5,
+    Floyd et al. 2000 §3.4) on or off; ``None`` keeps the preset's (on in both). Each
     interval's sample goes to ``on_sample`` as it is taken. Ctrl-C ends the session early
     (``Session.interrupted``).
 
@@ -136,8 +139,11 @@ def send(
         bind=bind,
         stats_interval_s=interval_s,
         on_sample=on_sample,
+        oscillation_prevention=oscillation_prevention,
     )
-    options = {"size_bytes": size_bytes, "app_rate_bps": app_rate_bps}
+    options: Sample = {"size_bytes": size_bytes, "app_rate_bps": app_rate_bps}
+    if oscillation_prevention is not None:
+        options["oscillation_prevention"] = oscillation_prevention
     return _session(raw, preset, interval_s, duration_s, options)
 
 
@@ -368,6 +374,8 @@ def _finish(session: Session, args: argparse.Namespace) -> int:
 
 
 def _cmd_send(args: argparse.Namespace) -> int:
+    if args.sqrt_rtt_spacing is not None:
+        args.sqrt_rtt_spacing = args.sqrt_rtt_spacing == "on"
     if args.out is not None:
         _check_trace_out(args.out, args.force)
     session = send(
@@ -379,6 +387,7 @@ def _cmd_send(args: argparse.Namespace) -> int:
         bind=args.bind,
         interval_s=args.interval,
         on_sample=lambda s: _print_send(s, args.interval),
+        oscillation_prevention=args.sqrt_rtt_spacing,
     )
     return _finish(session, args)
 
@@ -429,6 +438,13 @@ def register(commands: Any) -> None:
         "--size", type=_size, default=1000, help="datagram size, header included (default 1000B)"
     )
     send_cmd.add_argument("--bind", default=None, help="local address (default: any port)")
+    send_cmd.add_argument(
+        "--sqrt-rtt-spacing",
+        choices=("on", "off"),
+        default=None,
+        type=str,
+        help="the sqrt(RTT) inter-packet spacing of RFC 5348 §4.5 (default: the preset's, on)",
+    )
     _common(send_cmd)
     send_cmd.set_defaults(handler=_cmd_send)
 

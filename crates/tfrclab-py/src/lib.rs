@@ -18,8 +18,8 @@ use pyo3::prelude::*;
 mod channel;
 mod errors;
 mod simulation;
-mod transport;
 mod testbed;
+mod transport;
 mod units;
 
 /// The version of the tfrclab crates this module was built from.

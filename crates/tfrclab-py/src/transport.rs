@@ -209,10 +209,13 @@ fn wildcard_for(py: Python<'_>, to: &str) -> PyResult<String> {
 }
 
 /// Sends a TFRC flow to `to` for `duration_s` seconds (see the stub for the arguments and the
-/// result's layout). `app_rate_bps=None` sends greedily.
+/// result's layout). `app_rate_bps=None` sends greedily. `oscillation_prevention` overrides the
+/// preset's sqrt(RTT) inter-packet spacing (RFC 5348 §4.5; Floyd et al. 2000 §3.4, Figs. 3-4);
+/// `None` keeps the preset's.
 #[pyfunction]
 #[pyo3(signature = (to, duration_s, preset = "rfc5348", size_bytes = 1000, app_rate_bps = None,
-                    bind = None, stats_interval_s = 1.0, on_sample = None))]
+                    bind = None, stats_interval_s = 1.0, on_sample = None,
+                    oscillation_prevention = None))]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_send<'py>(
     py: Python<'py>,
@@ -224,10 +227,14 @@ pub(crate) fn run_send<'py>(
     bind: Option<&str>,
     stats_interval_s: f64,
     on_sample: Option<&Bound<'py, PyAny>>,
+    oscillation_prevention: Option<bool>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let duration = check_duration(duration_s)?;
     let mut config = TfrcConfig::preset(preset).map_err(config_error)?;
     config.segment_size_bytes = size_bytes;
+    if let Some(on) = oscillation_prevention {
+        config.oscillation_prevention = on;
+    }
     let mut options = SenderOptions::new(config);
     options.stats_interval = check_interval(stats_interval_s, duration_s)?;
     options.source = match app_rate_bps {

@@ -51,9 +51,11 @@ class Experiment:
     title: str
     setup: str
     """The setup in a sentence or two, with the parameters the paper does not give."""
-    kind: Literal["sweep", "channel"]
+    kind: Literal["sweep", "channel", "testbed"]
     """``sweep``: the scenario files are run with :func:`tfrclab.sweep.run_sweep` over the
-    plan's seeds; ``channel``: :func:`tfrclab.channel.run_channel`, no scenario file."""
+    plan's seeds; ``channel``: :func:`tfrclab.channel.run_channel`, no scenario file;
+    ``testbed``: real stacks on the link-emulator testbed (:mod:`tfrclab.testbed`), run by
+    ``analyze``, which is given the experiment's directory for its runs (root only)."""
     scenarios: tuple[str, ...]
     """Scenario files relative to ``scenarios/papers`` (``floyd2000/fig09.toml``)."""
     cells: tuple[tuple[str, str, Mapping[str, Any]], ...]
@@ -67,7 +69,8 @@ class Experiment:
     analyze: Callable[[Any, Plan], Analysis] = field(repr=False, compare=False)
     """Turns the runs into the named values the claims and the figure read. It is given a
     :class:`tfrclab.reproduce.runner.SweepData` for a one-scenario sweep, a dict of them by
-    cell label with ``cells``, and ``None`` for the channel."""
+    cell label with ``cells``, ``None`` for the channel and the experiment's directory (a
+    :class:`~pathlib.Path`) for the testbed."""
     plot: Callable[[Analysis, Path], Path] = field(repr=False, compare=False)
     """Draws the figure with the paper's axes into the PNG at the given path."""
     runs_of: str | None = None
@@ -92,12 +95,19 @@ def scenario_path(relative: str) -> Path:
 
 def registry() -> tuple[Experiment, ...]:
     """Every registered experiment, in catalogue order."""
-    from tfrclab.reproduce import floyd2000, floyd2000_dynamics, floyd2000_fairness, hassan
+    from tfrclab.reproduce import (
+        floyd2000,
+        floyd2000_dynamics,
+        floyd2000_fairness,
+        floyd2000_testbed,
+        hassan,
+    )
 
     return (
         floyd2000.EXPERIMENTS
         + floyd2000_fairness.EXPERIMENTS
         + floyd2000_dynamics.EXPERIMENTS
+        + floyd2000_testbed.EXPERIMENTS
         + hassan.EXPERIMENTS
     )
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tfrclab.reproduce.claims import ClaimResult
+from tfrclab.reproduce.registry import Experiment
 from tfrclab.reproduce.runner import Outcome
 
 __all__ = ["write_report"]
@@ -28,6 +29,16 @@ tr.holds { background: #d8f0d8; } tr.fails { background: #f6d5d5; }
 tr.not-comparable { background: #eeeeee; }
 img { max-width: 100%; }
 """
+
+
+def _scenarios(e: Experiment) -> str:
+    """The experiment's scenario files, or what it runs instead of one."""
+    names = ", ".join(e.scenarios)
+    if e.kind == "testbed":
+        return "the link-emulator testbed (real stacks)" + (
+            f", beside netsim: {names}" if names else ""
+        )
+    return names or "(scripted channel)"
 
 
 def _counts(outcomes: Sequence[Outcome]) -> dict[str, int]:
@@ -62,8 +73,7 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
             "",
             e.setup,
             "",
-            f"Scenarios: {', '.join(e.scenarios) or '(scripted channel)'}. "
-            f"Plan: {o.plan.describe()}. Wall time {o.wall_s:.1f} s.",
+            f"Scenarios: {_scenarios(e)}. Plan: {o.plan.describe()}. Wall time {o.wall_s:.1f} s.",
             "",
             f"![{e.id}]({figure})",
             "",
@@ -105,7 +115,7 @@ def _html(outcomes: Sequence[Outcome]) -> str:
             f'<section id="{esc(e.id)}">',
             f"<h2>{esc(e.id)}: {esc(e.title)}</h2>",
             f"<p>{esc(e.setup)}</p>",
-            f"<p>Scenarios: {esc(', '.join(e.scenarios) or '(scripted channel)')}. "
+            f"<p>Scenarios: {esc(_scenarios(e))}. "
             f"Plan: {esc(o.plan.describe())}. Wall time {o.wall_s:.1f} s.</p>",
             f'<img alt="{esc(e.id)}" src="data:image/png;base64,{image}">',
             '<table class="claims"><thead><tr><th>claim</th><th>paper</th>'

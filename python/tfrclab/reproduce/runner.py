@@ -206,6 +206,9 @@ def run_experiment(
         data = _run_sweeps(
             experiment, plan, home / ("sweep-quick" if quick else "sweep"), jobs, say
         )
+    elif experiment.kind == "testbed":
+        say(f"{experiment.id}: running on the testbed (runs in {directory / 'runs'})")
+        data = directory
     else:
         say(f"{experiment.id}: running the scripted channel")
     analysis = experiment.analyze(data, plan)
