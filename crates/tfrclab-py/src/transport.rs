@@ -3,13 +3,13 @@
 //! sample and returning them all with the session's counters. Ctrl-C ends a session early (the
 //! result says so) instead of losing what it measured.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pyo3::exceptions::{PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use tfrc::time::duration_from_secs;
-use tfrc::TfrcConfig;
+use tfrc::{TfrcConfig, Time};
 use tfrc_udp::samples::MAX_SAMPLES;
 use tfrc_udp::{
     InputStats, ReceiverOptions, ReceiverSample, SenderOptions, SenderSample, Source,
@@ -123,8 +123,10 @@ fn input_dict<'py>(py: Python<'py>, input: &InputStats) -> PyResult<Bound<'py, P
 
 /// A session `drive` can step: a sender or a receiver.
 trait Session: Send {
-    /// Runs for `d` (or until stopped).
-    fn step(&mut self, d: Duration) -> Result<(), TransportError>;
+    /// The session's clock (zero when the session was made; its sample intervals start there).
+    fn now(&self) -> Time;
+    /// Runs until `end` on the session's clock (or until stopped).
+    fn step(&mut self, end: Time) -> Result<(), TransportError>;
     /// Samples taken so far.
     fn sample_count(&self) -> usize;
     /// Sample `i` as a dict.
@@ -132,8 +134,11 @@ trait Session: Send {
 }
 
 impl Session for UdpSender {
-    fn step(&mut self, d: Duration) -> Result<(), TransportError> {
-        self.run_for(d)
+    fn now(&self) -> Time {
+        self.clock().now()
+    }
+    fn step(&mut self, end: Time) -> Result<(), TransportError> {
+        self.run_until(end)
     }
     fn sample_count(&self) -> usize {
         self.samples().len()
@@ -144,9 +149,12 @@ impl Session for UdpSender {
 }
 
 impl Session for UdpReceiver {
-    fn step(&mut self, d: Duration) -> Result<(), TransportError> {
+    fn now(&self) -> Time {
+        self.clock().now()
+    }
+    fn step(&mut self, end: Time) -> Result<(), TransportError> {
         // Payloads are counted, not kept: the Python session measures the flow.
-        self.run_for(d, &mut |_| {})
+        self.run_until(end, &mut |_| {})
     }
     fn sample_count(&self) -> usize {
         self.samples().len()
@@ -156,9 +164,10 @@ impl Session for UdpReceiver {
     }
 }
 
-/// Runs `session` in slices of [`SLICE`] with the GIL released for `duration`, handing each new
-/// sample to `on_sample` (and `list`) after each slice and running Python's signal handlers.
-/// Returns whether Ctrl-C ended it early.
+/// Runs `session` in slices of [`SLICE`] with the GIL released until `duration` on its own clock
+/// (so the session ends exactly where its last statistics interval does, and no packet falls
+/// after the last sample), handing each new sample to `on_sample` (and `list`) after each slice
+/// and running Python's signal handlers. Returns whether Ctrl-C ended it early.
 fn drive<'py>(
     py: Python<'py>,
     session: &mut impl Session,
@@ -166,14 +175,15 @@ fn drive<'py>(
     duration: Duration,
     list: &Bound<'py, PyList>,
 ) -> PyResult<bool> {
-    let started = Instant::now();
+    let end = Time::ZERO + duration;
     let mut seen = 0;
     loop {
-        let left = duration.saturating_sub(started.elapsed());
-        if left.is_zero() {
+        let now = session.now();
+        if now >= end {
             return Ok(false);
         }
-        py.detach(|| session.step(left.min(SLICE)))
+        let slice_end = end.min(now + SLICE);
+        py.detach(|| session.step(slice_end))
             .map_err(transport_error)?;
         let count = session.sample_count();
         for i in seen..count {
