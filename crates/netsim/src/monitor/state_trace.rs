@@ -120,6 +120,7 @@ impl StateSamples {
             self.repeats += 1;
             return;
         }
+        self.reserve_sample();
         write_varint(&mut self.bytes, self.repeats);
         self.repeats = 0;
         let mask_at = self.bytes.len();
@@ -136,6 +137,18 @@ impl StateSamples {
             self.bytes.push(((lead as u8) << 4) | trail as u8);
             self.bytes.extend_from_slice(&bytes[lead..8 - trail]);
             *old = new;
+        }
+    }
+
+    /// Makes room for one more encoded sample, growing by an eighth rather than doubling: the
+    /// traces of a large run are most of its memory, and doubling leaves up to half of each
+    /// unused (a third on average).
+    fn reserve_sample(&mut self) {
+        // A count (at most 10 bytes), the mask, and at most 9 bytes per field.
+        let most = 10 + self.fields.div_ceil(8) + 9 * self.fields;
+        if self.bytes.capacity() - self.bytes.len() < most {
+            self.bytes
+                .reserve_exact(most.max(self.bytes.len() / 8).max(64));
         }
     }
 
