@@ -22,13 +22,14 @@ Ratios say how many times faster (or smaller) tfrclab is: ns-2's median over tfr
 
 ``--scaling 8,32,128,512,2048`` adds the flow-count series: a dumbbell of N flows (half SACK, half
 TFRC, as Fig. 9; RTTs 80-120 ms, starts in 0-10 s) whose bottleneck has the same rate for every
-N (``--scaling-rate``, default 1 Gb/s: about Fig. 9's 0.47 Mb/s per flow at 2048 flows), run
-for ``--scaling-duration`` (default 30 s) with the default monitoring (10 ms bins, every flow's
-state trace). Per N: tfrclab's simulation loop and whole-process CPU time per delivered packet
-(packets sent less packets dropped, from ``--json``), its peak RSS, and the loop's growth over
-the smallest N (the target: within 1.5x); ns-2 (process CPU and peak RSS) runs the same
-exported scenario for N up to ``--scaling-ns-max``. Each point runs ``--scaling-pairs`` times,
-tfrclab and ns-2 alternating.
+N (``--scaling-rate``, default 1 Gb/s: about Fig. 9's 0.47 Mb/s per flow at 2048 flows), with
+the default monitoring (10 ms bins, every flow's state trace), run for ``--scaling-duration``
+(default 20 s) and for twice that. Per N: the CPU time per delivered packet (packets sent less
+packets dropped, from ``--json``) between the two runs, (CPU(2D) - CPU(D)) / (packets(2D) -
+packets(D)), so start-up, building the network and slow start drop out; its growth over the
+smallest N (the target: within 1.5x); tfrclab's peak RSS at 2D; ns-2 (process CPU and peak RSS
+at D) runs the same exported scenario for N up to ``--scaling-ns-max``. Each point runs
+``--scaling-pairs`` times, tfrclab and ns-2 alternating.
 
 ``--sweep-runs 10,50`` adds the sweep overhead: ``tfrclab sweep`` of a tiny scenario (two flows,
 1 s) with ``--jobs 2`` and that many seeds; the per-run overhead is the slope between the two
@@ -199,7 +200,21 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
             ),
             encoding="utf-8",
         )
-        commands = {"tfrclab": [tfrclab, "run", str(path), "--json", "--quiet", "--force"]}
+        double = work / f"scaling-{flows}-double.toml"
+        seconds = float(args.scaling_duration.rstrip("s"))
+        double.write_text(
+            SCALING_SCENARIO.format(
+                flows=flows,
+                half=max(1, flows // 2),
+                rate=args.scaling_rate,
+                duration=f"{2 * seconds:g}s",
+            ),
+            encoding="utf-8",
+        )
+        commands = {
+            "tfrclab": [tfrclab, "run", str(path), "--json", "--quiet", "--force"],
+            "tfrclab_double": [tfrclab, "run", str(double), "--json", "--quiet", "--force"],
+        }
         if ns is not None and flows <= args.scaling_ns_max:
             tcl = work / f"scaling-{flows}.tcl"
             export = [tfrclab, "export", "ns2", str(path), "-o", str(tcl), "--sample", "10ms"]
@@ -210,23 +225,27 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
             print(f"scaling {flows} flows, run {i + 1}/{args.scaling_pairs}", file=sys.stderr)
             for name, argv in commands.items():
                 runs[name].append(measure(argv, work))
-        report = runs["tfrclab"][0].stdout
-        packets = delivered_packets(report)
-        loop = median([float(json.loads(r.stdout)["wall_seconds"]) for r in runs["tfrclab"]])
+        packets = delivered_packets(runs["tfrclab"][0].stdout)
+        packets_double = delivered_packets(runs["tfrclab_double"][0].stdout)
+        events = int(json.loads(runs["tfrclab"][0].stdout)["events"])
+        events_double = int(json.loads(runs["tfrclab_double"][0].stdout)["events"])
+        cpu = median([r.cpu_s for r in runs["tfrclab"]])
+        cpu_double = median([r.cpu_s for r in runs["tfrclab_double"]])
         point = {
             "flows": flows,
-            "delivered_packets": packets,
-            "loop_s": loop,
-            "loop_us_per_packet": 1e6 * loop / max(1, packets),
-            "cpu_us_per_packet": 1e6 * median([r.cpu_s for r in runs["tfrclab"]]) / max(1, packets),
-            "rss_mib": median([r.rss_mib for r in runs["tfrclab"]]),
+            "delivered_packets": packets_double - packets,
+            "cpu_s": cpu_double - cpu,
+            "events_per_packet": (events_double - events) / max(1, packets_double - packets),
+            "cpu_ns_per_event": 1e9 * (cpu_double - cpu) / max(1, events_double - events),
+            "cpu_us_per_packet": 1e6 * (cpu_double - cpu) / max(1, packets_double - packets),
+            "rss_mib": median([r.rss_mib for r in runs["tfrclab_double"]]),
             "ns2_cpu_s": median([r.cpu_s for r in runs["ns"]]) if "ns" in runs else None,
             "ns2_rss_mib": median([r.rss_mib for r in runs["ns"]]) if "ns" in runs else None,
         }
         points.append(point)
-    base = points[0]["loop_us_per_packet"] if points else 1.0
+    base = points[0]["cpu_us_per_packet"] if points else 1.0
     for point in points:
-        point["loop_growth"] = point["loop_us_per_packet"] / base
+        point["growth"] = point["cpu_us_per_packet"] / base
     return points
 
 
@@ -263,16 +282,19 @@ def print_extras(points: list[dict], overhead: dict | None) -> None:
     if points:
         print()
         print(
-            "| flows | delivered packets | loop (us/packet) | process CPU (us/packet) | "
-            "loop vs smallest | peak RSS (MiB) | ns-2 CPU (s) | ns-2 peak RSS (MiB) |"
+            "| flows | packets D..2D | CPU D..2D (s) | CPU (us/packet) | vs smallest | "
+            "events/packet | CPU (ns/event) | peak RSS at 2D (MiB) | ns-2 CPU at D (s) | "
+            "ns-2 peak RSS (MiB) |"
         )
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for p in points:
             ns_cpu = "-" if p["ns2_cpu_s"] is None else f"{p['ns2_cpu_s']:.2f}"
             ns_rss = "-" if p["ns2_rss_mib"] is None else f"{p['ns2_rss_mib']:.1f}"
             print(
-                f"| {p['flows']} | {p['delivered_packets']} | {p['loop_us_per_packet']:.3f} | "
-                f"{p['cpu_us_per_packet']:.3f} | {p['loop_growth']:.2f}x | {p['rss_mib']:.1f} | "
+                f"| {p['flows']} | {p['delivered_packets']} | {p['cpu_s']:.2f} | "
+                f"{p['cpu_us_per_packet']:.3f} | {p['growth']:.2f}x | "
+                f"{p['events_per_packet']:.2f} | {p['cpu_ns_per_event']:.0f} | "
+                f"{p['rss_mib']:.1f} | "
                 f"{ns_cpu} | {ns_rss} |"
             )
     if overhead is not None:
@@ -299,7 +321,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--json", action="store_true", help="print the medians as JSON")
     parser.add_argument("--scaling", help="flow counts of the scaling series, e.g. 8,128,2048")
     parser.add_argument("--scaling-rate", default="1Gbps", help="bottleneck rate (1Gbps)")
-    parser.add_argument("--scaling-duration", default="30s", help="simulated time (30s)")
+    parser.add_argument("--scaling-duration", default="20s", help="simulated time D (20s)")
     parser.add_argument("--scaling-pairs", type=int, default=1, help="runs per point (1)")
     parser.add_argument(
         "--scaling-ns-max", type=int, default=128, help="largest N ns-2 runs (default 128)"
