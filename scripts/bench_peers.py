@@ -19,6 +19,23 @@ table gives medians and their ratios:
 - start-up: wall time of ``ns empty.tcl`` against ``tfrclab --version``.
 
 Ratios say how many times faster (or smaller) tfrclab is: ns-2's median over tfrclab's.
+
+``--scaling 8,32,128,512,2048`` adds the flow-count series: a dumbbell of N flows (half SACK, half
+TFRC, as Fig. 9; RTTs 80-120 ms, starts in 0-10 s) whose bottleneck has the same rate for every
+N (``--scaling-rate``, default 1 Gb/s: about Fig. 9's 0.47 Mb/s per flow at 2048 flows), with
+the default monitoring (10 ms bins, every flow's state trace), run for ``--scaling-duration``
+(default 20 s) and for twice that. Per N: the CPU time per delivered packet (packets sent less
+packets dropped, from ``--json``) between the two runs, (CPU(2D) - CPU(D)) / (packets(2D) -
+packets(D)), so start-up, building the network and slow start drop out; its growth over the
+smallest N (the target: within 1.5x); tfrclab's peak RSS at 2D; ns-2 (process CPU and peak RSS
+at D) runs the same exported scenario for N up to ``--scaling-ns-max``. Each point runs
+``--scaling-pairs`` times, tfrclab and ns-2 alternating.
+
+``--sweep-runs 10,50`` adds the sweep overhead: ``tfrclab sweep`` of a tiny scenario (two flows,
+1 s) with ``--jobs 2`` and that many seeds; the per-run overhead is the slope between the two
+sizes of the sweep's CPU time (its workers included) less the runs' own simulation time, so the
+sweep's fixed start-up drops out. On a loaded machine CPU time is the steadier figure; the wall
+time slope times the jobs is printed beside it.
 """
 
 from __future__ import annotations
@@ -111,6 +128,185 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores, load average {load}, {platform.system()}"
 
 
+SCALING_SCENARIO = """name = "scaling-{flows}"
+description = "bench_peers scaling point: {flows} flows on a {rate} dumbbell"
+duration = "{duration}"
+seed = 1
+
+[topology]
+kind = "dumbbell"
+hosts = {flows}
+
+[topology.bottleneck]
+rate = "{rate}"
+delay = "30ms"
+queue = {{ kind = "red", preset = "ns2_2000", limit = 1000, gentle = true }}
+
+[topology.access]
+rate = "10Gbps"
+rtt = {{ uniform = ["80ms", "120ms"] }}
+
+[[flows]]
+kind = "tcp"
+variant = "sack"
+preset = "ns2_2000"
+window = 10000
+count = {half}
+start = {{ uniform = ["0s", "10s"] }}
+
+[[flows]]
+kind = "tfrc"
+preset = "floyd2000"
+count = {half}
+start = {{ uniform = ["0s", "10s"] }}
+"""
+
+TINY_SCENARIO = """name = "sweep-overhead"
+duration = "1s"
+
+[topology]
+kind = "dumbbell"
+hosts = 2
+
+[topology.bottleneck]
+rate = "1Mbps"
+delay = "10ms"
+
+[[flows]]
+kind = "tcp"
+
+[[flows]]
+kind = "tfrc"
+"""
+
+
+def delivered_packets(report: str) -> int:
+    """Packets delivered in a ``tfrclab run --json`` report: sent less dropped, every flow."""
+    flows = json.loads(report)["flows"]
+    return sum(int(f["packets_sent"]) - int(f["packets_dropped"]) for f in flows)
+
+
+def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) -> list[dict]:
+    """The flow-count series (module documentation): one dict per N."""
+    points = []
+    for flows in [int(n) for n in args.scaling.split(",")]:
+        path = work / f"scaling-{flows}.toml"
+        path.write_text(
+            SCALING_SCENARIO.format(
+                flows=flows,
+                half=max(1, flows // 2),
+                rate=args.scaling_rate,
+                duration=args.scaling_duration,
+            ),
+            encoding="utf-8",
+        )
+        double = work / f"scaling-{flows}-double.toml"
+        seconds = float(args.scaling_duration.rstrip("s"))
+        double.write_text(
+            SCALING_SCENARIO.format(
+                flows=flows,
+                half=max(1, flows // 2),
+                rate=args.scaling_rate,
+                duration=f"{2 * seconds:g}s",
+            ),
+            encoding="utf-8",
+        )
+        commands = {
+            "tfrclab": [tfrclab, "run", str(path), "--json", "--quiet", "--force"],
+            "tfrclab_double": [tfrclab, "run", str(double), "--json", "--quiet", "--force"],
+        }
+        if ns is not None and flows <= args.scaling_ns_max:
+            tcl = work / f"scaling-{flows}.tcl"
+            export = [tfrclab, "export", "ns2", str(path), "-o", str(tcl), "--sample", "10ms"]
+            subprocess.run(export, check=True)
+            commands["ns"] = [ns, str(tcl)]
+        runs: dict[str, list[Sample]] = {name: [] for name in commands}
+        for i in range(args.scaling_pairs):
+            print(f"scaling {flows} flows, run {i + 1}/{args.scaling_pairs}", file=sys.stderr)
+            for name, argv in commands.items():
+                runs[name].append(measure(argv, work))
+        packets = delivered_packets(runs["tfrclab"][0].stdout)
+        packets_double = delivered_packets(runs["tfrclab_double"][0].stdout)
+        events = int(json.loads(runs["tfrclab"][0].stdout)["events"])
+        events_double = int(json.loads(runs["tfrclab_double"][0].stdout)["events"])
+        cpu = median([r.cpu_s for r in runs["tfrclab"]])
+        cpu_double = median([r.cpu_s for r in runs["tfrclab_double"]])
+        point = {
+            "flows": flows,
+            "delivered_packets": packets_double - packets,
+            "cpu_s": cpu_double - cpu,
+            "events_per_packet": (events_double - events) / max(1, packets_double - packets),
+            "cpu_ns_per_event": 1e9 * (cpu_double - cpu) / max(1, events_double - events),
+            "cpu_us_per_packet": 1e6 * (cpu_double - cpu) / max(1, packets_double - packets),
+            "rss_mib": median([r.rss_mib for r in runs["tfrclab_double"]]),
+            "ns2_cpu_s": median([r.cpu_s for r in runs["ns"]]) if "ns" in runs else None,
+            "ns2_rss_mib": median([r.rss_mib for r in runs["ns"]]) if "ns" in runs else None,
+        }
+        points.append(point)
+    base = points[0]["cpu_us_per_packet"] if points else 1.0
+    for point in points:
+        point["growth"] = point["cpu_us_per_packet"] / base
+    return points
+
+
+def sweep_overhead(args: argparse.Namespace, tfrclab: str, work: Path) -> dict:
+    """The sweep's per-run overhead (module documentation), in milliseconds."""
+    scenario = work / "tiny.toml"
+    scenario.write_text(TINY_SCENARIO, encoding="utf-8")
+    small, large = (int(n) for n in args.sweep_runs.split(","))
+    samples = {}
+    for runs in (small, large):
+        out = work / f"sweep-{runs}"
+        argv = [tfrclab, "sweep", str(scenario), "--vary", "topology.bottleneck.rate=1Mbps"]
+        argv += ["--seeds", f"1-{runs}", "--jobs", "2", "--out", str(out), "--json", "--quiet"]
+        print(f"sweep of {runs} runs", file=sys.stderr)
+        sample = measure(argv, work)
+        import pandas as pd
+
+        sim = float(pd.read_parquet(out / "runs").groupby("run")["wall_seconds"].first().sum())
+        samples[runs] = (sample, sim)
+    (s_small, sim_small), (s_large, sim_large) = samples[small], samples[large]
+    extra = large - small
+    return {
+        "runs": [small, large],
+        "cpu_ms_per_run": 1e3 * ((s_large.cpu_s - s_small.cpu_s) - (sim_large - sim_small)) / extra,
+        "wall_x_jobs_ms_per_run": 1e3
+        * (2 * (s_large.wall_s - s_small.wall_s) - (sim_large - sim_small))
+        / extra,
+        "sim_ms_per_run": 1e3 * sim_large / large,
+    }
+
+
+def print_extras(points: list[dict], overhead: dict | None) -> None:
+    """The scaling table and the sweep-overhead line, as Markdown."""
+    if points:
+        print()
+        print(
+            "| flows | packets D..2D | CPU D..2D (s) | CPU (us/packet) | vs smallest | "
+            "events/packet | CPU (ns/event) | peak RSS at 2D (MiB) | ns-2 CPU at D (s) | "
+            "ns-2 peak RSS (MiB) |"
+        )
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for p in points:
+            ns_cpu = "-" if p["ns2_cpu_s"] is None else f"{p['ns2_cpu_s']:.2f}"
+            ns_rss = "-" if p["ns2_rss_mib"] is None else f"{p['ns2_rss_mib']:.1f}"
+            print(
+                f"| {p['flows']} | {p['delivered_packets']} | {p['cpu_s']:.2f} | "
+                f"{p['cpu_us_per_packet']:.3f} | {p['growth']:.2f}x | "
+                f"{p['events_per_packet']:.2f} | {p['cpu_ns_per_event']:.0f} | "
+                f"{p['rss_mib']:.1f} | "
+                f"{ns_cpu} | {ns_rss} |"
+            )
+    if overhead is not None:
+        print()
+        print(
+            f"sweep overhead per run ({overhead['runs'][0]} vs {overhead['runs'][1]} runs, "
+            f"--jobs 2): {overhead['cpu_ms_per_run']:.1f} ms CPU "
+            f"({overhead['wall_x_jobs_ms_per_run']:.1f} ms wall x jobs), beside "
+            f"{overhead['sim_ms_per_run']:.1f} ms of simulation"
+        )
+
+
 def main(argv: list[str]) -> int:
     """Run the benchmark and print its table (or JSON); returns the exit status."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -123,12 +319,33 @@ def main(argv: list[str]) -> int:
         help="the tfrclab command (default: the one next to this Python)",
     )
     parser.add_argument("--json", action="store_true", help="print the medians as JSON")
+    parser.add_argument("--scaling", help="flow counts of the scaling series, e.g. 8,128,2048")
+    parser.add_argument("--scaling-rate", default="1Gbps", help="bottleneck rate (1Gbps)")
+    parser.add_argument("--scaling-duration", default="20s", help="simulated time D (20s)")
+    parser.add_argument("--scaling-pairs", type=int, default=1, help="runs per point (1)")
+    parser.add_argument(
+        "--scaling-ns-max", type=int, default=128, help="largest N ns-2 runs (default 128)"
+    )
+    parser.add_argument("--sweep-runs", help="two sweep sizes for the overhead, e.g. 10,50")
+    parser.add_argument(
+        "--skip-peers", action="store_true", help="only the scaling series and sweep overhead"
+    )
     args = parser.parse_args(argv)
     ns = shutil.which(args.ns)
+    tfrclab = args.tfrclab
+    if args.skip_peers:
+        with tempfile.TemporaryDirectory(prefix="tfrclab-bench-") as tmp:
+            points = scaling(args, ns, tfrclab, Path(tmp)) if args.scaling else []
+            overhead = sweep_overhead(args, tfrclab, Path(tmp)) if args.sweep_runs else None
+        if args.json:
+            print(json.dumps({"machine": machine(), "scaling": points, "sweep": overhead}))
+        else:
+            print(f"machine: {machine()}")
+            print_extras(points, overhead)
+        return 0
     if ns is None:
         print(f"bench_peers: {args.ns!r} not found (Debian/Ubuntu: apt-get install ns2)")
         return 2
-    tfrclab = args.tfrclab
     scenario = args.scenario.resolve()
     with tempfile.TemporaryDirectory(prefix="tfrclab-bench-") as tmp:
         work = Path(tmp)
@@ -156,6 +373,8 @@ def main(argv: list[str]) -> int:
         for run in runs["ns"]:
             if not run.stdout.startswith("H "):
                 raise SystemExit("ns-2 did not print the exported script's header")
+        points = scaling(args, ns, tfrclab, work) if args.scaling else []
+        overhead = sweep_overhead(args, tfrclab, work) if args.sweep_runs else None
     loop = [float(json.loads(r.stdout)["wall_seconds"]) for r in runs["tfrclab"]]
     rows = [
         (
@@ -201,6 +420,8 @@ def main(argv: list[str]) -> int:
                     "rows": [
                         {"metric": m, "ns2": a, "tfrclab": b, "ratio": a / b} for m, a, b in rows
                     ],
+                    "scaling": points,
+                    "sweep": overhead,
                 }
             )
         )
@@ -213,6 +434,7 @@ def main(argv: list[str]) -> int:
     for metric, a, b in rows:
         digits = 1 if "RSS" in metric else 3
         print(f"| {metric} | {a:.{digits}f} | {b:.{digits}f} | {a / b:.2f}x |")
+    print_extras(points, overhead)
     return 0
 
 

@@ -13,6 +13,7 @@ __all__ = [
     "ScenarioError",
     "Simulation",
     "check_scenario",
+    "decode_state",
     "equation",
     "estimate",
     "quantity",
@@ -107,13 +108,21 @@ class Simulation:
         per-flow lists of str ``name``, ``kind``, ``variant``, ``from``, ``to``, ``path`` (the
         forward path as a list of link indices per flow), uint64 arrays ``start_ns``,
         ``base_rtt_ns``, ``loss_event_rtt_ns``, the int64 array ``stop_ns`` (-1: no stop) and
-        the totals); ``flow_bins`` (dict: per series a list of one array of n per flow);
-        ``flow_states`` (one ``(fields, values)`` per flow, values a list of one float64
-        array of n per field); ``links`` (dict of per-link columns, with a bool ``binned``);
+        the totals); ``flow_bins`` (dict: per series a list of one array of n per flow, each in the
+        narrowest unsigned dtype its values fit, uint8 to uint64);
+        ``flow_states`` (one ``(fields, blob)`` per flow: the field names and the sampled
+        state compressed, for :func:`decode_state`); ``links`` (dict of per-link columns, with
+        a bool ``binned``);
         ``link_bins`` (dict of (binned links x n) arrays); ``packet_trace`` (None or a dict of
         columns); ``traces`` (one dict per traced link and format: ``kind`` ("pcap" or "ns2"),
         ``path``, ``link``, ``written``, ``over_limit``, ``limit``, ``error`` (str or None)).
         """
+
+def decode_state(blob: bytes, fields: int, bins: int) -> NDArray[np.float64]:
+    """Decode a flow's compressed state trace (from ``finish``) to a (fields x bins) array.
+
+    Raises ValueError when ``blob`` is not a trace of ``fields`` fields.
+    """
 
 def equation(
     size_bytes: float,

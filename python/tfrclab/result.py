@@ -169,9 +169,10 @@ class Result:
         self.link_bins = link_bins
         """Each link series of the binned links as a (binned links x bins) array."""
         self._states: list[tuple[tuple[str, ...], NDArray[np.float64]]] | None = states
-        # From a run: each flow's fields and one array per field, made 2-D when first asked for
-        # (a summary never needs the traces, most of a run's records).
-        self._state_columns: list[tuple[tuple[str, ...], list[Any]]] = []
+        # From a run: each flow's fields and its trace compressed as the simulator kept it,
+        # decoded when first asked for (a summary never needs the traces, dense most of a run's
+        # records: 3.9 GB for 2048 TCP flows over 150 s of 10 ms bins).
+        self._state_blobs: list[tuple[tuple[str, ...], bytes]] = []
         self.packet_trace = packet_trace
         """The per-packet trace when the scenario asked for one (``monitor.packet_trace``)."""
         self.traces: list[dict[str, Any]] = []
@@ -271,9 +272,9 @@ class Result:
             )
             for key in _LINK_SERIES
         }
-        state_columns = [
-            (tuple(str(name) for name in fields), list(values))
-            for fields, values in raw["flow_states"]
+        state_blobs = [
+            (tuple(str(name) for name in fields), bytes(blob))
+            for fields, blob in raw["flow_states"]
         ]
         trace_raw = raw["packet_trace"]
         packet_trace = None
@@ -310,7 +311,7 @@ class Result:
             measure_to_ns=int(raw["measure_to_ns"]),
         )
         result = cls(info, flows, links, {}, link_bins, [], packet_trace)
-        result._states, result._state_columns = None, state_columns
+        result._states, result._state_blobs = None, state_blobs
         result._flow_bins, result._flow_bin_rows, result._bin_count = None, flow_bin_rows, bins
         return result
 
@@ -362,13 +363,24 @@ class Result:
     def states(self) -> list[tuple[tuple[str, ...], NDArray[np.float64]]]:
         """Each flow's state trace: its field names and a (fields x bins) float64 array."""
         if self._states is None:
-            bins = self.bins
-            self._states = [
-                (fields, _as_2d(values, len(fields), bins, np.float64))
-                for fields, values in self._state_columns
-            ]
-            self._state_columns = []
+            self._states = [self._state_of(i) for i in range(len(self._state_blobs))]
+            self._state_blobs = []
         return self._states
+
+    def _state_of(self, row: int) -> tuple[tuple[str, ...], NDArray[np.float64]]:
+        """Flow ``row``'s state trace, decoding only that flow's while the rest stay compressed."""
+        if self._states is not None:
+            return self._states[row]
+        from tfrclab import _native
+
+        fields, blob = self._state_blobs[row]
+        return fields, _native.decode_state(blob, len(fields), self.bins)
+
+    def _state_fields(self) -> list[tuple[str, ...]]:
+        """Each flow's state field names (without decoding any trace)."""
+        if self._states is not None:
+            return [fields for fields, _ in self._states]
+        return [fields for fields, _ in self._state_blobs]
 
     @property
     def _flows(self) -> pd.DataFrame:
@@ -512,7 +524,7 @@ class Result:
         """
         import pandas as pd
 
-        fields, values = self.states[self.flow_index(flow)]
+        fields, values = self._state_of(self.flow_index(flow))
         index = pd.Index(self.time_s + self.info.bin_s, name="time_s")
         frame: pd.DataFrame = pd.DataFrame(
             {name: values[i] for i, name in enumerate(fields)}, index=index, columns=list(fields)
@@ -595,7 +607,7 @@ class Result:
             "packet_trace_overflowed": info.packet_trace_overflowed,
             "measure_from_ns": info.measure_from_ns,
             "measure_to_ns": info.measure_to_ns,
-            "flow_state_fields": [list(fields) for fields, _ in self.states],
+            "flow_state_fields": [list(fields) for fields in self._state_fields()],
         }
         (out / "scenario.toml").write_text(info.scenario_toml, encoding="utf-8")
         self._flows.to_parquet(out / "flows.parquet", index=False)
@@ -618,7 +630,8 @@ class Result:
             out / "link_bins.parquet",
         )
         flow_ids, field_names, bin_ids, values_out = [], [], [], []
-        for i, (fields, values) in enumerate(self.states):
+        for i in range(len(self._state_fields())):
+            fields, values = self._state_of(i)
             for j, name in enumerate(fields):
                 flow_ids.append(np.full(bins, i, dtype=np.int32))
                 field_names.append(np.full(bins, name, dtype=object))

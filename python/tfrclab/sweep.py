@@ -362,17 +362,18 @@ def _cost_error(cost: dict[str, Any], changes: tuple[tuple[str, Any], ...]) -> _
     return err
 
 
-def _front(task: Task, rows: int) -> pd.DataFrame:
-    """The leading columns of every row of a task: run key, seed and the typed parameters."""
+def _with_front(task: Task, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the task's leading columns put first: run key, seed, typed parameters.
+
+    The columns are inserted into a copy rather than concatenated with a second frame: the same
+    rows and dtypes for a fraction of the cost (a sweep makes three such tables per run).
+    """
+    rows: pd.DataFrame = table.reset_index(drop=True)
     front: dict[str, Any] = {"run": task.key, "seed": task.seed}
     for path, value in task.columns or task.changes:
         front[path] = value
-    frame: pd.DataFrame = pd.DataFrame({k: [v] * rows for k, v in front.items()})
-    return frame
-
-
-def _with_front(task: Task, table: pd.DataFrame) -> pd.DataFrame:
-    rows: pd.DataFrame = pd.concat([_front(task, len(table)), table.reset_index(drop=True)], axis=1)
+    for position, (key, value) in enumerate(front.items()):
+        rows.insert(position, key, [value] * len(rows))
     return rows
 
 
@@ -537,7 +538,22 @@ def _terminate(pool: cf.ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, dict[str, pd.DataFrame]]]:
+def _run_and_write(task: Task, out: Path) -> None:
+    """Run one task and write its files, in a worker process.
+
+    The tables never travel back to the parent: pickling them there and back cost more CPU
+    than the run of a small scenario, and the parent wrote every run's files alone.
+    """
+    _write_task(out, task, run_task(task))
+
+
+def _local(
+    tasks: Sequence[Task], jobs: int, out: Path
+) -> Iterator[tuple[Task, dict[str, pd.DataFrame] | None]]:
+    """Run ``tasks`` here (``jobs`` <= 1) or on a pool of ``jobs`` processes.
+
+    Yields each task with its tables to write, or None where the worker wrote them already.
+    """
     if jobs <= 1:
         for task in tasks:
             yield task, run_task(task)
@@ -549,15 +565,15 @@ def _local(tasks: Sequence[Task], jobs: int) -> Iterator[tuple[Task, dict[str, p
         pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
         broken: list[Task] = []
         try:
-            futures = {pool.submit(run_task, task): task for task in pending}
+            futures = {pool.submit(_run_and_write, task, out): task for task in pending}
             for future in cf.as_completed(futures):
                 task = futures[future]
                 try:
-                    tables = future.result()
+                    future.result()
                 except BrokenProcessPool:
                     broken.append(task)
                     continue
-                yield task, tables
+                yield task, None
         except BaseException:
             _terminate(pool)
             raise
@@ -639,15 +655,16 @@ def run_sweep(
             on_estimate(expected_s * len(remaining) / max(1, len(grid.tasks())))
         if on_start is not None:
             on_start(len(remaining), len(grid.tasks()))
-        results: Iterable[tuple[Task, dict[str, pd.DataFrame]]]
+        results: Iterable[tuple[Task, dict[str, pd.DataFrame] | None]]
         if not remaining:
             results = []
         elif executor == "local":
-            results = _local(remaining, jobs)
+            results = _local(remaining, jobs, out)
         else:
             results = _dask(remaining, jobs, scheduler)
         for task, tables in results:
-            _write_task(out, task, tables)
+            if tables is not None:
+                _write_task(out, task, tables)
             if on_done is not None:
                 on_done(task)
     return load(out)

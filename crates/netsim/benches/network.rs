@@ -87,15 +87,14 @@ fn bin_bytes(results: &netsim::results::Results) -> usize {
         .iter()
         .map(|f| {
             let b = &f.record.bins;
-            4 * (b.sent_packets.len() + b.received_packets.len() + b.dropped_packets.len())
-                + 4 * b.loss_events.len()
-                + 8 * (b.sent_bytes.len() + b.received_bytes.len() + b.dropped_bytes.len())
-                + f.record
-                    .state
-                    .values
-                    .iter()
-                    .map(|v| 8 * v.len())
-                    .sum::<usize>()
+            b.sent_packets.stored_bytes()
+                + b.received_packets.stored_bytes()
+                + b.dropped_packets.stored_bytes()
+                + b.loss_events.stored_bytes()
+                + b.sent_bytes.stored_bytes()
+                + b.received_bytes.stored_bytes()
+                + b.dropped_bytes.stored_bytes()
+                + f.record.state.blob.len()
         })
         .sum();
     let links: usize = results

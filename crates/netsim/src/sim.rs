@@ -204,6 +204,10 @@ struct FlowSlot {
     /// When it stops for good, if the scenario says (drawn, if a distribution).
     stop: Option<Duration>,
     trace_buffer: Vec<f64>,
+    /// Whether one of the flow's agents was called since its state was last sampled; a flow
+    /// whose agents were not has the state it had, and is not sampled again (its monitor
+    /// repeats the last sample), so idle flows cost no work per bin.
+    state_dirty: bool,
 }
 
 /// A simulation being run.
@@ -384,6 +388,7 @@ impl Simulation {
                 start,
                 stop,
                 trace_buffer: vec![0.0; fields.len()],
+                state_dirty: true,
             });
             base_rtts.push(base_rtt);
             loss_event_rtts.push(loss_event_rtt);
@@ -697,6 +702,7 @@ impl Simulation {
     /// Sends what the agent queued, then records its deadline, queueing a timer event only when
     /// the deadline is earlier than the one already queued (see `AgentSlot::scheduled`).
     fn after_callback(&mut self, agent: usize) {
+        self.flows[agent / 2].state_dirty = true;
         if !self.outbox.packets().is_empty() {
             let mut outbox = std::mem::take(&mut self.outbox);
             for outgoing in outbox.drain() {
@@ -857,6 +863,11 @@ impl Simulation {
             if flow.trace_buffer.is_empty() {
                 continue;
             }
+            if !flow.state_dirty {
+                flow.monitor.repeat_state(bin as usize);
+                continue;
+            }
+            flow.state_dirty = false;
             let source = &self.agents[2 * index].agent;
             let sink = &self.agents[2 * index + 1].agent;
             let split = source.trace_fields().len();

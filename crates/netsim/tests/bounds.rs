@@ -94,11 +94,12 @@ fn runs_whose_monitors_need_gigabytes_are_refused_before_reserving() {
     assert!(error.message.contains("coarser `monitor.bin`"), "{error}");
     assert!(!error.message.contains('\n'));
 
-    // 100000 idle CBR flows with 1000 bins each.
+    // 100000 idle CBR flows with 10000 bins each: at a byte per bin for each of a flow's seven
+    // counters (idle counts fit in a byte), 7 GB.
     let text = format!(
-        "duration = \"10s\"\n[topology]\nkind = \"dumbbell\"\nhosts = 1\n\
+        "duration = \"100s\"\n[topology]\nkind = \"dumbbell\"\nhosts = 1\n\
          bottleneck = {{ rate = \"10Mbps\", delay = \"10ms\" }}\n\
-         [[flows]]\nkind = \"cbr\"\nrate = \"1kbps\"\nstart = \"20s\"\ncount = {MAX_FLOWS}\n"
+         [[flows]]\nkind = \"cbr\"\nrate = \"1kbps\"\nstart = \"200s\"\ncount = {MAX_FLOWS}\n"
     );
     let scenario = Scenario::from_toml_str(&text).unwrap();
     let error = check(&scenario, &Budget::DEFAULT).unwrap_err();

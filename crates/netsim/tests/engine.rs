@@ -243,7 +243,7 @@ fn start_stop_and_on_off_bound_the_sending() {
     let steady = &results.flow("steady").unwrap().record;
     // 125 packets a second from 2 s (inclusive) to 5 s (exclusive), all in bins 20-49.
     assert_eq!(steady.totals.packets_sent, 375);
-    let bins = &steady.bins.sent_packets;
+    let bins = &steady.bins.sent_packets.to_vec();
     assert!(bins[..20].iter().all(|&n| n == 0));
     assert!(bins[50..].iter().all(|&n| n == 0));
     let cycling = &results.flow("cycling").unwrap().record.totals;
@@ -314,8 +314,14 @@ fn adding_a_flow_leaves_the_others_draws_alone() {
     let alone = run(false);
     let with_other = run(true);
     assert!(alone.totals.packets_dropped > 50);
-    assert_eq!(alone.bins.sent_packets, with_other.bins.sent_packets);
-    assert_eq!(alone.bins.dropped_packets, with_other.bins.dropped_packets);
+    assert_eq!(
+        alone.bins.sent_packets.to_vec(),
+        with_other.bins.sent_packets.to_vec()
+    );
+    assert_eq!(
+        alone.bins.dropped_packets.to_vec(),
+        with_other.bins.dropped_packets.to_vec()
+    );
 }
 
 #[test]
@@ -353,7 +359,7 @@ fn agent_state_is_sampled_at_the_end_of_every_bin() {
         .run();
     let state = &results.flows[0].record.state;
     assert_eq!(state.fields, ["packets_sent"]);
-    let sent = &state.values[0];
+    let sent = &state.values()[0];
     assert_eq!(sent.len(), 11);
     // Bin k covers [k/10, (k+1)/10) s: its sample counts the packets sent at 0.25 s, 0.251 s, ...
     // before (k+1)/10 s; the last bin ends with the run, at 1.05 s.

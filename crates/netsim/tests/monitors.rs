@@ -96,9 +96,9 @@ proptest! {
 
         // Counts add up (every event is at or before `end`).
         let sum = |v: &[u32]| v.iter().map(|&x| u64::from(x)).sum::<u64>();
-        prop_assert_eq!(sum(&b.arrivals), r.totals.arrivals);
-        prop_assert_eq!(sum(&b.drops), r.totals.queue_drops + r.totals.loss_model_drops);
-        prop_assert_eq!(sum(&b.departures), r.totals.departures);
+        prop_assert_eq!(sum(&b.arrivals.to_vec()), r.totals.arrivals);
+        prop_assert_eq!(sum(&b.drops.to_vec()), r.totals.queue_drops + r.totals.loss_model_drops);
+        prop_assert_eq!(sum(&b.departures.to_vec()), r.totals.departures);
         prop_assert_eq!(b.departed_bytes.iter().sum::<u64>(), r.totals.bytes_departed);
         prop_assert!((0.0..=1.0).contains(&r.totals.drop_rate()));
 
@@ -264,13 +264,13 @@ proptest! {
         let sum64 = |v: &[u64]| v.iter().sum::<u64>();
         prop_assert_eq!(b.sent_packets.len(), n);
         prop_assert_eq!(b.loss_events.len(), n);
-        prop_assert_eq!(sum(&b.sent_packets), t.packets_sent);
-        prop_assert_eq!(sum64(&b.sent_bytes), t.bytes_sent);
-        prop_assert_eq!(sum(&b.received_packets), t.packets_received);
-        prop_assert_eq!(sum64(&b.received_bytes), t.bytes_received);
-        prop_assert_eq!(sum(&b.dropped_packets), t.packets_dropped);
-        prop_assert_eq!(sum64(&b.dropped_bytes), t.bytes_dropped);
-        prop_assert_eq!(sum(&b.loss_events), t.loss_events);
+        prop_assert_eq!(sum(&b.sent_packets.to_vec()), t.packets_sent);
+        prop_assert_eq!(sum64(&b.sent_bytes.to_vec()), t.bytes_sent);
+        prop_assert_eq!(sum(&b.received_packets.to_vec()), t.packets_received);
+        prop_assert_eq!(sum64(&b.received_bytes.to_vec()), t.bytes_received);
+        prop_assert_eq!(sum(&b.dropped_packets.to_vec()), t.packets_dropped);
+        prop_assert_eq!(sum64(&b.dropped_bytes.to_vec()), t.bytes_dropped);
+        prop_assert_eq!(sum(&b.loss_events.to_vec()), t.loss_events);
         prop_assert_eq!(
             [t.reverse_packets_sent, t.reverse_packets_received, t.reverse_packets_dropped],
             reverse
@@ -281,7 +281,7 @@ proptest! {
         prop_assert!(t.loss_events <= t.packets_dropped);
         prop_assert_eq!(t.loss_events == 0, t.packets_dropped == 0);
         for k in 0..n {
-            prop_assert!(b.loss_events[k] <= b.dropped_packets[k]);
+            prop_assert!(b.loss_events.get(k) <= b.dropped_packets.get(k));
         }
         prop_assert!(t.loss_event_rate().is_finite() && t.packet_loss_rate().is_finite());
         if t.packets_sent == 0 {
@@ -292,8 +292,9 @@ proptest! {
         }
 
         // State columns: one per field, n long; a sampled bin holds its value or NaN.
-        prop_assert_eq!(r.state.values.len(), 2);
-        for (i, column) in r.state.values.iter().enumerate() {
+        let values = r.state.values();
+        prop_assert_eq!(values.len(), 2);
+        for (i, column) in values.iter().enumerate() {
             prop_assert_eq!(column.len(), n);
             for &v in column {
                 prop_assert!(v.is_nan() || v == i as f64);
@@ -345,7 +346,7 @@ fn a_long_steady_run_keeps_one_value_per_bin() {
     assert_eq!(l.bins.utilization.len(), 1000);
     assert!(l.bins.utilization.iter().all(|&u| (u - 1.0).abs() < 1e-12));
     assert_eq!(l.totals.utilization, 1.0);
-    assert_eq!(f.bins.sent_packets.iter().sum::<u32>(), 12_500);
+    assert_eq!(f.bins.sent_packets.to_vec().iter().sum::<u32>(), 12_500);
     // A drop every 80 ms with a 100 ms RTT: 0 opens, 80 joins, 160 opens, 240 joins, ...
     assert_eq!(f.totals.loss_events, 63);
     assert_eq!(f.totals.packets_dropped, 125);

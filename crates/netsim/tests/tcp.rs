@@ -9,7 +9,9 @@ use netsim::scenario::Scenario;
 
 /// Received data rate in packets per second over bins `from..to`.
 fn received_pps(flow: &FlowResult, bin_s: f64, from: usize, to: usize) -> f64 {
-    let packets: u32 = flow.record.bins.received_packets[from..to].iter().sum();
+    let packets: u32 = flow.record.bins.received_packets.to_vec()[from..to]
+        .iter()
+        .sum();
     f64::from(packets) / ((to - from) as f64 * bin_s)
 }
 

@@ -35,6 +35,7 @@ fn sent(flow: &FlowResult) -> Vec<f64> {
     flow.record
         .bins
         .sent_packets
+        .to_vec()
         .iter()
         .map(|&n| f64::from(n))
         .collect()
@@ -172,7 +173,7 @@ fn an_uncongested_path_is_filled() {
     let text = two_nodes_over("10Mbps", "20ms", 50, "60s", "1s", "kind = \"tear\"", "");
     let results = simulate(&text, 1);
     let flow = results.flow("f").unwrap();
-    let delivered: u64 = flow.record.bins.received_packets[20..]
+    let delivered: u64 = flow.record.bins.received_packets.to_vec()[20..]
         .iter()
         .map(|&n| u64::from(n))
         .sum();

@@ -182,7 +182,7 @@ fn greedy_flow_fills_an_uncongested_bottleneck() {
         (flow.kind.as_str(), flow.variant.as_str()),
         ("tfrc", "rfc5348")
     );
-    let late: u64 = flow.record.bins.received_bytes[150..].iter().sum();
+    let late: u64 = flow.record.bins.received_bytes.to_vec()[150..].iter().sum();
     let rate_bps = late as f64 * 8.0 / 15.0;
     println!("uncongested: {:.3} of the bottleneck", rate_bps / 10e6);
     assert!(rate_bps >= 0.98 * 10e6, "{rate_bps}");
@@ -211,7 +211,7 @@ fn droptail_congested_flows_follow_the_equation() {
         let shape = TfrcConfig::preset(preset).unwrap().equation;
         let from = 200; // skip 20 s of start-up
         for flow in &results.flows {
-            let received = &flow.record.bins.received_bytes[from..];
+            let received = &flow.record.bins.received_bytes.to_vec()[from..];
             let throughput = received.iter().sum::<u64>() as f64 / (received.len() as f64 * 0.1);
             let p = mean(&column(flow, "p")[from..]);
             let rtt = mean(&column(flow, "rtt_s")[from..]);
@@ -245,7 +245,7 @@ fn droptail_congested_flows_follow_the_equation() {
 fn assert_never_ahead_of_the_application(flow: &FlowResult, app_bps: f64) {
     let interval = 8000.0 / app_bps;
     let mut sent = 0u64;
-    for (k, &bytes) in flow.record.bins.sent_bytes.iter().enumerate() {
+    for (k, &bytes) in flow.record.bins.sent_bytes.to_vec().iter().enumerate() {
         sent += bytes;
         let end = (k + 1) as f64 * 0.1;
         let produced = ((end / interval).ceil() as u64 + 1) * 1000;
@@ -267,7 +267,7 @@ fn application_limited_source_obeys_the_data_limited_rules() {
     let flow = results.flow("f").unwrap();
     assert_never_ahead_of_the_application(flow, 200e3);
     let from = 100;
-    let sent = &flow.record.bins.sent_bytes[from..];
+    let sent = &flow.record.bins.sent_bytes.to_vec()[from..];
     let rate = sent.iter().sum::<u64>() as f64 * 8.0 / (sent.len() as f64 * 0.1);
     // The sender keeps up: everything the application produced went out (measured: exactly).
     assert!((rate / 200e3 - 1.0).abs() < 0.01, "{rate}");
@@ -283,7 +283,7 @@ fn application_limited_source_obeys_the_data_limited_rules() {
     assert!(x_calc >= 4.0 * 200e3, "{x_calc}");
     // In no one-second window (after the start-up backlog) does it exceed the application's
     // rate by more than one packet.
-    for window in flow.record.bins.sent_bytes[from..].windows(10) {
+    for window in flow.record.bins.sent_bytes.to_vec()[from..].windows(10) {
         assert!(window.iter().sum::<u64>() <= 25_000 + 1000);
     }
 }
@@ -397,7 +397,7 @@ fn cov_time_at_one_percent_loss() {
             .map(|seed| {
                 let results = run_toml(&text, seed);
                 let flow = results.flow("f").unwrap();
-                let per_rtt: Vec<f64> = flow.record.bins.sent_packets[200..]
+                let per_rtt: Vec<f64> = flow.record.bins.sent_packets.to_vec()[200..]
                     .iter()
                     .map(|&n| f64::from(n))
                     .collect();

@@ -118,7 +118,7 @@ fn on_off_sources_wait_interval_plus_off_before_their_first_packet() {
     let text = on_off_load("pareto", 20, "100s").replace("bin = \"10s\"", "bin = \"20ms\"");
     let results = simulate(&text, 3);
     for flow in &results.flows {
-        let sent = &flow.record.bins.sent_packets;
+        let sent = &flow.record.bins.sent_packets.to_vec();
         assert!(sent[..34].iter().all(|&n| n == 0), "{}", flow.name);
         assert!(flow.record.totals.packets_sent > 0);
     }

@@ -40,7 +40,7 @@ fn single_draws(flows: &[&FlowResult], count: &str, total: &str) -> Vec<u64> {
     for flow in flows {
         let (c, t) = (state(flow, count), state(flow, total));
         let mut previous = (0.0, 0.0);
-        for (&ci, &ti) in c.iter().zip(t) {
+        for (&ci, &ti) in c.iter().zip(&t) {
             if ci - previous.0 == 1.0 {
                 sizes.push((ti - previous.1) as u64);
             }

@@ -45,6 +45,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(channel::run_channel, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::check_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::estimate, m)?)?;
+    m.add_function(wrap_pyfunction!(simulation::decode_state, m)?)?;
     m.add_class::<simulation::Simulation>()?;
     m.add_function(wrap_pyfunction!(units::quantity, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::queue_buffers, m)?)?;

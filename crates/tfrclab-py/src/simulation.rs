@@ -18,11 +18,13 @@ use std::time::{Duration, Instant};
 
 use numpy::ndarray::Array2;
 use numpy::{Element, IntoPyArray, PyArray1, PyArray2};
-use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError};
+use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyBytes, PyDict, PyList};
 
-use netsim::monitor::{DropCause, FlowBins, LinkBins, PacketEvent, PacketRecord};
+use netsim::monitor::{
+    Count, Counts, DropCause, FlowBins, LinkBins, Narrow, PacketEvent, PacketRecord,
+};
 use netsim::queue::QueueLimit;
 use netsim::results::{FlowResult, LinkResult, RedSetup, Results};
 use netsim::scenario::{Budget, CostEstimate, Scenario, TraceOpenError};
@@ -283,7 +285,7 @@ impl Simulation {
 }
 
 /// A named binned series of a flow record, and how to move it out.
-type FlowSeries<T> = (&'static str, fn(&mut FlowBins) -> &mut Vec<T>);
+type FlowSeries<T> = (&'static str, fn(&mut FlowBins) -> &mut Counts<T>);
 
 /// A named binned series of a link record, and how to read it.
 type LinkSeries<T> = (&'static str, fn(&LinkBins) -> &Vec<T>);
@@ -312,6 +314,31 @@ fn matrix<'py, T: Element + Clone>(
     Ok(array.into_pyarray(py))
 }
 
+/// A flow's state trace, as `Simulation.finish` hands it over compressed (`blob`, with
+/// `fields` fields), decoded into a (fields x bins) float64 array. Traces stay compressed until
+/// one is asked for: dense, a 2048-flow run's would need gigabytes. Raises ValueError when the
+/// blob is not a trace of that many fields.
+#[pyfunction]
+pub(crate) fn decode_state<'py>(
+    py: Python<'py>,
+    blob: &[u8],
+    fields: usize,
+    bins: usize,
+) -> PyResult<Bound<'py, PyArray2<f64>>> {
+    let size = fields
+        .checked_mul(bins)
+        .filter(|&size| size <= isize::MAX as usize / 8)
+        .ok_or_else(|| PyValueError::new_err("fields x bins is too large"))?;
+    let mut flat = Vec::new();
+    flat.try_reserve_exact(size)
+        .map_err(|_| PyMemoryError::new_err("no memory for the decoded state trace"))?;
+    flat.resize(size, 0.0);
+    netsim::monitor::decode_blob(blob, fields, &mut flat).map_err(PyValueError::new_err)?;
+    let array = Array2::from_shape_vec((fields, bins), flat)
+        .map_err(|err| PyRuntimeError::new_err(format!("state trace shape: {err}")))?;
+    Ok(array.into_pyarray(py))
+}
+
 /// The results as the dict `Simulation.finish` returns.
 fn results_dict<'py>(py: Python<'py>, results: &mut Results) -> PyResult<Bound<'py, PyDict>> {
     let n = netsim::monitor::Bins::new(results.bin).count(Time::ZERO + results.duration);
@@ -328,17 +355,14 @@ fn results_dict<'py>(py: Python<'py>, results: &mut Results) -> PyResult<Bound<'
     let states = PyList::empty(py);
     for flow in &mut results.flows {
         let state = &mut flow.record.state;
-        let columns = PyList::empty(py);
-        for column in std::mem::take(&mut state.values) {
-            if column.len() != n {
-                return Err(PyRuntimeError::new_err(format!(
-                    "ragged state trace: {} samples for {n} bins",
-                    column.len()
-                )));
-            }
-            columns.append(column.into_pyarray(py))?;
+        if state.bins != n {
+            return Err(PyRuntimeError::new_err(format!(
+                "ragged state trace: {} bins for {n}",
+                state.bins
+            )));
         }
-        states.append((state.fields.clone(), columns))?;
+        let blob = PyBytes::new(py, &std::mem::take(&mut state.blob));
+        states.append((state.fields.clone(), blob))?;
     }
     out.set_item("flow_states", states)?;
     out.set_item("links", links_dict(py, &results.links, n)?)?;
@@ -461,11 +485,13 @@ fn flow_bins_dict<'py>(
     Ok(d)
 }
 
-/// One array per flow of the series `series`, each moved out of the flow's record.
-fn moved_rows<'py, T: Element>(
+/// One array per flow of the series `series`, each moved out of the flow's record without a
+/// copy, in the narrowest unsigned dtype its values fit (uint8 to uint64; see
+/// `netsim::monitor::Counts`): the flows' series are most of a large run's records.
+fn moved_rows<'py, T: Count>(
     py: Python<'py>,
     flows: &mut [FlowResult],
-    series: fn(&mut FlowBins) -> &mut Vec<T>,
+    series: fn(&mut FlowBins) -> &mut Counts<T>,
     n: usize,
 ) -> PyResult<Bound<'py, PyList>> {
     let rows = PyList::empty(py);
@@ -477,7 +503,12 @@ fn moved_rows<'py, T: Element>(
                 row.len()
             )));
         }
-        rows.append(row.into_pyarray(py))?;
+        match row.into_narrow() {
+            Narrow::U8(v) => rows.append(v.into_pyarray(py))?,
+            Narrow::U16(v) => rows.append(v.into_pyarray(py))?,
+            Narrow::U32(v) => rows.append(v.into_pyarray(py))?,
+            Narrow::U64(v) => rows.append(v.into_pyarray(py))?,
+        }
     }
     Ok(rows)
 }

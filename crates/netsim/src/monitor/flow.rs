@@ -19,26 +19,29 @@ use std::time::Duration;
 
 use tfrc::Time;
 
-use super::bins::{Bins, PerBin};
+use super::bins::Bins;
+use super::counts::Counts;
+use super::state_trace::{decode_blob, StateSamples};
 
 /// A flow's per-bin series, each exactly as long as the run has bins (`ceil(end / bin)`).
-/// Bin k covers [k·bin, (k+1)·bin).
+/// Bin k covers [k·bin, (k+1)·bin). Each is stored as narrow as its values allow ([`Counts`]);
+/// `to_vec` reads one in its logical type.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FlowBins {
     /// Forward data packets that left the source in the bin (Floyd 2000 eq. 3's count).
-    pub sent_packets: Vec<u32>,
+    pub sent_packets: Counts<u32>,
     /// Their bytes.
-    pub sent_bytes: Vec<u64>,
+    pub sent_bytes: Counts<u64>,
     /// Forward data packets that reached the receiver in the bin (throughput).
-    pub received_packets: Vec<u32>,
+    pub received_packets: Counts<u32>,
     /// Their bytes.
-    pub received_bytes: Vec<u64>,
+    pub received_bytes: Counts<u64>,
     /// Forward data packets lost in the bin (binned by drop time), on any link.
-    pub dropped_packets: Vec<u32>,
+    pub dropped_packets: Counts<u32>,
     /// Their bytes.
-    pub dropped_bytes: Vec<u64>,
+    pub dropped_bytes: Counts<u64>,
     /// Loss events opened in the bin (binned by the time of the drop that opened each).
-    pub loss_events: Vec<u32>,
+    pub loss_events: Counts<u32>,
 }
 
 /// A flow's counters over the whole run (or so far, from [`FlowMonitor::totals`]).
@@ -91,14 +94,33 @@ fn ratio(num: u64, den: u64) -> f64 {
 
 /// The agent's state fields (e.g. TFRC's allowed rate, its loss event rate estimate, the RTT
 /// estimate) sampled at the end of each bin, so protocol internals can be plotted against the
-/// measured rates (e.g. Rhee & Xu 2005 §5's 1/theta_hat against the throughput).
+/// measured rates (e.g. Rhee & Xu 2005 §5's 1/theta_hat against the throughput). Kept
+/// compressed ([`StateSamples`]): decode with [`values`](StateTrace::values).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct StateTrace {
     /// The field names, in column order, as the agent declares them.
     pub fields: Vec<&'static str>,
+    /// The samples as [`StateSamples::into_blob`] encodes them, exactly as many bins as the
+    /// run has.
+    pub blob: Vec<u8>,
+    /// How many bins the run has.
+    pub bins: usize,
+}
+
+impl StateTrace {
     /// One column per field, each exactly as long as the run has bins; NaN where the bin was
     /// never sampled.
-    pub values: Vec<Vec<f64>>,
+    pub fn values(&self) -> Vec<Vec<f64>> {
+        let mut flat = vec![0.0; self.fields.len() * self.bins];
+        if decode_blob(&self.blob, self.fields.len(), &mut flat).is_err() {
+            // The blob is made by the monitor; only a hand-edited trace can be corrupt.
+            flat.fill(f64::NAN);
+        }
+        if self.bins == 0 {
+            return vec![Vec::new(); self.fields.len()];
+        }
+        flat.chunks(self.bins).map(<[f64]>::to_vec).collect()
+    }
 }
 
 /// Everything a flow's monitor recorded, returned by [`FlowMonitor::finish`].
@@ -118,18 +140,18 @@ pub struct FlowRecord {
 pub struct FlowMonitor {
     bins: Bins,
     loss_event_rtt: Duration,
-    sent_packets: PerBin<u32>,
-    sent_bytes: PerBin<u64>,
-    received_packets: PerBin<u32>,
-    received_bytes: PerBin<u64>,
-    dropped_packets: PerBin<u32>,
-    dropped_bytes: PerBin<u64>,
-    loss_events: PerBin<u32>,
+    sent_packets: Counts<u32>,
+    sent_bytes: Counts<u64>,
+    received_packets: Counts<u32>,
+    received_bytes: Counts<u64>,
+    dropped_packets: Counts<u32>,
+    dropped_bytes: Counts<u64>,
+    loss_events: Counts<u32>,
     totals: FlowTotals,
     /// Send time of the packet whose loss opened the current loss event, if any.
     event_start: Option<Time>,
     state_fields: Vec<&'static str>,
-    state: Vec<PerBin<f64>>,
+    state: StateSamples,
 }
 
 impl FlowMonitor {
@@ -144,17 +166,17 @@ impl FlowMonitor {
         FlowMonitor {
             bins: Bins::new(bin),
             loss_event_rtt,
-            sent_packets: PerBin::new(0),
-            sent_bytes: PerBin::new(0),
-            received_packets: PerBin::new(0),
-            received_bytes: PerBin::new(0),
-            dropped_packets: PerBin::new(0),
-            dropped_bytes: PerBin::new(0),
-            loss_events: PerBin::new(0),
+            sent_packets: Counts::new(),
+            sent_bytes: Counts::new(),
+            received_packets: Counts::new(),
+            received_bytes: Counts::new(),
+            dropped_packets: Counts::new(),
+            dropped_bytes: Counts::new(),
+            loss_events: Counts::new(),
             totals: FlowTotals::default(),
             event_start: None,
             state_fields: state_fields.to_vec(),
-            state: vec![PerBin::new(f64::NAN); state_fields.len()],
+            state: StateSamples::new(state_fields.len()),
         }
     }
 
@@ -168,9 +190,6 @@ impl FlowMonitor {
         self.dropped_packets.try_reserve(n)?;
         self.dropped_bytes.try_reserve(n)?;
         self.loss_events.try_reserve(n)?;
-        for column in &mut self.state {
-            column.try_reserve(n)?;
-        }
         Ok(())
     }
 
@@ -187,7 +206,7 @@ impl FlowMonitor {
     /// A forward data packet of `size_bytes` left the flow's source at `now`.
     pub fn on_sent(&mut self, now: Time, size_bytes: u32) {
         let k = self.bins.index(now);
-        bump(self.sent_packets.at(k), self.sent_bytes.at(k), size_bytes);
+        bump(&mut self.sent_packets, &mut self.sent_bytes, k, size_bytes);
         count(
             &mut self.totals.packets_sent,
             &mut self.totals.bytes_sent,
@@ -199,8 +218,9 @@ impl FlowMonitor {
     pub fn on_received(&mut self, now: Time, size_bytes: u32) {
         let k = self.bins.index(now);
         bump(
-            self.received_packets.at(k),
-            self.received_bytes.at(k),
+            &mut self.received_packets,
+            &mut self.received_bytes,
+            k,
             size_bytes,
         );
         count(
@@ -216,8 +236,9 @@ impl FlowMonitor {
     pub fn on_dropped(&mut self, now: Time, sent_at: Time, size_bytes: u32) {
         let k = self.bins.index(now);
         bump(
-            self.dropped_packets.at(k),
-            self.dropped_bytes.at(k),
+            &mut self.dropped_packets,
+            &mut self.dropped_bytes,
+            k,
             size_bytes,
         );
         count(
@@ -231,8 +252,7 @@ impl FlowMonitor {
         };
         if opens_event {
             self.event_start = Some(sent_at);
-            let e = self.loss_events.at(k);
-            *e = e.saturating_add(1);
+            self.loss_events.add(k, 1);
             self.totals.loss_events = self.totals.loss_events.saturating_add(1);
         }
     }
@@ -258,9 +278,13 @@ impl FlowMonitor {
     /// [`new`](FlowMonitor::new). Values beyond the declared fields are ignored; missing ones
     /// are recorded as NaN. A second sample of the same bin replaces the first.
     pub fn record_state(&mut self, bin: usize, values: &[f64]) {
-        for (i, column) in self.state.iter_mut().enumerate() {
-            *column.at(bin) = values.get(i).copied().unwrap_or(f64::NAN);
-        }
+        self.state.record(bin, values);
+    }
+
+    /// Bin `bin`'s state is the last bin's (the agents were not called since), so it is not
+    /// sampled again: the cheap path for the many flows idle in a bin.
+    pub fn repeat_state(&mut self, bin: usize) {
+        self.state.repeat(bin);
     }
 
     /// The totals so far.
@@ -276,27 +300,28 @@ impl FlowMonitor {
         let n = self.bins.count(end);
         FlowRecord {
             bins: FlowBins {
-                sent_packets: self.sent_packets.into_vec(n),
-                sent_bytes: self.sent_bytes.into_vec(n),
-                received_packets: self.received_packets.into_vec(n),
-                received_bytes: self.received_bytes.into_vec(n),
-                dropped_packets: self.dropped_packets.into_vec(n),
-                dropped_bytes: self.dropped_bytes.into_vec(n),
-                loss_events: self.loss_events.into_vec(n),
+                sent_packets: self.sent_packets.finished(n),
+                sent_bytes: self.sent_bytes.finished(n),
+                received_packets: self.received_packets.finished(n),
+                received_bytes: self.received_bytes.finished(n),
+                dropped_packets: self.dropped_packets.finished(n),
+                dropped_bytes: self.dropped_bytes.finished(n),
+                loss_events: self.loss_events.finished(n),
             },
             totals: self.totals,
             state: StateTrace {
                 fields: self.state_fields,
-                values: self.state.into_iter().map(|c| c.into_vec(n)).collect(),
+                blob: self.state.into_blob(n),
+                bins: n,
             },
         }
     }
 }
 
-/// Adds one packet of `size_bytes` to a bin's packet and byte counters (saturating).
-fn bump(packets: &mut u32, bytes: &mut u64, size_bytes: u32) {
-    *packets = packets.saturating_add(1);
-    *bytes = bytes.saturating_add(u64::from(size_bytes));
+/// Adds one packet of `size_bytes` to bin `k` of a packet and a byte series (saturating).
+fn bump(packets: &mut Counts<u32>, bytes: &mut Counts<u64>, k: usize, size_bytes: u32) {
+    packets.add(k, 1);
+    bytes.add(k, u64::from(size_bytes));
 }
 
 /// Adds one packet of `size_bytes` to a pair of total counters (saturating).
@@ -328,10 +353,10 @@ mod tests {
         m.on_received(ms(12), 1000);
         m.on_received(ms(20), 500);
         let r = m.finish(ms(40));
-        assert_eq!(r.bins.sent_packets, vec![2, 1, 0, 1]);
-        assert_eq!(r.bins.sent_bytes, vec![1500, 1000, 0, 40]);
-        assert_eq!(r.bins.received_packets, vec![0, 1, 1, 0]);
-        assert_eq!(r.bins.received_bytes, vec![0, 1000, 500, 0]);
+        assert_eq!(r.bins.sent_packets.to_vec(), vec![2, 1, 0, 1]);
+        assert_eq!(r.bins.sent_bytes.to_vec(), vec![1500, 1000, 0, 40]);
+        assert_eq!(r.bins.received_packets.to_vec(), vec![0, 1, 1, 0]);
+        assert_eq!(r.bins.received_bytes.to_vec(), vec![0, 1000, 500, 0]);
         assert_eq!(r.totals.packets_sent, 4);
         assert_eq!(r.totals.bytes_sent, 2540);
         assert_eq!(r.totals.packets_received, 2);
@@ -344,8 +369,8 @@ mod tests {
         m.on_dropped(ms(15), ms(2), 1000);
         m.on_dropped(ms(16), ms(3), 200);
         let r = m.finish(ms(20));
-        assert_eq!(r.bins.dropped_packets, vec![0, 2]);
-        assert_eq!(r.bins.dropped_bytes, vec![0, 1200]);
+        assert_eq!(r.bins.dropped_packets.to_vec(), vec![0, 2]);
+        assert_eq!(r.bins.dropped_bytes.to_vec(), vec![0, 1200]);
         assert_eq!(r.totals.packets_dropped, 2);
         assert_eq!(r.totals.bytes_dropped, 1200);
     }
@@ -361,7 +386,7 @@ mod tests {
         m.on_dropped(ms(70), ms(211), 1000); // opens event 3
         let r = m.finish(ms(80));
         assert_eq!(r.totals.loss_events, 3);
-        assert_eq!(r.bins.loss_events, vec![0, 0, 1, 0, 0, 1, 0, 1]);
+        assert_eq!(r.bins.loss_events.to_vec(), vec![0, 0, 1, 0, 0, 1, 0, 1]);
     }
 
     #[test]
@@ -417,8 +442,8 @@ mod tests {
             (0, 0, 0)
         );
         let r = m.finish(ms(10));
-        assert_eq!(r.bins.sent_packets, vec![0]);
-        assert_eq!(r.bins.dropped_packets, vec![0]);
+        assert_eq!(r.bins.sent_packets.to_vec(), vec![0]);
+        assert_eq!(r.bins.dropped_packets.to_vec(), vec![0]);
     }
 
     #[test]
@@ -457,8 +482,9 @@ mod tests {
         m.record_state(0, &[1.5, 0.15]); // a second sample replaces the first
         let r = m.finish(ms(50));
         assert_eq!(r.state.fields, vec!["rate", "p"]);
-        let rate = &r.state.values[0];
-        let p = &r.state.values[1];
+        let values = r.state.values();
+        let rate = &values[0];
+        let p = &values[1];
         assert_eq!(rate.len(), 5);
         assert_eq!(p.len(), 5);
         assert_eq!((rate[0], rate[2], rate[3]), (1.5, 3.0, 4.0));
@@ -472,18 +498,18 @@ mod tests {
         let mut m = monitor();
         m.on_sent(ms(5), 100);
         let r = m.clone().finish(Time::from_nanos(30_000_001));
-        assert_eq!(r.bins.sent_packets, vec![1, 0, 0, 0]);
-        assert_eq!(r.bins.loss_events, vec![0, 0, 0, 0]);
+        assert_eq!(r.bins.sent_packets.to_vec(), vec![1, 0, 0, 0]);
+        assert_eq!(r.bins.loss_events.to_vec(), vec![0, 0, 0, 0]);
         m.on_sent(ms(45), 100);
         let r = m.clone().finish(ms(20));
-        assert_eq!(r.bins.sent_packets, vec![1, 0]);
+        assert_eq!(r.bins.sent_packets.to_vec(), vec![1, 0]);
         assert_eq!(r.totals.packets_sent, 2);
         let r = m.finish(Time::ZERO);
         assert!(r.bins.sent_packets.is_empty() && r.bins.received_bytes.is_empty());
         let empty = FlowMonitor::new(Duration::from_millis(10), Duration::ZERO, &["x"]);
         let r = empty.finish(Time::ZERO);
         assert_eq!(r.bins, FlowBins::default());
-        assert_eq!(r.state.values, vec![Vec::<f64>::new()]);
+        assert_eq!(r.state.values(), vec![Vec::<f64>::new()]);
     }
 
     #[test]
@@ -492,7 +518,7 @@ mod tests {
         m.on_sent(ms(19), 100);
         m.on_sent(ms(20), 100);
         let r = m.finish(ms(20));
-        assert_eq!(r.bins.sent_packets, vec![0, 1]);
+        assert_eq!(r.bins.sent_packets.to_vec(), vec![0, 1]);
         assert_eq!(r.totals.packets_sent, 2);
     }
 

@@ -13,19 +13,25 @@
 //! (Floyd 2000 Table 25) and the time-weighted queue length (Floyd 2000 Figs. 14, 24-28).
 //!
 //! - [`bins`]: the bin grid and the lazily grown per-bin series both monitors share;
+//! - [`counts`]: [`Counts`], a per-bin counter stored as narrow as its values allow;
 //! - [`flow`]: [`FlowMonitor`], one per flow;
 //! - [`link`]: [`LinkMonitor`], one per link;
-//! - [`packet_trace`]: [`PacketTrace`], the opt-in per-packet event log.
+//! - [`packet_trace`]: [`PacketTrace`], the opt-in per-packet event log;
+//! - [`state_trace`]: [`StateSamples`], the agents' sampled state, compressed.
 
 pub mod bins;
+pub mod counts;
 pub mod flow;
 pub mod link;
 pub mod packet_trace;
+pub mod state_trace;
 
 pub use bins::{Bins, PerBin};
+pub use counts::{Count, Counts, Narrow};
 pub use flow::{FlowBins, FlowMonitor, FlowRecord, FlowTotals, StateTrace};
 pub use link::{LinkBins, LinkMonitor, LinkRecord, LinkTotals};
 pub use packet_trace::{PacketEvent, PacketRecord, PacketTrace};
+pub use state_trace::{decode_blob, StateSamples};
 
 /// Where a packet was lost: kept apart because a queue drop is congestion the flows caused and
 /// a loss-model drop is loss imposed on them (the figures of Floyd 2000 and Rhee & Xu 2005 run

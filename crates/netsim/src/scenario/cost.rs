@@ -39,8 +39,12 @@ pub const EVENTS_PER_WALL_SECOND: f64 = 7.0e6;
 /// measured), rounded up.
 pub const BYTES_PER_FLOW: u64 = 8 * 1024;
 
-/// Bytes per bin of a flow's series before its state trace: 4 × u32 + 3 × u64.
-const FLOW_BIN_BYTES: u64 = 40;
+/// How many times a flow's mean packets per bin its busiest bins hold (bursts: a window sent
+/// back to back), for the width its per-bin counters need.
+const BURST_FACTOR: f64 = 4.0;
+/// Bytes a changed state field costs in a bin's sample (an XOR of a few bytes and its header;
+/// see `monitor::state_trace`), measured at 1-2 on floyd2000 Fig. 9, rounded up.
+const STATE_BYTES_PER_FIELD: f64 = 2.0;
 /// Bytes per bin of a binned link's series: 4 × u32 + 4 × u64, plus the three f64 series
 /// (mean queue in packets and bytes, utilization) made from them at the end.
 const LINK_BIN_BYTES: u64 = 48 + 24;
@@ -248,6 +252,8 @@ struct FluidFlow {
     toggles_per_s: f64,
     /// The rate it gets, bit/s averaged over the run.
     rate_bps: f64,
+    /// The state fields its agents trace.
+    state_fields: u64,
 }
 
 /// Estimates the cost of running `scenario` (see the module documentation). `topology` is the
@@ -340,10 +346,11 @@ pub(super) fn estimate(
             rtt_s,
             toggles_per_s,
             rate_bps: 0.0,
+            state_fields: 0,
         });
-        let fields = state_fields(flow) as u64;
-        let bytes = bins.saturating_mul(FLOW_BIN_BYTES + 8 * fields);
-        flow_bin_bytes = flow_bin_bytes.saturating_add(bytes);
+        if let Some(last) = fluid.last_mut() {
+            last.state_fields = state_fields(flow) as u64;
+        }
         parts[part].memory_bytes = parts[part].memory_bytes.saturating_add(BYTES_PER_FLOW);
     }
     let capacity: Vec<f64> = topology.links().iter().map(|l| l.rate_bps as f64).collect();
@@ -372,6 +379,14 @@ pub(super) fn estimate(
         .collect();
     let hops =
         |links: &[LinkId]| -> f64 { links.iter().map(|l| 1.0 + utilization[l.0 as usize]).sum() };
+    let bin_s = scenario.bin.as_secs_f64();
+    for f in &fluid {
+        let packets = f.rate_bps / f.data_bits * bin_s;
+        let per_bin = flow_bin_bytes_of(packets, f.data_bits / 8.0);
+        let state = state_bin_bytes(packets, f.state_fields);
+        let bytes = (bins as f64 * (per_bin + state)).min(u64::MAX as f64) as u64;
+        flow_bin_bytes = flow_bin_bytes.saturating_add(bytes);
+    }
     for f in &fluid {
         let pps = f.rate_bps / f.data_bits;
         let sent_pps = if f.paced && f.demand_bps.is_finite() {
@@ -393,7 +408,8 @@ pub(super) fn estimate(
 
     let mut memory = BYTES_PER_FLOW.saturating_mul(scenario.flows.len() as u64);
     if flow_bin_bytes > 0 {
-        let bytes = flow_bin_bytes.saturating_mul(RESULT_COPIES);
+        // One copy: the flows' series and state traces are handed over, not copied.
+        let bytes = flow_bin_bytes;
         parts.push(CostPart {
             path: "monitor.bin".into(),
             events_per_s: 0.0,
@@ -690,4 +706,37 @@ fn gib(bytes: u64) -> String {
     } else {
         format!("{:.1} GiB", b / (1u64 << 30) as f64)
     }
+}
+
+/// The bytes one unsigned counter takes to hold `value` (`monitor::Counts` widths).
+fn count_width(value: f64) -> f64 {
+    if value < 256.0 {
+        1.0
+    } else if value < 65_536.0 {
+        2.0
+    } else if value < 4_294_967_296.0 {
+        4.0
+    } else {
+        8.0
+    }
+}
+
+/// Bytes per bin of a flow's seven counters (packets and bytes sent, received, dropped; loss
+/// events) for a flow sending `packets` a bin on average, of `size` bytes: each counter in the
+/// narrowest width its busiest bins need.
+fn flow_bin_bytes_of(packets: f64, size: f64) -> f64 {
+    let peak = (packets * BURST_FACTOR).max(1.0);
+    4.0 * count_width(peak) + 3.0 * count_width(peak * size)
+}
+
+/// Bytes per bin of a flow's compressed state trace (`monitor::state_trace`): an unchanged
+/// bin costs nothing; a bin in which the flow sent or got packets (about twice its data
+/// packets, counting replies, at most every bin) a count, a mask and its changed fields.
+fn state_bin_bytes(packets: f64, fields: u64) -> f64 {
+    if fields == 0 {
+        return 0.0;
+    }
+    let busy = (2.0 * packets).min(1.0);
+    let fields = fields as f64;
+    busy * (1.0 + (fields / 8.0).ceil() + STATE_BYTES_PER_FIELD * fields)
 }

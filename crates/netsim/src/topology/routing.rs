@@ -12,11 +12,54 @@ use crate::packet::NodeId;
 
 const NO_ROUTE: u32 = u32::MAX;
 
-/// The next-hop table: for each node and destination, the link to send on.
+/// One node's next hops. Most nodes of a large topology (hosts with a single link) send every
+/// packet the same way, so such a row is one value, not one per destination: the table of a
+/// 2048-flow dumbbell is a few kilobytes instead of nodes² entries (67 MB at 4098 nodes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Row {
+    /// The same entry (a link, or [`NO_ROUTE`]) for every destination but the node itself;
+    /// `None` while no destination was seen.
+    Same(Option<u32>),
+    /// One entry per destination.
+    Table(Vec<u32>),
+}
+
+impl Row {
+    /// The entry for destination `dst` (meaningless for the row's own node).
+    fn get(&self, dst: usize) -> u32 {
+        match self {
+            Row::Same(entry) => entry.unwrap_or(NO_ROUTE),
+            Row::Table(entries) => entries.get(dst).copied().unwrap_or(NO_ROUTE),
+        }
+    }
+
+    /// Sets the entry for `dst` in the row of node `own` in a table of `nodes` destinations.
+    fn set(&mut self, own: usize, dst: usize, nodes: usize, entry: u32) {
+        if dst == own {
+            return;
+        }
+        match self {
+            Row::Same(same) => match *same {
+                None => *same = Some(entry),
+                Some(value) if value == entry => {}
+                Some(value) => {
+                    let mut entries = vec![value; nodes];
+                    entries[own] = NO_ROUTE;
+                    entries[dst] = entry;
+                    *self = Row::Table(entries);
+                }
+            },
+            Row::Table(entries) => entries[dst] = entry,
+        }
+    }
+}
+
+/// The next-hop table: for each node and destination, the link to send on (rows that are the
+/// same for every destination kept as one value).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Routes {
     nodes: usize,
-    next: Vec<u32>,
+    rows: Vec<Row>,
 }
 
 impl Routes {
@@ -27,33 +70,37 @@ impl Routes {
         for (index, link) in topology.links().iter().enumerate() {
             incoming[link.to.0 as usize].push((link.from, LinkId(index as u32)));
         }
-        let mut next = vec![NO_ROUTE; nodes * nodes];
-        let mut visited = vec![false; nodes];
+        let mut rows = vec![Row::Same(None); nodes];
+        // This destination's entry at every node; filled by one search per destination, then
+        // written into the rows (so the nodes x nodes table never exists at once).
+        let mut entry = vec![NO_ROUTE; nodes];
         let mut frontier = VecDeque::new();
         for dst in 0..nodes {
-            visited.fill(false);
-            visited[dst] = true;
+            entry.fill(NO_ROUTE);
             frontier.clear();
             frontier.push_back(dst);
             while let Some(node) = frontier.pop_front() {
                 for &(from, link) in &incoming[node] {
                     let from = from.0 as usize;
-                    if !visited[from] {
-                        visited[from] = true;
-                        next[from * nodes + dst] = link.0;
+                    if from != dst && entry[from] == NO_ROUTE {
+                        entry[from] = link.0;
                         frontier.push_back(from);
                     }
                 }
             }
+            for (node, row) in rows.iter_mut().enumerate() {
+                row.set(node, dst, nodes, entry[node]);
+            }
         }
-        let mut routes = Routes { nodes, next };
+        let mut routes = Routes { nodes, rows };
         for path in topology.explicit_routes() {
             let dst = *path
                 .last()
                 .expect("explicit routes have at least two nodes");
             for step in path.windows(2) {
                 if let Some(link) = topology.link_between(step[0], step[1]) {
-                    routes.next[step[0].0 as usize * nodes + dst.0 as usize] = link.0;
+                    let at = step[0].0 as usize;
+                    routes.rows[at].set(at, dst.0 as usize, nodes, link.0);
                 }
             }
         }
@@ -63,7 +110,10 @@ impl Routes {
     /// The link a packet at `at` for `dst` leaves on; `None` when `at == dst` or no route exists.
     #[inline]
     pub fn next_hop(&self, at: NodeId, dst: NodeId) -> Option<LinkId> {
-        let entry = *self.next.get(at.0 as usize * self.nodes + dst.0 as usize)?;
+        if dst.0 as usize >= self.nodes {
+            return None;
+        }
+        let entry = self.rows.get(at.0 as usize)?.get(dst.0 as usize);
         (entry != NO_ROUTE && at != dst).then_some(LinkId(entry))
     }
 
@@ -112,6 +162,53 @@ mod tests {
         t.add_duplex(ids[0], ids[3], 1_000_000, Duration::from_millis(1), &q)
             .unwrap();
         (t, ids)
+    }
+
+    #[test]
+    fn single_link_nodes_keep_one_entry_and_route_like_a_full_table() {
+        // A star: hub h with leaves l0..l4, plus an isolated node z no one reaches.
+        let mut t = Topology::new();
+        let hub = t.add_node("h").unwrap();
+        let leaves: Vec<NodeId> = (0..5)
+            .map(|i| t.add_node(format!("l{i}")).unwrap())
+            .collect();
+        let z = t.add_node("z").unwrap();
+        let q = QueueConfig::default();
+        for &leaf in &leaves {
+            t.add_duplex(leaf, hub, 1_000_000, Duration::from_millis(1), &q)
+                .unwrap();
+        }
+        let routes = t.routes();
+        for &leaf in &leaves {
+            // z is unreachable, so even a leaf's row needs a table; without z it would not.
+            assert!(matches!(routes.rows[leaf.0 as usize], Row::Table(_)));
+            let up = t.link_named(&format!("l{}->h", leaf.0 - 1)).unwrap();
+            for &other in leaves.iter().filter(|&&o| o != leaf) {
+                assert_eq!(routes.next_hop(leaf, other), Some(up));
+            }
+            assert_eq!(routes.next_hop(leaf, hub), Some(up));
+            assert_eq!(routes.next_hop(leaf, leaf), None);
+            assert_eq!(routes.next_hop(leaf, z), None);
+        }
+        assert_eq!(routes.next_hop(z, hub), None);
+        assert_eq!(routes.rows[z.0 as usize], Row::Same(Some(NO_ROUTE)));
+        let down = t.link_named("h->l3").unwrap();
+        assert_eq!(routes.next_hop(hub, leaves[3]), Some(down));
+        assert_eq!(routes.next_hop(hub, NodeId(99)), None);
+
+        let mut star = Topology::new();
+        let hub = star.add_node("h").unwrap();
+        let a = star.add_node("a").unwrap();
+        let b = star.add_node("b").unwrap();
+        star.add_duplex(a, hub, 1_000_000, Duration::from_millis(1), &q)
+            .unwrap();
+        star.add_duplex(b, hub, 1_000_000, Duration::from_millis(1), &q)
+            .unwrap();
+        let routes = star.routes();
+        let up = star.link_named("a->h").unwrap();
+        assert_eq!(routes.rows[a.0 as usize], Row::Same(Some(up.0)));
+        assert_eq!(routes.next_hop(a, b), Some(up));
+        assert!(matches!(routes.rows[hub.0 as usize], Row::Table(_)));
     }
 
     #[test]

@@ -11,14 +11,14 @@ pub fn simulate(text: &str, seed: u64) -> Results {
 }
 
 /// One field of a flow's state trace, one value per bin.
-pub fn state<'a>(flow: &'a FlowResult, field: &str) -> &'a [f64] {
+pub fn state(flow: &FlowResult, field: &str) -> Vec<f64> {
     let state = &flow.record.state;
     let i = state
         .fields
         .iter()
         .position(|f| *f == field)
         .unwrap_or_else(|| panic!("no field {field} in {:?}", state.fields));
-    &state.values[i]
+    state.values().swap_remove(i)
 }
 
 /// The last value of a state field (the run's final value of a cumulative counter).
@@ -120,7 +120,7 @@ pub fn lossy_path(agent: &str, p: f64, seconds: u64, bin: &str) -> String {
 
 /// A flow's per-bin sending rates in packets per bin, from bin `from_bin` on.
 pub fn sent_per_bin(flow: &FlowResult, from_bin: usize) -> Vec<f64> {
-    flow.record.bins.sent_packets[from_bin..]
+    flow.record.bins.sent_packets.to_vec()[from_bin..]
         .iter()
         .map(|&n| f64::from(n))
         .collect()
