@@ -29,8 +29,11 @@ def register(commands: Any) -> None:
     fluid.add_argument("--out", type=Path, default=None, help="result directory")
     fluid.add_argument("--seed", type=int, default=None, help="seed (default: the scenario's)")
     fluid.add_argument(
-        "--step", type=float, default=None, help="integration step in seconds (default: "
-        "1 ms, or an eighth of the smallest RTT, dividing the bin)"
+        "--step",
+        type=float,
+        default=None,
+        help="integration step in seconds (default: "
+        "1 ms, or an eighth of the smallest RTT, dividing the bin)",
     )
     fluid.add_argument(
         "--set", action="append", default=[], metavar="PATH=VALUE", help="change the scenario"
@@ -72,30 +75,41 @@ def _cmd_fluid(args: argparse.Namespace) -> int:
     if args.json:
         payload: dict[str, Any] = {
             "wall_seconds": result.info.wall_seconds,
-            "flows": result.flows[["name", "kind", "variant", "throughput_bits_per_s",
-                                   "packet_loss_rate"]].to_dict("records"),
+            "flows": result.flows[
+                ["name", "kind", "variant", "throughput_bits_per_s", "packet_loss_rate"]
+            ].to_dict("records"),
         }
         if args.compare:
             payload["comparison"] = comparison.rows
         print(json.dumps(payload))
         return 0
-    print(f"{scenario.name}: fluid model, {result.info.duration_s:g} s in "
-          f"{result.info.wall_seconds:.2f} s wall ({result.info.events} steps)")
+    print(
+        f"{scenario.name}: fluid model, {result.info.duration_s:g} s in "
+        f"{result.info.wall_seconds:.2f} s wall ({result.info.events} steps)"
+    )
     if args.compare:
-        print(f"{'flow':<12}{'kind':<7}{'fluid Mb/s':>11}{'packet Mb/s':>12}"
-              f"{'fluid loss':>11}{'packet loss':>12}")
+        print(
+            f"{'flow':<12}{'kind':<7}{'fluid Mb/s':>11}{'packet Mb/s':>12}"
+            f"{'fluid loss':>11}{'packet loss':>12}"
+        )
         for row in comparison.rows[:-1]:
-            print(f"{row['flow']!s:<12}{row['kind']!s:<7}{row['fluid_mbps']:>11.3f}"
-                  f"{row['packet_mbps']:>12.3f}{row['fluid_loss']:>11.4f}"
-                  f"{row['packet_loss']:>12.4f}")
+            print(
+                f"{row['flow']!s:<12}{row['kind']!s:<7}{row['fluid_mbps']:>11.3f}"
+                f"{row['packet_mbps']:>12.3f}{row['fluid_loss']:>11.4f}"
+                f"{row['packet_loss']:>12.4f}"
+            )
         link = comparison.rows[-1]
-        print(f"bottleneck utilization {link['fluid_utilization']:.3f} (fluid) "
-              f"{link['packet_utilization']:.3f} (packets); mean queue "
-              f"{link['fluid_mean_queue']:.1f} / {link['packet_mean_queue']:.1f} packets")
+        print(
+            f"bottleneck utilization {link['fluid_utilization']:.3f} (fluid) "
+            f"{link['packet_utilization']:.3f} (packets); mean queue "
+            f"{link['fluid_mean_queue']:.1f} / {link['packet_mean_queue']:.1f} packets"
+        )
     else:
-        for row in result.flows.itertuples():
-            print(f"{row.name:<12}{row.throughput_bits_per_s / 1e6:>9.3f} Mb/s  "
-                  f"loss {row.packet_loss_rate:.4f}")
+        flows = result.flows
+        for name, bps, loss in zip(
+            flows["name"], flows["throughput_bits_per_s"], flows["packet_loss_rate"], strict=True
+        ):
+            print(f"{name!s:<12}{float(bps) / 1e6:>9.3f} Mb/s  loss {float(loss):.4f}")
     for figure in figures:
         print(f"figure: {figure}")
     return 0

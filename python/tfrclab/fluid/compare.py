@@ -35,7 +35,7 @@ class Comparison:
 def _window(result: Result) -> tuple[int, int]:
     lo, hi = result.info.measure_s
     b = result.info.bin_s
-    return int(round(lo / b)), int(round(hi / b))
+    return round(lo / b), round(hi / b)
 
 
 def _per_flow(result: Result) -> tuple[np.ndarray, np.ndarray, float, float]:
@@ -93,8 +93,10 @@ def compare(scenario: Scenario, seed: int | None = None) -> Comparison:
 
 
 def plot_comparison(comparison: Comparison, path: Path, title: str = "") -> Path:
-    """Throughput per flow (Mb/s per bin) and the queue (packets) over time, fluid model
-    (solid) against packets (dashed), into a PNG at ``path``."""
+    """Draw fluid (solid) against packets (dashed) into a PNG at ``path``.
+
+    Top: each flow's throughput per bin (Mb/s); bottom: the queue (packets), over time.
+    """
     from matplotlib.figure import Figure
 
     figure = Figure(figsize=(8, 5.5))
@@ -108,8 +110,9 @@ def plot_comparison(comparison: Comparison, path: Path, title: str = "") -> Path
         rate = result.flow_bins["received_bytes"] * 8 / result.info.bin_s / 1e6
         for k, name in enumerate(result.flows["name"]):
             top.plot(t, rate[k], style, color=colors[k % 8], lw=1, label=f"{name} ({label})")
-        bottom.plot(t, result.link_bins["mean_queue_packets"][0], style, color="k", lw=1,
-                    label=label)
+        bottom.plot(
+            t, result.link_bins["mean_queue_packets"][0], style, color="k", lw=1, label=label
+        )
     top.set_ylabel("throughput (Mb/s)")
     top.legend(fontsize=7, ncol=2)
     bottom.set_ylabel("queue (packets)")

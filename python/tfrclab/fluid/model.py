@@ -130,8 +130,9 @@ class FluidModel:
         _positive("capacity_bps", self.capacity_bps, high=1e12)
         _positive("buffer_packets", self.buffer_packets, high=1e7)
         if not isinstance(self.packet_bytes, int) or not 1 <= self.packet_bytes <= 65535:
-            raise ValueError(f"packet_bytes must be an integer in [1, 65535], got "
-                             f"{self.packet_bytes!r}")
+            raise ValueError(
+                f"packet_bytes must be an integer in [1, 65535], got {self.packet_bytes!r}"
+            )
         _positive("duration_s", self.duration_s, high=1e6)
         _positive("step_s", self.step_s, high=1.0)
         _positive("bin_s", self.bin_s, high=self.duration_s)
@@ -155,8 +156,9 @@ class FluidModel:
             )
         ratio = self.bin_s / self.step_s
         if abs(ratio - round(ratio)) > 1e-6 * ratio:
-            raise ValueError(f"bin_s must be a whole number of steps ({self.step_s:g} s), "
-                             f"got {self.bin_s:g}")
+            raise ValueError(
+                f"bin_s must be a whole number of steps ({self.step_s:g} s), got {self.bin_s:g}"
+            )
         if self.steps > MAX_STEPS:
             raise ValueError(
                 f"duration_s / step_s is {self.steps} steps, above the limit of {MAX_STEPS}: "
@@ -176,12 +178,12 @@ class FluidModel:
     @property
     def steps(self) -> int:
         """Integration steps in the run."""
-        return int(round(self.duration_s / self.step_s))
+        return round(self.duration_s / self.step_s)
 
     @property
     def steps_per_bin(self) -> int:
         """Integration steps per recorded bin."""
-        return int(round(self.bin_s / self.step_s))
+        return round(self.bin_s / self.step_s)
 
     @property
     def bins(self) -> int:

@@ -103,7 +103,7 @@ def to_result(run: FluidRun, scenario_toml: str = "") -> Result:
         "loss_model_drops": np.zeros(1, dtype=np.int64),
         "departures": np.asarray([int(departures.sum())], dtype=np.int64),
         "bytes_departed": np.asarray([int(departures.sum()) * size], dtype=np.int64),
-        "max_queue_packets": np.asarray([int(math.ceil(run.queue_max.max()))], dtype=np.int64),
+        "max_queue_packets": np.asarray([math.ceil(run.queue_max.max())], dtype=np.int64),
         "early_drops": np.zeros(1, dtype=np.int64),
         "forced_drops": np.zeros(1, dtype=np.int64),
         "marks": np.zeros(1, dtype=np.int64),
@@ -112,7 +112,7 @@ def to_result(run: FluidRun, scenario_toml: str = "") -> Result:
         "drop_rate": np.asarray([drops.sum() / total_arrivals if total_arrivals else 0.0]),
         "mean_queue_packets": np.asarray([float(run.queue_mean.mean())]),
         "queue_kind": ["droptail"],
-        "limit_packets": np.asarray([int(round(m.buffer_packets))], dtype=np.int64),
+        "limit_packets": np.asarray([round(m.buffer_packets)], dtype=np.int64),
         "limit_bytes": np.asarray([-1], dtype=np.int64),
         "red_min_th": np.asarray([math.nan]),
         "red_max_th": np.asarray([math.nan]),
@@ -129,17 +129,19 @@ def to_result(run: FluidRun, scenario_toml: str = "") -> Result:
         "utilization": utilization[None, :],
         "red_average": np.full((1, bins), math.nan),
     }
-    states = [(FLOW_FIELDS, run.states[k]) for k in range(n)]
+    states: list[tuple[tuple[str, ...], NDArray[np.float64]]] = [
+        (FLOW_FIELDS, run.states[k]) for k in range(n)
+    ]
     info = RunInfo(
         scenario_toml=scenario_toml,
         seed=m.seed,
         version="fluid",
-        duration_ns=int(round(duration_s * 1e9)),
-        bin_ns=int(round(m.bin_s * 1e9)),
+        duration_ns=round(duration_s * 1e9),
+        bin_ns=round(m.bin_s * 1e9),
         events=m.steps,
         wall_seconds=run.wall_seconds,
-        measure_from_ns=int(round(m.measure_from_s * 1e9)),
-        measure_to_ns=int(round(duration_s * 1e9)),
+        measure_from_ns=round(m.measure_from_s * 1e9),
+        measure_to_ns=round(duration_s * 1e9),
     )
     return Result(info, flows, links, flow_bins, link_bins, states)
 

@@ -76,8 +76,11 @@ class FluidRun:
 
 
 def _ali_p(closed: list[float], open_interval: float) -> float:
-    """The loss event rate 1/I_mean from the closed intervals (newest first) and the open one
-    (RFC 5348 §5.4: the larger of the means with and without the open interval)."""
+    """The loss event rate 1/I_mean (RFC 5348 §5.4).
+
+    ``closed`` are the closed intervals, newest first; the mean is the larger of the means with
+    and without the open interval.
+    """
     n = len(closed)
     if n == 0:
         return 0.0
@@ -91,8 +94,10 @@ def _ali_p(closed: list[float], open_interval: float) -> float:
 
 
 def _initial_interval(x_recv: float, rtt: float, size: int) -> float:
-    """The first loss interval: 1/p for the p at which the equation gives the receive rate
-    (RFC 5348 §6.3.1), found by bisection on log p."""
+    """The first loss interval (RFC 5348 §6.3.1).
+
+    It is 1/p for the p at which the equation gives the receive rate, by bisection on log p.
+    """
     if x_recv <= 0:
         return 1.0
     lo, hi = math.log(1e-10), 0.0
@@ -151,9 +156,9 @@ def solve(model: FluidModel) -> FluidRun:
     size = model.packet_bytes
     gamma = model.gamma
     nflows = len(model.flows)
-    fwd = [max(1, int(round(f.rtt_s / 2 / h))) for f in model.flows]
-    back = [max(1, int(round(f.rtt_s / 2 / h))) for f in model.flows]
-    queue_steps_max = int(math.ceil(b / c / h)) + 2
+    fwd = [max(1, round(f.rtt_s / 2 / h)) for f in model.flows]
+    back = [max(1, round(f.rtt_s / 2 / h)) for f in model.flows]
+    queue_steps_max = math.ceil(b / c / h) + 2
     hist = max(fwd[k] + back[k] for k in range(nflows)) + queue_steps_max + 2
     lam = [[0.0] * hist for _ in range(nflows)]
     adm = [[0.0] * hist for _ in range(nflows)]
@@ -230,10 +235,7 @@ def solve(model: FluidModel) -> FluidRun:
         for k in range(nflows):
             adm[k][slot] = a[k] * (1.0 - p_loss)
             drop[k][slot] = a[k] * p_loss
-        if q > 0.0:
-            back_slot = (n - min(int(q / c / h), hist - 1)) % hist
-        else:
-            back_slot = slot
+        back_slot = (n - min(int(q / c / h), hist - 1)) % hist if q > 0.0 else slot
         share_total = 0.0
         for k in range(nflows):
             share_total += adm[k][back_slot]

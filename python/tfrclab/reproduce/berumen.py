@@ -225,8 +225,12 @@ INFINITE = Experiment(
 RESTART_DELAYS_S = (0.01, 0.1, 0.2, 0.54)
 """The delays of the restarting-flow figures (the paper's axes span 10-540 ms)."""
 
-RESTART_CASES = (("same 30 s", 30.0, 30.0), ("same 240 s", 240.0, 240.0),
-                 ("TCP 240 s, TFRC 30 s", 240.0, 30.0), ("TFRC 240 s, TCP 30 s", 30.0, 240.0))
+RESTART_CASES = (
+    ("same 30 s", 30.0, 30.0),
+    ("same 240 s", 240.0, 240.0),
+    ("TCP 240 s, TFRC 30 s", 240.0, 30.0),
+    ("TFRC 240 s, TCP 30 s", 30.0, 240.0),
+)
 """(label, TCP mean, TFRC mean): equal means (Figs. 12, 18), TCP fixed at 240 s (Figs. 13,
 19), TFRC fixed at 240 s (Figs. 14, 20); the paper's means span 10-240 s."""
 
@@ -243,14 +247,20 @@ def _restart_analyze(_runs: Any, plan: Plan) -> Analysis:
         for label, tcp_mean, tfrc_mean in cases:
             shares, occupation, tfrc_tp, tcp_tp = [], [], [], []
             for delay in delays:
-                run = _fluid(tcp, delay, duration, tcp_mean=tcp_mean, tfrc_mean=tfrc_mean,
-                             step=_RESTART_STEP_S)
+                run = _fluid(
+                    tcp,
+                    delay,
+                    duration,
+                    tcp_mean=tcp_mean,
+                    tfrc_mean=tfrc_mean,
+                    step=_RESTART_STEP_S,
+                )
                 total = run.delivered.sum(axis=1) * 8e3 / duration / 1e6
                 tcp_tp.append(float(total[0]))
                 tfrc_tp.append(float(total[1]))
                 shares.append(float(total[0] / total.sum()) if total.sum() else float("nan"))
                 occupation.append(float(total.sum() / (CAPACITY_BPS / 1e6)))
-            out[(tcp, label)] = {
+            out[f"{tcp}/{label}"] = {
                 "tcp_ratio": shares,
                 "occupation": occupation,
                 "tcp_mbps": tcp_tp,
@@ -258,12 +268,12 @@ def _restart_analyze(_runs: Any, plan: Plan) -> Analysis:
             }
     same = cases[1][0]
     for tcp in ("vegas", "reno"):
-        row = out[(tcp, same)]
+        row = out[f"{tcp}/{same}"]
         out[f"{tcp}_tfrc_share_short"] = 1 - row["tcp_ratio"][0]
         out[f"{tcp}_tfrc_share_fall"] = row["tcp_ratio"][-1] - row["tcp_ratio"][0]
         out[f"{tcp}_occupation_fall"] = row["occupation"][0] - row["occupation"][-1]
     out["reno_minus_vegas_long"] = float(
-        np.mean(out[("reno", same)]["tcp_ratio"]) - np.mean(out[("vegas", same)]["tcp_ratio"])
+        np.mean(out[f"reno/{same}"]["tcp_ratio"]) - np.mean(out[f"vegas/{same}"]["tcp_ratio"])
     )
     return out
 
@@ -274,7 +284,7 @@ def _restart_plot(analysis: Analysis, path: Path) -> Path:
     delays_ms = [d * 1000 for d in analysis["delays"]]
     for row, tcp in enumerate(("vegas", "reno")):
         for label in analysis["cases"]:
-            values = analysis[(tcp, label)]
+            values = analysis[f"{tcp}/{label}"]
             axes[row, 0].plot(delays_ms, values["tfrc_mbps"], "o-", label=f"TFRC, {label}")
             axes[row, 0].plot(delays_ms, values["tcp_mbps"], "s--", label=f"{tcp}, {label}")
             axes[row, 1].plot(delays_ms, values["tcp_ratio"], "o-", label=label)
@@ -303,7 +313,8 @@ def _restart_claims() -> tuple[Claim, ...]:
                 tolerance="above 0.5",
                 accept=(0.5, 1.0),
                 measure=_single(f"{tcp}_tfrc_share_short"),
-                robust_to_quick=True,
+                # Reno's value sits near the 0.5 edge (0.45 in a quick run): not robust.
+                robust_to_quick=tcp == "vegas",
             ),
             Claim(
                 id=f"tfrc-share-falls-{tcp}",
