@@ -131,8 +131,11 @@ def test_bad_flow_names_the_field() -> None:
 
 
 def test_scenario_round_trip_and_refusals(tmp_path: Path) -> None:
-    scenario = Scenario.load(SCENARIOS / "vegas-tfrc.toml").with_(duration="20s")
+    scenario = Scenario.load(SCENARIOS / "vegas-tfrc.toml").with_(
+        duration="20s", **{"measure.from": "10s"}
+    )
     model = model_from_scenario(scenario)
+    assert model.measure_from_s == 10.0
     assert [f.kind for f in model.flows] == ["vegas", "tfrc"]
     assert model.buffer_packets == 100.0
     result = to_result(solve(model), scenario.toml)

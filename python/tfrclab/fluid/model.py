@@ -72,6 +72,9 @@ class FluidFlow:
     """Vegas: remove one packet per RTT while diff > beta."""
     gamma: float = 1.0
     """Vegas: leave slow start once diff > gamma (Brakmo et al. 1994; ns-2's default 1)."""
+    increase_limit: bool = True
+    """TFRC: keep Berumen eq. 9's ``min(X + s/R, ...)``, a rise of at most one packet per RTT
+    per report (Barbera et al.'s model); False drops it, as RFC 5348 §4.3 has no such term."""
 
     def check(self, where: str) -> None:
         """Raise ValueError naming ``where`` and the field when a value is out of range."""

@@ -162,7 +162,11 @@ def model_from_scenario(
 
     if scenario.get("topology.kind") != "dumbbell":
         raise ValueError("topology.kind: the fluid model needs a dumbbell")
-    probe = simulate.run(scenario.with_(duration="1ms", **{"monitor.bin": "1ms"}), seed=seed)
+    tables = scenario.to_dict()
+    tables.pop("measure", None)
+    tables["duration"] = "1ms"
+    tables.setdefault("monitor", {})["bin"] = "1ms"
+    probe = simulate.run(Scenario.from_dict(tables, source=scenario.source), seed=seed)
     links = probe.links
     bottleneck = links[links["name"] == "bottleneck"].iloc[0]
     if str(bottleneck["queue_kind"]) != "droptail":

@@ -173,6 +173,7 @@ def solve(model: FluidModel) -> FluidRun:
     next_off = [math.inf] * nflows
     stop = [math.inf if f.stop_s is None else f.stop_s for f in model.flows]
     connections = np.zeros(nflows, dtype=np.int64)
+    limit = [f.increase_limit for f in model.flows]
 
     spb = model.steps_per_bin
     bins = model.bins
@@ -295,7 +296,8 @@ def solve(model: FluidModel) -> FluidRun:
                     r = f.r_est
                     if f.p > 0.0:
                         eq = throughput_packets_per_s(size, r, f.p)
-                        f.x = min(f.x + 1.0 / r, max(min(eq, 2.0 * f.x_recv), 1.0 / _T_MBI_S))
+                        allowed = max(min(eq, 2.0 * f.x_recv), 1.0 / _T_MBI_S)
+                        f.x = min(f.x + 1.0 / r, allowed) if limit[k] else allowed
                     else:
                         f.x = max(min(2.0 * f.x, 2.0 * f.x_recv), 1.0 / r)
                     f.rate = f.x * f.sq_mean / root

@@ -132,6 +132,18 @@ def _infinite_plot(analysis: Analysis, path: Path) -> Path:
     return path
 
 
+_FLUID_RENO = (
+    "The fluid Reno holds half the link at 10 ms where packets give TFRC most of it (netsim "
+    "Reno + TFRC, 300 s: TFRC 69%; 57% against SACK; ns-2.35 through the cross-check, ns-2's "
+    "TFRC: 56%, so the paper's statement holds with packets). Loss event counts agree (fluid "
+    "66 and 68, "
+    "packets 53 and 60 for TCP and TFRC), so the difference is in how the same events become "
+    "rate: the fluid model's overflow losses hit every flow and each TCP loss is exactly one "
+    "halving without timeouts, while packet Reno loses several packets per window (87 drops "
+    "in 53 events) and recovers worse than a halving. See docs/fluid.md."
+)
+"""Why the fluid model's Reno-vs-TFRC claims at short delays fail (evidence in the text)."""
+
 _INFINITE_CLAIMS = (
     Claim(
         id="tfrc-most-vegas-10ms",
@@ -151,6 +163,17 @@ _INFINITE_CLAIMS = (
         tolerance="above 0.5",
         accept=(0.5, 1.0),
         measure=_single("reno_10_tfrc_share_end"),
+        known_deviation=_FLUID_RENO,
+    ),
+    Claim(
+        id="tfrc-most-reno-10ms-packets",
+        statement="At 10 ms TFRC starves much of the bandwidth against Reno (Fig. 10), "
+        "measured with packets.",
+        paper_value="most of the bandwidth",
+        how="TFRC's share of the delivered packets over the second half of the packet run",
+        tolerance="above 0.5",
+        accept=(0.5, 1.0),
+        measure=_single("reno_10_packet_tfrc_share_end", "one packet run, seed 1"),
     ),
     Claim(
         id="vegas-leads-slow-start-540ms",
@@ -198,6 +221,7 @@ _INFINITE_CLAIMS = (
         tolerance="at most 0.15",
         accept=(0.0, 0.15),
         measure=_single("reno_gap_10"),
+        known_deviation=_FLUID_RENO,
     ),
 )
 
@@ -315,6 +339,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 measure=_single(f"{tcp}_tfrc_share_short"),
                 # Reno's value sits near the 0.5 edge (0.45 in a quick run): not robust.
                 robust_to_quick=tcp == "vegas",
+                known_deviation=None if tcp == "vegas" else _FLUID_RENO,
             ),
             Claim(
                 id=f"tfrc-share-falls-{tcp}",
