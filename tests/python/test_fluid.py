@@ -70,6 +70,20 @@ def test_tfrc_equilibrium_is_the_equation_rate() -> None:
     assert abs(rate - equation) / equation < 0.05, (rate, equation)
 
 
+def test_flow_queues_add_up_to_the_queue() -> None:
+    m = _model(
+        FluidFlow("reno", 0.01),
+        FluidFlow("tfrc", 0.01),
+        FluidFlow("vegas", 0.05),
+        duration_s=40.0,
+        bin_s=1.0,
+    )
+    run = solve(m)
+    parts = run.states[:, 4, 10:].sum(axis=0)
+    total = run.queue_mean[10:]
+    assert np.all(np.abs(parts - total) <= 0.03 * total.max())
+
+
 def test_halving_the_step_changes_shares_little() -> None:
     # Convergence: TFRC's share against Vegas at 200 ms with steps of 2 ms and 1 ms.
     shares = []

@@ -36,9 +36,10 @@ from tfrclab.fluid.model import FluidModel
 
 __all__ = ["FLOW_FIELDS", "FluidRun", "solve"]
 
-FLOW_FIELDS = ("window", "rate_pps", "rtt_s", "p")
+FLOW_FIELDS = ("window", "rate_pps", "rtt_s", "p", "queue_packets")
 """The state each flow reports at the end of every bin: TCP window (packets; NaN for TFRC),
-sending rate (packets/s), the round-trip time the sender last saw, TFRC's loss event rate."""
+sending rate (packets/s), the round-trip time the sender last saw, TFRC's loss event rate, and
+the flow's mean share of the queue over the bin (packets; Berumen Figs. 4, 6, 8, 11)."""
 
 _T_MBI_S = 64.0
 """t_mbi, the longest inter-packet interval TFRC backs off to (Berumen eq. 9; RFC 5348 §4.3)."""
@@ -189,6 +190,8 @@ def solve(model: FluidModel) -> FluidRun:
     bin_deliv = [0.0] * nflows
     bin_drop = [0.0] * nflows
     bin_events = [0] * nflows
+    bin_own = [0.0] * nflows
+    own = [0.0] * nflows  # each flow's fluid in the buffer: admitted minus departed
     bin_q = 0.0
     bin_qmax = 0.0
     bin_arr = 0.0
@@ -245,6 +248,9 @@ def solve(model: FluidModel) -> FluidRun:
         for k in range(nflows):
             ok = departed * adm[k][back_slot] / share_total if share_total > 0.0 else 0.0
             out[k][slot] = ok
+            held = own[k] + (adm[k][slot] - ok) * h
+            own[k] = held if held > 0.0 else 0.0
+            bin_own[k] += own[k] * h
             bin_deliv[k] += ok * h
             bin_drop[k] += drop[k][slot] * h
         qh[slot] = q
@@ -350,7 +356,9 @@ def solve(model: FluidModel) -> FluidRun:
                 bin_sent[k] = bin_deliv[k] = bin_drop[k] = 0.0
                 bin_events[k] = 0
                 window = f.window if f.kind != "tfrc" else math.nan
-                states[k, :, i] = (window, f.rate if f.active else 0.0, f.rtt, f.p)
+                rate = f.rate if f.active else 0.0
+                states[k, :, i] = (window, rate, f.rtt, f.p, bin_own[k] / model.bin_s)
+                bin_own[k] = 0.0
             queue_mean[i] = bin_q / model.bin_s
             queue_max[i] = bin_qmax
             arrivals[i] = bin_arr
