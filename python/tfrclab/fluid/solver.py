@@ -191,7 +191,10 @@ def solve(model: FluidModel) -> FluidRun:
     bin_drop = [0.0] * nflows
     bin_events = [0] * nflows
     bin_own = [0.0] * nflows
-    own = [0.0] * nflows  # each flow's fluid in the buffer: admitted minus departed
+    # Each flow's running total of admitted fluid: what it holds in the FIFO buffer is what
+    # it had admitted over the last q/C seconds (exact for FIFO, and no drift over time).
+    cum = [[0.0] * hist for _ in range(nflows)]
+    total_admitted = [0.0] * nflows
     bin_q = 0.0
     bin_qmax = 0.0
     bin_arr = 0.0
@@ -248,11 +251,14 @@ def solve(model: FluidModel) -> FluidRun:
         for k in range(nflows):
             ok = departed * adm[k][back_slot] / share_total if share_total > 0.0 else 0.0
             out[k][slot] = ok
-            held = own[k] + (adm[k][slot] - ok) * h
-            own[k] = held if held > 0.0 else 0.0
-            bin_own[k] += own[k] * h
+            total_admitted[k] += adm[k][slot] * h
+            cum[k][slot] = total_admitted[k]
             bin_deliv[k] += ok * h
             bin_drop[k] += drop[k][slot] * h
+        if q_new > 0.0:
+            span = min(int(q_new / c / h), hist - 1)
+            for k in range(nflows):
+                bin_own[k] += (cum[k][slot] - cum[k][(n - span) % hist]) * h
         qh[slot] = q
         bin_q += q * h
         if q_new > bin_qmax:
