@@ -311,6 +311,15 @@ def _restart_analyze(_runs: Any, plan: Plan) -> Analysis:
         out[f"{tcp}_tfrc_share_short"] = 1 - row["tcp_ratio"][0]
         out[f"{tcp}_tfrc_share_fall"] = row["tcp_ratio"][-1] - row["tcp_ratio"][0]
         out[f"{tcp}_occupation_fall"] = row["occupation"][0] - row["occupation"][-1]
+    longer, shorter = RESTART_CASES[2][0], RESTART_CASES[3][0]
+    for tcp in ("vegas", "reno"):
+        if f"{tcp}/{longer}" in out and f"{tcp}/{shorter}" in out:
+            out[f"{tcp}_longer_tcp_gain"] = float(
+                np.mean(out[f"{tcp}/{longer}"]["tcp_ratio"])
+                - np.mean(out[f"{tcp}/{shorter}"]["tcp_ratio"])
+            )
+        else:  # the quick plan has neither case
+            out[f"{tcp}_longer_tcp_gain"] = float("nan")
     out["reno_minus_vegas_long"] = float(
         np.mean(out[f"reno/{same}"]["tcp_ratio"]) - np.mean(out[f"vegas/{same}"]["tcp_ratio"])
     )
@@ -376,6 +385,19 @@ def _restart_claims() -> tuple[Claim, ...]:
                 robust_to_quick=True,
             ),
         ]
+        claims.append(
+            Claim(
+                id=f"longer-tcp-more-share-{tcp}",
+                statement="When TCP's connections last longer than TFRC's, TCP's share grows "
+                f"({'Figs. 13-14' if tcp == 'vegas' else 'Figs. 19-20'}; {tcp}).",
+                paper_value="TCP's proportion increases with its relative duration",
+                how="mean over delays of the TCP ratio with means TCP 240 s / TFRC 30 s minus "
+                "the same with TCP 30 s / TFRC 240 s (full plan only)",
+                tolerance="above 0",
+                accept=(0.0, 1.0),
+                measure=_single(f"{tcp}_longer_tcp_gain"),
+            )
+        )
     claims.append(
         Claim(
             id="reno-more-than-vegas",
