@@ -293,6 +293,47 @@ _RESTART_STEP_S = 0.002
 """2 ms: a fifth of the smallest delay (the convergence test shows 1 ms gives the same)."""
 
 
+def _connections(seed: int, flow: int, mean: float, duration: float) -> list[tuple[float, float]]:
+    """The (start, stop) of each connection of fluid flow ``flow``: the same exponential draws
+    the fluid solver makes (its stream (seed, flow), one draw per connection, no idle time).
+    """
+    rng = np.random.default_rng([seed, flow])
+    spans: list[tuple[float, float]] = []
+    t = 0.0
+    while t < duration:
+        end = t + float(rng.exponential(mean))
+        spans.append((t, min(end, duration)))
+        t = end
+    return spans
+
+
+def _restart_packets(tcp: str, delay: float, duration: float, means: tuple[float, float]) -> Any:
+    """Throughput (Mb/s) of all TCP and all TFRC connections of a packet run whose flows are
+    the fluid run's connections, one flow per connection, same start and stop times.
+    """
+    from tfrclab import simulate
+    from tfrclab.scenario import Scenario
+
+    base = Scenario.load(scenario_path(f"berumen/{tcp}-tfrc.toml")).to_dict()
+    template = {f["name"]: f for f in base["flows"]}
+    flows: list[dict[str, Any]] = []
+    for k, (kind, mean) in enumerate((("tcp", means[0]), ("tfrc", means[1]))):
+        for i, (start, stop) in enumerate(_connections(1, k, mean, duration)):
+            if stop - start < 0.001:
+                continue
+            flow = dict(template[kind], name=f"{kind}{i}", start=f"{start:.6f}s")
+            flow.update({"from": "left0", "to": "right0"})
+            if stop < duration:
+                flow["stop"] = f"{stop:.6f}s"
+            flows.append(flow)
+    base.update(flows=flows, duration=f"{duration:g}s")
+    base["topology"]["hosts"] = 1
+    base["topology"]["access"]["rtt"] = f"{delay * 1000:g}ms"
+    result = simulate.run(Scenario.from_dict(base), force=True)
+    got = result.flows.groupby("kind")["bytes_received"].sum() * 8 / duration / 1e6
+    return float(got.get("tcp", 0.0)), float(got.get("tfrc", 0.0))
+
+
 def _restart_analyze(_runs: Any, plan: Plan) -> Analysis:
     duration = plan.duration_s or 1500.0
     cases = RESTART_CASES if plan.changes.get("cases") != "quick" else RESTART_CASES[:2]
@@ -301,7 +342,12 @@ def _restart_analyze(_runs: Any, plan: Plan) -> Analysis:
     for tcp in ("vegas", "reno"):
         for label, tcp_mean, tfrc_mean in cases:
             shares, occupation, tfrc_tp, tcp_tp = [], [], [], []
+            packet_shares, packet_occupation = [], []
             for delay in delays:
+                p_tcp, p_tfrc = _restart_packets(tcp, delay, duration, (tcp_mean, tfrc_mean))
+                both = p_tcp + p_tfrc
+                packet_shares.append(p_tcp / both if both else float("nan"))
+                packet_occupation.append(both / (CAPACITY_BPS / 1e6))
                 run = _fluid(
                     tcp,
                     delay,
@@ -320,6 +366,8 @@ def _restart_analyze(_runs: Any, plan: Plan) -> Analysis:
                 "occupation": occupation,
                 "tcp_mbps": tcp_tp,
                 "tfrc_mbps": tfrc_tp,
+                "packet_tcp_ratio": packet_shares,
+                "packet_occupation": packet_occupation,
             }
     same = cases[1][0]
     for tcp in ("vegas", "reno"):
@@ -327,6 +375,13 @@ def _restart_analyze(_runs: Any, plan: Plan) -> Analysis:
         out[f"{tcp}_tfrc_share_short"] = 1 - row["tcp_ratio"][0]
         out[f"{tcp}_tfrc_share_fall"] = row["tcp_ratio"][-1] - row["tcp_ratio"][0]
         out[f"{tcp}_occupation_fall"] = row["occupation"][0] - row["occupation"][-1]
+        out[f"{tcp}_packet_tfrc_share_short"] = 1 - row["packet_tcp_ratio"][0]
+        out[f"{tcp}_packet_tfrc_share_fall"] = (
+            row["packet_tcp_ratio"][-1] - row["packet_tcp_ratio"][0]
+        )
+        out[f"{tcp}_packet_occupation_fall"] = (
+            row["packet_occupation"][0] - row["packet_occupation"][-1]
+        )
     longer, shorter = RESTART_CASES[2][0], RESTART_CASES[3][0]
     for tcp in ("vegas", "reno"):
         if f"{tcp}/{longer}" in out and f"{tcp}/{shorter}" in out:
@@ -351,15 +406,22 @@ def _restart_plot(analysis: Analysis, path: Path) -> Path:
             values = analysis[f"{tcp}/{label}"]
             axes[row, 0].plot(delays_ms, values["tfrc_mbps"], "o-", label=f"TFRC, {label}")
             axes[row, 0].plot(delays_ms, values["tcp_mbps"], "s--", label=f"{tcp}, {label}")
-            axes[row, 1].plot(delays_ms, values["tcp_ratio"], "o-", label=label)
-            axes[row, 2].plot(delays_ms, values["occupation"], "o-", label=label)
+            line = axes[row, 1].plot(delays_ms, values["tcp_ratio"], "o-", label=label)[0]
+            color = line.get_color()
+            axes[row, 1].plot(delays_ms, values["packet_tcp_ratio"], "x--", color=color, lw=0.8)
+            axes[row, 2].plot(delays_ms, values["occupation"], "o-", color=color, label=label)
+            axes[row, 2].plot(delays_ms, values["packet_occupation"], "x--", color=color, lw=0.8)
         axes[row, 0].set_ylabel(f"{tcp}: throughput (Mb/s)")
         axes[row, 1].set_ylabel("TCP / (TCP + TFRC)")
         axes[row, 2].set_ylabel("bandwidth occupation")
         for ax in axes[row]:
             ax.set_xlabel("delay (ms)")
             ax.legend(fontsize=5)
-    figure.suptitle("berumen Figs. 12-23: flows restarted after exponential durations", fontsize=9)
+    figure.suptitle(
+        "berumen Figs. 12-23: flows restarted after exponential durations "
+        "(fluid: solid; packets: dashed, x)",
+        fontsize=9,
+    )
     figure.tight_layout()
     figure.savefig(path, dpi=80)
     return path
@@ -399,6 +461,35 @@ def _restart_claims() -> tuple[Claim, ...]:
                 accept=(0.0, 1.0),
                 measure=_single(f"{tcp}_occupation_fall"),
                 robust_to_quick=True,
+            ),
+        ]
+        claims += [
+            Claim(
+                id=f"packets-tfrc-high-short-delay-{tcp}",
+                statement=f"TFRC's share is high at short delays ({figs}; {tcp}), with packets.",
+                paper_value="TFRC mean throughput very high at small delays",
+                how="as the fluid claim, on the packet run of the same connections",
+                tolerance="above 0.5",
+                accept=(0.5, 1.0),
+                measure=_single(f"{tcp}_packet_tfrc_share_short", "one packet run, seed 1"),
+            ),
+            Claim(
+                id=f"packets-tfrc-share-falls-{tcp}",
+                statement=f"TFRC's share falls with delay ({figs}; {tcp}), with packets.",
+                paper_value="decreasing in the delay",
+                how="as the fluid claim, on the packet run of the same connections",
+                tolerance="above 0",
+                accept=(0.0, 1.0),
+                measure=_single(f"{tcp}_packet_tfrc_share_fall", "one packet run, seed 1"),
+            ),
+            Claim(
+                id=f"packets-occupation-falls-{tcp}",
+                statement=f"Total occupation falls with delay ({figs}; {tcp}), with packets.",
+                paper_value="decreasing in the delay",
+                how="as the fluid claim, on the packet run of the same connections",
+                tolerance="above 0",
+                accept=(0.0, 1.0),
+                measure=_single(f"{tcp}_packet_occupation_fall", "one packet run, seed 1"),
             ),
         ]
         claims.append(
@@ -441,8 +532,9 @@ RESTART = Experiment(
     "starts at once, from slow start. Means (TCP, TFRC): 30/30, 240/240, 240/30, 30/240 s "
     "(the paper: 10-240 s); delays 10, 100, 200, 540 ms; 1500 s per point, one seed, step 2 ms "
     "(the paper averages until a 1% confidence interval: reduced to fit the time budget). "
-    "Quick: 30/30 and 240/240 at 10 and 540 ms, 400 s. Packet runs: not done (netsim has no "
-    "restarting TCP/TFRC connections).",
+    "The same connections (start and stop times) also run as packets, one netsim flow per "
+    "connection. "
+    "Quick: 30/30 and 240/240 at 10 and 540 ms, 400 s.",
     kind="channel",
     scenarios=(),
     cells=(),
