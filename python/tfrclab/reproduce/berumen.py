@@ -294,8 +294,10 @@ _RESTART_STEP_S = 0.002
 
 
 def _connections(seed: int, flow: int, mean: float, duration: float) -> list[tuple[float, float]]:
-    """The (start, stop) of each connection of fluid flow ``flow``: the same exponential draws
-    the fluid solver makes (its stream (seed, flow), one draw per connection, no idle time).
+    """The (start, stop) of each connection of fluid flow ``flow``.
+
+    These are the exponential draws the fluid solver makes: its stream (seed, flow), one draw
+    per connection, no idle time.
     """
     rng = np.random.default_rng([seed, flow])
     spans: list[tuple[float, float]] = []
@@ -308,8 +310,9 @@ def _connections(seed: int, flow: int, mean: float, duration: float) -> list[tup
 
 
 def _restart_packets(tcp: str, delay: float, duration: float, means: tuple[float, float]) -> Any:
-    """Throughput (Mb/s) of all TCP and all TFRC connections of a packet run whose flows are
-    the fluid run's connections, one flow per connection, same start and stop times.
+    """Throughput (Mb/s) of all TCP and all TFRC connections run as packets.
+
+    One netsim flow per connection of the fluid run, with its start and stop times.
     """
     from tfrclab import simulate
     from tfrclab.scenario import Scenario
