@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -37,3 +38,19 @@ def test_quick_plan_robust_claims_hold(experiment: object, tmp_path: Path) -> No
     for result in outcome.results:
         if result.claim.robust_to_quick:
             assert result.verdict == "holds", (result.claim.id, result.reason)
+
+
+def test_packet_connections_are_the_fluid_connections() -> None:
+    # The packet runs of Figs. 12-23 replay the fluid solver's exponential draws.
+    from tfrclab.fluid import FluidFlow, FluidModel, solve
+
+    flows = (
+        FluidFlow("vegas", 0.05, restart_mean_s=4.0),
+        FluidFlow("tfrc", 0.05, restart_mean_s=7.0),
+    )
+    run = solve(FluidModel(5e6, 100.0, flows, duration_s=60.0, seed=1))
+    for k, mean in enumerate((4.0, 7.0)):
+        spans = berumen._connections(1, k, mean, 60.0)
+        assert run.connections[k] == len(spans)
+        assert spans[0][0] == 0.0
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
