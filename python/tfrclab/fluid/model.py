@@ -9,7 +9,7 @@ field is checked on construction and a bad one raises ``ValueError`` naming it; 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 __all__ = ["KINDS", "MAX_BINS", "MAX_FLOWS", "MAX_STEPS", "FluidFlow", "FluidModel"]
@@ -126,8 +126,6 @@ class FluidModel:
     """Start of the measurement window the summaries use."""
     seed: int = 1
     """Seeds the exponential connection durations (the only randomness)."""
-    extra: dict[str, str] = field(default_factory=dict, compare=False)
-    """Free text carried into the results (e.g. the scenario file it came from)."""
 
     def __post_init__(self) -> None:
         _positive("capacity_bps", self.capacity_bps, high=1e12)

@@ -18,6 +18,7 @@ from tfrclab.fluid.model import FluidFlow, FluidModel
 from tfrclab.fluid.solver import FLOW_FIELDS, FluidRun
 from tfrclab.result import Result, RunInfo
 from tfrclab.scenario import Scenario
+from tfrclab.units import parse_size
 
 __all__ = ["TCP_AS_RENO", "model_from_scenario", "to_result"]
 
@@ -191,8 +192,6 @@ def model_from_scenario(
                 f"and TFRC flows, got {kind} {variant}".rstrip()
             )
         flow_size = scenario.get(f"flows[{k}].size") if "size" in table else "1000B"
-        from tfrclab.units import parse_size
-
         this = parse_size(str(flow_size))
         if size is not None and this != size:
             raise ValueError(f"flows[{k}].size: the fluid model needs one packet size")
