@@ -855,6 +855,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tfrclab.testbed import cli as testbed_cli
 
     testbed_cli.register(commands)
+    from tfrclab.fluid import cli as fluid_cli
+
+    fluid_cli.register(commands)
     return parser
 
 

@@ -93,23 +93,26 @@ def scenario_path(relative: str) -> Path:
     return Path(str(resources.files("tfrclab") / "scenarios" / "papers" / relative))
 
 
+_MODULES = (
+    "floyd2000",
+    "floyd2000_fairness",
+    "floyd2000_dynamics",
+    "floyd2000_testbed",
+    "hassan",
+    "berumen",
+)
+"""The modules of ``tfrclab.reproduce`` that register experiments (each an ``EXPERIMENTS``
+tuple), in catalogue order."""
+
+
 def registry() -> tuple[Experiment, ...]:
     """Every registered experiment, in catalogue order."""
-    from tfrclab.reproduce import (
-        floyd2000,
-        floyd2000_dynamics,
-        floyd2000_fairness,
-        floyd2000_testbed,
-        hassan,
-    )
+    import importlib
 
-    return (
-        floyd2000.EXPERIMENTS
-        + floyd2000_fairness.EXPERIMENTS
-        + floyd2000_dynamics.EXPERIMENTS
-        + floyd2000_testbed.EXPERIMENTS
-        + hassan.EXPERIMENTS
-    )
+    found: list[Experiment] = []
+    for name in _MODULES:
+        found.extend(importlib.import_module(f"tfrclab.reproduce.{name}").EXPERIMENTS)
+    return tuple(found)
 
 
 def experiments(selectors: Sequence[str] = ()) -> list[Experiment]:

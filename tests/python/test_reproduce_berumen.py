@@ -1,0 +1,56 @@
+"""The berumen reproduction: registry entries, claims, and the quick plan's robust claims."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from tfrclab.reproduce import berumen
+from tfrclab.reproduce.registry import experiments, registry, scenario_path
+from tfrclab.reproduce.runner import run_experiment
+
+
+def test_every_berumen_experiment_is_registered() -> None:
+    ids = {e.id for e in registry()}
+    assert {e.id for e in berumen.EXPERIMENTS} <= ids
+    assert [e.id for e in experiments(["berumen"])] == [e.id for e in berumen.EXPERIMENTS]
+
+
+def test_every_claim_has_a_paper_value_and_a_tolerance() -> None:
+    for e in berumen.EXPERIMENTS:
+        assert e.claims
+        assert len({c.id for c in e.claims}) == len(e.claims)
+        for c in e.claims:
+            assert c.paper_value
+            assert c.tolerance
+            assert c.how
+            assert c.accept[0] <= c.accept[1]
+        for name in e.scenarios:
+            assert scenario_path(name).is_file()
+
+
+@pytest.mark.parametrize("experiment", berumen.EXPERIMENTS, ids=lambda e: e.id)
+def test_quick_plan_robust_claims_hold(experiment: object, tmp_path: Path) -> None:
+    outcome = run_experiment(experiment, tmp_path, quick=True)  # type: ignore[arg-type]
+    assert outcome.figure.is_file()
+    for result in outcome.results:
+        if result.claim.robust_to_quick:
+            assert result.verdict == "holds", (result.claim.id, result.reason)
+
+
+def test_packet_connections_are_the_fluid_connections() -> None:
+    # The packet runs of Figs. 12-23 replay the fluid solver's exponential draws.
+    from tfrclab.fluid import FluidFlow, FluidModel, solve
+
+    flows = (
+        FluidFlow("vegas", 0.05, restart_mean_s=4.0),
+        FluidFlow("tfrc", 0.05, restart_mean_s=7.0),
+    )
+    run = solve(FluidModel(5e6, 100.0, flows, duration_s=60.0, seed=1))
+    for k, mean in enumerate((4.0, 7.0)):
+        spans = berumen._connections(1, k, mean, 60.0)
+        assert run.connections[k] == len(spans)
+        assert spans[0][0] == 0.0
+        assert all(a[1] == b[0] for a, b in itertools.pairwise(spans))
