@@ -35,6 +35,7 @@ executors give identical numbers.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import hashlib
 import itertools
 import json
@@ -588,29 +589,42 @@ def _local(
         pending = broken
 
 
+@contextlib.contextmanager
+def local_dask_cluster(jobs: int) -> Iterator[str]:
+    """A local ``dask.distributed`` cluster of ``jobs`` single-threaded worker processes.
+
+    It lasts as long as the ``with``, which yields its scheduler address (for ``scheduler`` of
+    :func:`run_sweep`, so several sweeps share one cluster instead of starting one each).
+    """
+    import distributed
+
+    # distributed is only partly typed: its calls are made through Any.
+    dist: Any = distributed
+    cluster = dist.LocalCluster(
+        n_workers=max(1, jobs), threads_per_worker=1, processes=True, dashboard_address=None
+    )
+    try:
+        yield str(cluster.scheduler_address)
+    finally:
+        cluster.close()
+
+
 def _dask(
     tasks: Sequence[Task], jobs: int, scheduler: str | None
 ) -> Iterator[tuple[Task, dict[str, pd.DataFrame]]]:
     import distributed
 
-    # distributed is only partly typed: its calls are made through Any.
     dist: Any = distributed
-    cluster = None
-    if scheduler is None:
-        cluster = dist.LocalCluster(
-            n_workers=max(1, jobs), threads_per_worker=1, processes=True, dashboard_address=None
-        )
-        client = dist.Client(cluster)
-    else:
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            scheduler = stack.enter_context(local_dask_cluster(jobs))
         client = dist.Client(scheduler)
-    try:
-        futures = {client.submit(run_task, task, pure=False): task for task in tasks}
-        for future in dist.as_completed(list(futures)):
-            yield futures[future], future.result()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        try:
+            futures = {client.submit(run_task, task, pure=False): task for task in tasks}
+            for future in dist.as_completed(list(futures)):
+                yield futures[future], future.result()
+        finally:
+            client.close()
 
 
 def run_sweep(

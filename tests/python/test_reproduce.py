@@ -146,3 +146,33 @@ def test_quick_run_of_floyd2000(tmp_path: Path) -> None:
     again = run_cli("reproduce", "floyd2000/fig09", "--quick", "--out", str(out))
     assert again.returncode == 0, again.stderr
     assert "0 of 3 runs to do" in again.stderr
+
+
+def test_dask_executor_gives_the_local_numbers(tmp_path: Path) -> None:
+    # The same claims, measured the same to the last bit, whether the sweeps ran in local
+    # worker processes or on a dask.distributed cluster (one local cluster for the whole run).
+    pytest.importorskip("distributed")
+    measured = {}
+    for executor in ("local", "dask"):
+        out = tmp_path / executor
+        done = run_cli(
+            "reproduce",
+            "floyd2000/fig22",
+            "--quick",
+            "--jobs",
+            "2",
+            "--executor",
+            executor,
+            "--quiet",
+            "--json",
+            "--out",
+            str(out),
+        )
+        assert done.returncode == 0, done.stderr
+        measured[executor] = [
+            (c["id"], c["mean"], c["ci_half"], c["verdict"])
+            for e in json.loads(done.stdout)
+            for c in e["claims"]
+        ]
+    assert measured["local"]
+    assert measured["local"] == measured["dask"]

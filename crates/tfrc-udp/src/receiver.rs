@@ -179,7 +179,7 @@ impl UdpReceiver {
             stop: Arc::new(AtomicBool::new(false)),
             wake: Arc::new(wake),
             waiter,
-            samples: SampleLog::new(now, options.stats_interval),
+            samples: SampleLog::new(Time::ZERO, options.stats_interval),
             last_sample: (Totals::default(), 0),
             options,
         })

@@ -148,7 +148,7 @@ impl UdpSender {
             app_credit: 0.0,
             app_last: now,
             announced: None,
-            samples: SampleLog::new(now, options.stats_interval),
+            samples: SampleLog::new(Time::ZERO, options.stats_interval),
             last_totals: SenderSample::default(),
             send_log: Vec::new(),
             send_log_limit: options.send_log,

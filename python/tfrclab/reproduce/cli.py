@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["register"]
 
@@ -39,6 +40,19 @@ def register(commands: Any) -> None:
     )
     reproduce.add_argument(
         "--jobs", type=_positive_int, default=1, help="parallel runs (worker processes; 1)"
+    )
+    reproduce.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where sweep runs go: local worker processes, or a dask.distributed cluster",
+    )
+    reproduce.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDR",
+        help="dask scheduler address (implies --executor dask; default: one local cluster of "
+        "--jobs workers for the whole reproduction)",
     )
     reproduce.add_argument("--out", type=Path, default=None, help="output directory")
     reproduce.add_argument(
@@ -109,10 +123,25 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(line, file=sys.stderr, flush=True)
 
-    outcomes = [
-        run_experiment(e, out, quick=args.quick, jobs=args.jobs, progress=progress)
-        for e in selected
-    ]
+    with contextlib.ExitStack() as stack:
+        scheduler: str | None = args.scheduler
+        executor: Literal["local", "dask"] = "dask" if scheduler is not None else args.executor
+        if executor == "dask" and scheduler is None:
+            from tfrclab.sweep import local_dask_cluster
+
+            scheduler = stack.enter_context(local_dask_cluster(args.jobs))
+        outcomes = [
+            run_experiment(
+                e,
+                out,
+                quick=args.quick,
+                jobs=args.jobs,
+                progress=progress,
+                executor=executor,
+                scheduler=scheduler,
+            )
+            for e in selected
+        ]
     md, page = write_report(outcomes, out)
     if args.json:
         # The same records as DIR/claims.json, for scripts: one object per experiment.

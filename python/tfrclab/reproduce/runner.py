@@ -13,10 +13,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tfrclab.reproduce.claims import Analysis, ClaimResult, evaluate
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
+
+if TYPE_CHECKING:
+    from tfrclab.sweep import Executor
 
 __all__ = ["Outcome", "SweepData", "experiment_dir", "run_experiment"]
 
@@ -78,6 +81,8 @@ def _run_sweep(
     directory: Path,
     jobs: int,
     progress: Progress,
+    executor: Executor = "local",
+    scheduler: str | None = None,
 ) -> SweepData:
     from tfrclab.scenario import Scenario
     from tfrclab.sweep import Grid, load, run_sweep
@@ -98,7 +103,15 @@ def _run_sweep(
 
     # A pool of worker processes costs seconds to start (spawn): not worth it for one run.
     workers = min(jobs, len(plan.seeds))
-    run_sweep(grid, directory, jobs=workers, on_start=on_start, on_done=on_done)
+    run_sweep(
+        grid,
+        directory,
+        jobs=workers,
+        executor=executor if workers > 1 or scheduler is not None else "local",
+        scheduler=scheduler,
+        on_start=on_start,
+        on_done=on_done,
+    )
     return SweepData(
         runs=load(directory, "runs"),
         classes=load(directory, "classes"),
@@ -155,7 +168,13 @@ def _run_cells_in_parallel(
 
 
 def _run_sweeps(
-    experiment: Experiment, plan: Plan, directory: Path, jobs: int, progress: Progress
+    experiment: Experiment,
+    plan: Plan,
+    directory: Path,
+    jobs: int,
+    progress: Progress,
+    executor: Executor = "local",
+    scheduler: str | None = None,
 ) -> SweepData | dict[str, SweepData]:
     """One sweep per cell (each in its own directory), or the one scenario's sweep."""
     if not experiment.cells:
@@ -163,9 +182,17 @@ def _run_sweeps(
             raise ValueError(f"{experiment.id}: give one scenario file, or cells")
         changes = dict(plan.changes)
         return _run_sweep(
-            experiment.id, experiment.scenarios[0], changes, plan, directory, jobs, progress
+            experiment.id,
+            experiment.scenarios[0],
+            changes,
+            plan,
+            directory,
+            jobs,
+            progress,
+            executor,
+            scheduler,
         )
-    if jobs > 1 and len(experiment.cells) > len(plan.seeds):
+    if executor == "local" and jobs > 1 and len(experiment.cells) > len(plan.seeds):
         _run_cells_in_parallel(experiment, plan, directory, jobs, progress)
         jobs = 1  # every run is done: the sweeps below only read them back
     return {
@@ -177,6 +204,8 @@ def _run_sweeps(
             directory / label,
             jobs,
             progress,
+            executor,
+            scheduler,
         )
         for label, relative, cell in experiment.cells
     }
@@ -189,8 +218,13 @@ def run_experiment(
     quick: bool = False,
     jobs: int = 1,
     progress: Progress | None = None,
+    executor: Executor = "local",
+    scheduler: str | None = None,
 ) -> Outcome:
     """Run ``experiment`` and evaluate its claims; finished runs under ``out`` are reused.
+
+    ``executor``/``scheduler`` choose where sweep runs go, as for :func:`tfrclab.sweep.run_sweep`
+    (``"dask"`` with a scheduler address sends them to that ``dask.distributed`` cluster).
 
     Draws its figure and writes ``claims.json`` beside it, in :func:`experiment_dir`.
     """
@@ -204,7 +238,13 @@ def run_experiment(
         # Sweeps shared with another experiment live (and are reused) in that one's directory.
         home = out.joinpath(*experiment.runs_of.split("/")) if experiment.runs_of else directory
         data = _run_sweeps(
-            experiment, plan, home / ("sweep-quick" if quick else "sweep"), jobs, say
+            experiment,
+            plan,
+            home / ("sweep-quick" if quick else "sweep"),
+            jobs,
+            say,
+            executor,
+            scheduler,
         )
     elif experiment.kind == "testbed":
         say(f"{experiment.id}: running on the testbed (runs in {directory / 'runs'})")
