@@ -92,9 +92,14 @@ def scenario_path(relative: str) -> Path:
 
 def registry() -> tuple[Experiment, ...]:
     """Every registered experiment, in catalogue order."""
-    from tfrclab.reproduce import floyd2000, floyd2000_dynamics, floyd2000_fairness
+    from tfrclab.reproduce import floyd2000, floyd2000_dynamics, floyd2000_fairness, yang2001
 
-    return floyd2000.EXPERIMENTS + floyd2000_fairness.EXPERIMENTS + floyd2000_dynamics.EXPERIMENTS
+    return (
+        floyd2000.EXPERIMENTS
+        + floyd2000_fairness.EXPERIMENTS
+        + floyd2000_dynamics.EXPERIMENTS
+        + yang2001.EXPERIMENTS
+    )
 
 
 def experiments(selectors: Sequence[str] = ()) -> list[Experiment]:
