@@ -45,6 +45,7 @@ _NAMES = {
     "tfrc": "TFRC",
     "tear": "TEAR",
     "gaimd-sack": "GAIMD (SACK recovery)",
+    "tcp-sack": "TCP (SACK)",
     "tfrc-rfc5348": "TFRC (RFC 5348)",
 }
 
@@ -67,6 +68,7 @@ _FLOWS: dict[str, dict[str, Any]] = {
         "window": 1000,
         "recovery": "sack",
     },
+    "tcp-sack": {"kind": "tcp", "variant": "sack", "preset": "ns2_2000", "window": 1000},
     "tfrc": {"kind": "tfrc", "preset": "floyd2000"},
     "tfrc-rfc5348": {"kind": "tfrc", "preset": "rfc5348"},
     "tear": {"kind": "tear", "preset": "yang2001"},
@@ -321,7 +323,8 @@ def _ratio(
     return measure
 
 
-_INF = float("inf")
+_INF = 1e9
+"""An unbounded side of an acceptance interval (claims need finite bounds)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -488,7 +491,6 @@ def _table1_claims() -> tuple[Claim, ...]:
                 accept=i_accept[protocol],
                 measure=_value(f"i-{protocol}", "i"),
                 unit="packets/RTT per RTT",
-                robust_to_quick=protocol == "gaimd",
             )
         )
     claims.append(
@@ -1440,12 +1442,139 @@ FIG28_29 = _multi_experiment(
     "queue",
 )
 
+# ---------------------------------------------------------------------------------------------
+# Fig. 15: long-term fairness CoV_lf among 32 flows of one protocol under Bernoulli loss
+
+_FIG15_LOSSES = (0.005, 0.02, 0.17)
+"""Fig. 15's loss rates used here: its two ends (0.5%, 17%) and 2%."""
+_FIG15_PROTOCOLS = ("tcp-sack", "gaimd", "tfrc", "tear")
+"""Fig. 15's TCP is SACK (the catalogue); the others as elsewhere."""
+
+
+def _fig15_label(protocol: str, p: float) -> str:
+    return f"{protocol}-{p * 100:g}%"
+
+
+def _fig15_analysis(data: Any) -> dict[str, Any]:
+    """Per seed: CoV_lf over 15 s and over 60 s windows (mean over the windows)."""
+    times, counts, _ = _series(data)
+    lo = float(data.runs["window_from_s"].iloc[0])
+    hi = float(data.runs["window_to_s"].iloc[0])
+    n = counts.shape[0]
+    out: dict[str, Any] = {"cov15": np.full(n, np.nan), "cov60": np.full(n, np.nan)}
+    for s in range(n):
+        for key, width in (("cov15", 15.0), ("cov60", 60.0)):
+            values = []
+            start = lo
+            while start + width <= hi + 1e-9:
+                sel = (times >= start - 1e-9) & (times < start + width - 1e-9)
+                values.append(metrics.cov_lf(counts[s][:, sel].sum(axis=1) / width))
+                start += width
+            out[key][s] = float(np.mean(values)) if values else np.nan
+    return out
+
+
+def _fig15_plot(analysis: Analysis, path: Any) -> Any:
+    fig = Figure(figsize=(5, 3.4))
+    ax = fig.subplots()
+    x = [p * 100 for p in _FIG15_LOSSES]
+    for protocol in _FIG15_PROTOCOLS:
+        y15 = [float(np.mean(analysis[_fig15_label(protocol, p)]["cov15"])) for p in _FIG15_LOSSES]
+        ax.plot(x, y15, marker="o", ms=3, label=f"{protocol.upper()} 15 s")
+    ax.set(xlabel="loss rate (%)", ylabel="CoV_lf", xscale="log",
+           title="yang2001 Fig. 15: 32 flows, Bernoulli loss")  # fmt: skip
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    return path
+
+
+def _fig15_half(analysis: Analysis) -> Measurement:
+    """CoV_lf over 60 s / over 15 s at 0.5%, averaged over the four protocols, per seed."""
+    ratios = [
+        analysis[_fig15_label(p, 0.005)]["cov60"] / analysis[_fig15_label(p, 0.005)]["cov15"]
+        for p in _FIG15_PROTOCOLS
+    ]
+    return measure_seeds(np.mean(ratios, axis=0), "mean over the four protocols")
+
+
+FIG15 = Experiment(
+    id="yang2001/fig15",
+    title="Fig. 15: long-term fairness CoV_lf of 32 flows of one protocol under Bernoulli loss",
+    setup="32 flows of one protocol (TCP = SACK), Bernoulli loss on the bottleneck for every "
+    "flow. The paper's link would be far too slow for 32 flows at 0.5% loss (they would want "
+    "~17 times its capacity), so the bottleneck is 100 Mb/s here and the loss model, not the "
+    "queue, sets the loss rate. CoV_lf of the flows' mean rates over 15 s and 60 s windows, "
+    "140 s runs measured from 20 s (two 60 s windows).",
+    kind="sweep",
+    scenarios=(_MULTI,),
+    cells=tuple(
+        (
+            _fig15_label(protocol, p),
+            _MULTI,
+            {
+                "flows": [_group(protocol, "study", 32)],
+                "topology.hosts": 32,
+                "topology.bottleneck.rate": "100Mbps",
+                "duration": "140s",
+                "measure.from": "20s",
+                "losses": [{"link": "bottleneck", "kind": "bernoulli", "p": p}],
+            },
+        )
+        for protocol in _FIG15_PROTOCOLS
+        for p in _FIG15_LOSSES
+    ),
+    full=Plan(seeds=(1, 2, 3)),
+    quick=Plan(seeds=(1,), changes={"duration": "80s"}),
+    metrics=("cov_lf",),
+    claims=(
+        Claim(
+            id="tcp-less-fair-than-tfrc-tear-at-2%",
+            statement="The ordering of Fig. 6 at low loss: TCP's CoV_lf above TFRC's and TEAR's.",
+            paper_value="same ordering as Fig. 6",
+            how="CoV_lf(TCP) - max(CoV_lf(TFRC), CoV_lf(TEAR)) at 2%, 15 s windows",
+            tolerance="above 0",
+            accept=(0.0, _INF),
+            measure=_difference(
+                [(_fig15_label("tcp-sack", 0.02), "cov15")],
+                [(_fig15_label("tfrc", 0.02), "cov15"), (_fig15_label("tear", 0.02), "cov15")],
+                "min-max",
+            ),
+        ),
+        Claim(
+            id="tfrc-above-aimd-at-17%",
+            statement="The ordering of Fig. 6 at high loss: TFRC's CoV_lf above TCP's and GAIMD's.",
+            paper_value="same ordering as Fig. 6",
+            how="CoV_lf(TFRC) - max(CoV_lf(TCP), CoV_lf(GAIMD)) at 17%, 15 s windows",
+            tolerance="above 0",
+            accept=(0.0, _INF),
+            measure=_difference(
+                [(_fig15_label("tfrc", 0.17), "cov15")],
+                [(_fig15_label("tcp-sack", 0.17), "cov15"), (_fig15_label("gaimd", 0.17), "cov15")],
+                "min-max",
+            ),
+        ),
+        Claim(
+            id="60s-halves-cov-at-low-loss",
+            statement="60 s windows give about half the CoV_lf of 15 s windows at low loss.",
+            paper_value="about half",
+            how="CoV_lf over 60 s / over 15 s at 0.5%, mean over the four protocols",
+            tolerance="in [0.35, 0.65]",
+            accept=(0.35, 0.65),
+            measure=_fig15_half,
+        ),
+    ),
+    analyze=lambda runs, plan: _cells_analysis(runs, _fig15_analysis),
+    plot=_fig15_plot,
+)
+
 EXPERIMENTS: tuple[Experiment, ...] = (
     FIG03_05,
     FIG06,
     FIG07_08,
     FIG09_11,
     FIG12_14,
+    FIG15,
     FIG16,
     FIG17,
     FIG18,
@@ -1459,4 +1588,4 @@ EXPERIMENTS: tuple[Experiment, ...] = (
     FIG28_29,
     TABLE1,
 )
-"""Every yang2001 experiment of the catalogue but Fig. 15 (see docs/reproduction/yang2001.md)."""
+"""Every yang2001 simulation experiment of the catalogue, and Table I."""
