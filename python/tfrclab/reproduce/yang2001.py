@@ -599,7 +599,7 @@ def _fig06_claims() -> tuple[Claim, ...]:
             id="gaimd-equals-tcp-at-8%",
             statement="GAIMD's CoV_time equals TCP's by 8% loss.",
             paper_value="equal",
-            how="|CoV_GAIMD - CoV_TCP| / CoV_TCP at 8%",
+            how="abs(CoV_GAIMD - CoV_TCP) / CoV_TCP at 8%",
             tolerance="at most 0.1",
             accept=(0.0, 0.1),
             measure=lambda a: measure_seeds(
