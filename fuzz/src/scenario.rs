@@ -406,6 +406,7 @@ const VALUES: &[&str] = &[
     "\"ns2_additive_increase\"",
     "\"current_receive_rate\"",
     "\"periodic\"",
+    "\"periodic_time\"",
     "\"bernoulli\"",
     "\"gilbert_elliott\"",
     "\"list\"",

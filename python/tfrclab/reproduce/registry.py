@@ -98,6 +98,7 @@ _MODULES = (
     "floyd2000_fairness",
     "floyd2000_dynamics",
     "floyd2000_testbed",
+    "yang2001",
     "hassan",
     "berumen",
 )

@@ -21,6 +21,8 @@ pub enum LossModelError {
     },
     /// `Periodic::every` is 0; a period is at least one packet.
     ZeroPeriod,
+    /// `PeriodicTime::interval` is 0; one drop per interval needs a positive interval.
+    ZeroInterval,
     /// `List::indices` names the same arrival index twice (ns-2's `ErrorModel/List` refuses
     /// duplicates too, `queue/errmodel.cc` `parse_droplist`).
     DuplicateIndex {
@@ -54,12 +56,13 @@ pub enum LossModelError {
 impl LossModelError {
     /// The name of the offending field as it appears in
     /// [`LossModelConfig`](super::LossModelConfig): `"p"`, `"p_good_to_bad"`, `"p_bad_to_good"`,
-    /// `"loss_in_good"`, `"loss_in_bad"`, `"every"`, `"indices"` or `"steps"`. For an invalid
+    /// `"loss_in_good"`, `"loss_in_bad"`, `"every"`, `"interval"`, `"indices"` or `"steps"`. For an invalid
     /// schedule step it is the field inside that step's model.
     pub fn field(&self) -> &'static str {
         match self {
             LossModelError::ProbabilityOutOfRange { field, .. } => field,
             LossModelError::ZeroPeriod => "every",
+            LossModelError::ZeroInterval => "interval",
             LossModelError::DuplicateIndex { .. } => "indices",
             LossModelError::StepsNotIncreasing { .. } | LossModelError::NestedSchedule { .. } => {
                 "steps"
@@ -76,6 +79,9 @@ impl fmt::Display for LossModelError {
                 write!(f, "{field} = {value} is not a probability in [0, 1]")
             }
             LossModelError::ZeroPeriod => write!(f, "every = 0: the period must be at least 1"),
+            LossModelError::ZeroInterval => {
+                write!(f, "interval = 0 s: the interval must be positive")
+            }
             LossModelError::DuplicateIndex { index } => {
                 write!(f, "indices lists arrival index {index} more than once")
             }

@@ -1,5 +1,6 @@
-//! Loss models attachable to a link, optionally to one flow: periodic, Bernoulli,
-//! Gilbert-Elliott, an explicit list, and a time schedule of those (docs/loss-models.md).
+//! Loss models attachable to a link, optionally to one flow: periodic (by packet count or by
+//! time), Bernoulli, Gilbert-Elliott, an explicit list, and a time schedule of those
+//! (docs/loss-models.md).
 //!
 //! A [`LossModelConfig`] is plain data (what a scenario file describes); [`LossModel`] is its
 //! running state. Every model is a closed enum variant (design.md convention 1: static dispatch
@@ -14,9 +15,12 @@ mod error;
 mod gilbert_elliott;
 mod list;
 mod periodic;
+mod periodic_time;
 mod schedule;
 
 pub use error::LossModelError;
+
+use std::time::Duration;
 
 use tfrc::Time;
 
@@ -36,6 +40,17 @@ pub enum LossModelConfig {
         /// Which arrival of each period is dropped (taken modulo `every`): 0 drops the first
         /// packet of each period, `every - 1` the last.
         phase: u64,
+    },
+    /// Drop the first arrival at or after each deadline `start + offset + k * interval`
+    /// (k = 0, 1, ...; `start` is 0, or the schedule step's start): one drop per interval of
+    /// time, whatever the flow's rate (yang2001 §IV's "one loss indication per RTT" with
+    /// `interval` = the RTT). Deadlines passed with no arrival are merged into one drop. Draws no
+    /// randomness.
+    PeriodicTime {
+        /// Time between deadlines, positive.
+        interval: Duration,
+        /// Time from the start to the first deadline.
+        offset: Duration,
     },
     /// Drop each packet independently with probability `p` (ns-2 `ErrorModel`, packet units).
     /// One uniform draw per packet.
@@ -74,12 +89,13 @@ pub enum LossModelConfig {
 }
 
 impl LossModelConfig {
-    /// Checks every parameter: probabilities in [0, 1] (NaN refused), `every` >= 1, no
-    /// duplicate list index, schedule steps strictly increasing in time, not nested, and each
-    /// valid. The error names the offending field ([`LossModelError::field`]).
+    /// Checks every parameter: probabilities in [0, 1] (NaN refused), `every` >= 1, a positive
+    /// `interval`, no duplicate list index, schedule steps strictly increasing in time, not
+    /// nested, and each valid. The error names the offending field ([`LossModelError::field`]).
     pub fn validate(&self) -> Result<(), LossModelError> {
         match self {
             LossModelConfig::Periodic { every, .. } => periodic::validate(*every),
+            LossModelConfig::PeriodicTime { interval, .. } => periodic_time::validate(*interval),
             LossModelConfig::Bernoulli { p } => bernoulli::validate(*p),
             LossModelConfig::GilbertElliott {
                 p_good_to_bad,
@@ -100,8 +116,9 @@ impl LossModelConfig {
     /// The long-run fraction of packets dropped, for the stationary models: 1/`every` for
     /// Periodic, `p` for Bernoulli, and for Gilbert-Elliott pi_good * `loss_in_good` + pi_bad *
     /// `loss_in_bad` with pi_bad = p_gb / (p_gb + p_bg) (a chain with both transition
-    /// probabilities 0 never leaves Good: `loss_in_good`). `None` for List and Schedule, and for
-    /// Periodic with `every` = 0. Meaningful only for a config that passes
+    /// probabilities 0 never leaves Good: `loss_in_good`). `None` for List, Schedule and
+    /// PeriodicTime (its drop fraction depends on the flow's packet rate), and for Periodic with
+    /// `every` = 0. Meaningful only for a config that passes
     /// [`validate`](LossModelConfig::validate).
     pub fn expected_loss_rate(&self) -> Option<f64> {
         match self {
@@ -119,7 +136,9 @@ impl LossModelConfig {
                 *loss_in_good,
                 *loss_in_bad,
             )),
-            LossModelConfig::List { .. } | LossModelConfig::Schedule { .. } => None,
+            LossModelConfig::List { .. }
+            | LossModelConfig::Schedule { .. }
+            | LossModelConfig::PeriodicTime { .. } => None,
         }
     }
 }
@@ -166,7 +185,7 @@ impl LossModel {
         config.validate()?;
         Ok(LossModel {
             flow,
-            model: Model::new(config),
+            model: Model::new(config, Time::ZERO),
             stats: LossModelStats::default(),
         })
     }
@@ -203,6 +222,7 @@ impl LossModel {
 #[derive(Clone, Debug)]
 enum Model {
     Periodic(periodic::Periodic),
+    PeriodicTime(periodic_time::PeriodicTime),
     Bernoulli(bernoulli::Bernoulli),
     GilbertElliott(gilbert_elliott::GilbertElliott),
     List(list::List),
@@ -210,11 +230,15 @@ enum Model {
 }
 
 impl Model {
-    /// Fresh state for a valid `config`.
-    fn new(config: &LossModelConfig) -> Model {
+    /// Fresh state for a valid `config` that takes effect at `start` (0, or its schedule
+    /// step's start: only time-based models read it).
+    fn new(config: &LossModelConfig, start: Time) -> Model {
         match config {
             LossModelConfig::Periodic { every, phase } => {
                 Model::Periodic(periodic::Periodic::new(*every, *phase))
+            }
+            LossModelConfig::PeriodicTime { interval, offset } => {
+                Model::PeriodicTime(periodic_time::PeriodicTime::new(*interval, *offset, start))
             }
             LossModelConfig::Bernoulli { p } => Model::Bernoulli(bernoulli::Bernoulli::new(*p)),
             LossModelConfig::GilbertElliott {
@@ -237,6 +261,7 @@ impl Model {
     fn should_drop(&mut self, now: Time, rng: &mut SimRng) -> bool {
         match self {
             Model::Periodic(model) => model.should_drop(),
+            Model::PeriodicTime(model) => model.should_drop(now),
             Model::Bernoulli(model) => model.should_drop(rng),
             Model::GilbertElliott(model) => model.should_drop(rng),
             Model::List(model) => model.should_drop(),
@@ -312,5 +337,10 @@ mod tests {
             LossModelConfig::Schedule { steps: vec![] }.expected_loss_rate(),
             None
         );
+        let timed = LossModelConfig::PeriodicTime {
+            interval: Duration::from_millis(100),
+            offset: Duration::ZERO,
+        };
+        assert_eq!(timed.expected_loss_rate(), None);
     }
 }

@@ -8,7 +8,8 @@
 //!   exactly at a boundary already gets the new step's model.
 //! - Each step's model starts fresh when its step begins: its arrival index restarts at 0 (a
 //!   periodic step with phase k drops the (k+1)-th packet it sees, counted from its start), a
-//!   Gilbert-Elliott step starts in Good, a list step counts from 0. A step whose whole interval
+//!   Gilbert-Elliott step starts in Good, a list step counts from 0, a time-periodic step's
+//!   deadlines count from the step's start. A step whose whole interval
 //!   passes without a packet is skipped and never sees one.
 //! - Steps must start at strictly increasing times and may not themselves be schedules.
 //! - `now` is expected never to decrease (the simulator offers arrivals in event order); an
@@ -34,7 +35,7 @@ impl Schedule {
         Schedule {
             steps: steps
                 .iter()
-                .map(|(start, config)| (*start, Model::new(config)))
+                .map(|(start, config)| (*start, Model::new(config, *start)))
                 .collect(),
             started: 0,
         }

@@ -10,6 +10,7 @@ use crate::Time;
 
 const KINDS: &[&str] = &[
     "periodic",
+    "periodic_time",
     "bernoulli",
     "gilbert_elliott",
     "list",
@@ -65,6 +66,13 @@ fn parse_model(
             every: fields.required("every", "a period in packets")?,
             phase: fields.or("phase", 0)?,
         },
+        "periodic_time" => {
+            let interval: Duration = fields.required("interval", r#"a duration like "100ms""#)?;
+            LossModelConfig::PeriodicTime {
+                interval,
+                offset: fields.or("offset", interval)?,
+            }
+        }
         "bernoulli" => LossModelConfig::Bernoulli {
             p: fields.required("p", "a drop probability in [0, 1]")?,
         },
