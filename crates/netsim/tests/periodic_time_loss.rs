@@ -10,7 +10,7 @@ use netsim::scenario::Scenario;
 
 /// The bins (indices) in which the flow lost a packet; each must hold exactly one drop.
 fn drop_bins(flow: &FlowResult) -> Vec<usize> {
-    let drops = &flow.record.bins.dropped_packets;
+    let drops = flow.record.bins.dropped_packets.to_vec();
     assert!(drops.iter().all(|&d| d <= 1), "{drops:?}");
     (0..drops.len()).filter(|&i| drops[i] == 1).collect()
 }
