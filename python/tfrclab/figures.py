@@ -251,7 +251,7 @@ def plot_sweep(
         if facet is not None:
             axes.set_title(_shown(facet, facet_value, labels))
         axes.set_xlabel(
-            x if x != params[-1] or not followers else f"{x} (with {', '.join(followers)})"
+            x if not followers or x != params[-1] else f"{x} (with {', '.join(followers)})"
         )
         axes.grid(visible=True, alpha=0.3)
     axes_list[0].set_ylabel(f"{metric} (mean ± 95% CI over seeds)")

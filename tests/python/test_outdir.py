@@ -121,3 +121,11 @@ def test_incomplete_or_malformed_run_directories_are_refused(
     sweep_dir.mkdir()
     (sweep_dir / "sweep.json").write_text('{"format": 2}')
     _one_line_exit_2(["summary", str(sweep_dir)], capsys, "not a sweep manifest")
+
+
+def test_a_sweep_of_seeds_alone_draws_its_figure(small_file: Path, tmp_path: Path) -> None:
+    # Nothing varied but the seed: the figure's x axis is the seed (this used to fail at the
+    # end, after every run, on the axis label).
+    out = tmp_path / "seeds"
+    assert main(["sweep", str(small_file), "--seeds", "2", "--out", str(out), "--quiet"]) == 0
+    assert list(out.glob("*.png"))
