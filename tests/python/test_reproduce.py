@@ -38,12 +38,13 @@ def test_ids_are_unique_and_well_formed() -> None:
 
 
 def test_every_claim_has_a_paper_value_and_a_tolerance() -> None:
+    # Every paper's experiments (each module's tests check only what is particular to it).
     for e in registry():
         assert e.claims, e.id
+        assert e.setup.strip(), e.id
         for c in e.claims:
-            assert c.paper_value.strip(), c.id
-            assert c.tolerance.strip(), c.id
-            assert c.how.strip(), c.id
+            for text in (c.statement, c.paper_value, c.tolerance, c.how):
+                assert text.strip(), f"{e.id}/{c.id}"
             low, high = c.accept
             assert math.isfinite(low), c.id
             assert math.isfinite(high), c.id

@@ -6,7 +6,6 @@ robust to the reduction.
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -50,17 +49,10 @@ def test_every_id_is_registered_once() -> None:
     assert tuple(e.id for e in fairness.EXPERIMENTS) == IDS
 
 
-def test_claims_have_paper_values_and_fixed_tolerances() -> None:
+def test_claims_robust_to_quick_are_expected() -> None:
+    # Paper values, tolerances and finite bounds: test_reproduce.py, for every registered claim.
     for e in fairness.EXPERIMENTS:
-        ids = [c.id for c in e.claims]
-        assert len(ids) == len(set(ids)), e.id
         for c in e.claims:
-            for text in (c.statement, c.paper_value, c.tolerance, c.how):
-                assert text.strip(), c.id
-            low, high = c.accept
-            assert math.isfinite(low), c.id
-            assert math.isfinite(high), c.id
-            assert low <= high, c.id
             if c.robust_to_quick:
                 assert f"{e.id}/{c.id}" in EXPECTED_QUICK, c.id
 

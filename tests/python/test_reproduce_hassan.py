@@ -6,7 +6,6 @@ robust to the reduction.
 
 from __future__ import annotations
 
-import math
 import shutil
 import subprocess
 
@@ -68,17 +67,10 @@ def test_every_table_is_registered_once() -> None:
     assert [e.id for e in experiments(["hassan"])] == list(IDS)
 
 
-def test_claims_have_paper_values_and_fixed_tolerances() -> None:
+def test_claims_robust_to_quick_are_the_expected_ones() -> None:
+    # Paper values, tolerances and finite bounds: test_reproduce.py, for every registered claim.
     for e in hassan.EXPERIMENTS:
-        ids = [c.id for c in e.claims]
-        assert len(ids) == len(set(ids)), e.id
         for c in e.claims:
-            for text in (c.statement, c.paper_value, c.tolerance, c.how):
-                assert text.strip(), c.id
-            low, high = c.accept
-            assert math.isfinite(low), c.id
-            assert math.isfinite(high), c.id
-            assert low <= high, c.id
             assert c.robust_to_quick == (f"{e.id}/{c.id}" in EXPECTED_QUICK), c.id
 
 
