@@ -90,6 +90,18 @@ class Claim:
     known_deviation: str | None = None
     """Why the claim is expected to fail, when that is understood and documented."""
 
+    def as_dict(self) -> dict[str, Any]:
+        """The claim as written in the registry, as plain JSON-ready values."""
+        return {
+            "id": self.id,
+            "statement": self.statement,
+            "paper_value": self.paper_value,
+            "how": self.how,
+            "tolerance": self.tolerance,
+            "accept": list(self.accept),
+            "unit": self.unit,
+        }
+
 
 @dataclass(frozen=True)
 class ClaimResult:
@@ -102,15 +114,9 @@ class ClaimResult:
 
     def as_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready values."""
-        c, m = self.claim, self.measured
+        m = self.measured
         return {
-            "id": c.id,
-            "statement": c.statement,
-            "paper_value": c.paper_value,
-            "how": c.how,
-            "tolerance": c.tolerance,
-            "accept": list(c.accept),
-            "unit": c.unit,
+            **self.claim.as_dict(),
             "mean": None if math.isnan(m.mean) else m.mean,
             "ci_half": None if math.isnan(m.half) else m.half,
             "seeds": m.seeds,

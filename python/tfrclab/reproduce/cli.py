@@ -89,19 +89,7 @@ def _listed(e: Any) -> dict[str, Any]:
         "setup": e.setup,
         "full": e.full.describe(),
         "quick": e.quick.describe(),
-        "claims": [
-            {
-                "id": c.id,
-                "statement": c.statement,
-                "paper_value": c.paper_value,
-                "how": c.how,
-                "tolerance": c.tolerance,
-                "accept": list(c.accept),
-                "unit": c.unit,
-                "robust_to_quick": c.robust_to_quick,
-            }
-            for c in e.claims
-        ],
+        "claims": [{**c.as_dict(), "robust_to_quick": c.robust_to_quick} for c in e.claims],
     }
 
 
