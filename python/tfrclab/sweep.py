@@ -51,6 +51,7 @@ import numpy as np
 import pandas as pd
 
 from tfrclab import _native
+from tfrclab._process import alive
 from tfrclab.scenario import Scenario, parse_value
 from tfrclab.simulate import run
 
@@ -455,7 +456,7 @@ class _Lock:
                 fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
             except FileExistsError:
                 owner = self._owner()
-                if owner is not None and owner != os.getpid() and _alive(owner):
+                if owner is not None and owner != os.getpid() and alive(owner):
                     raise SweepError(
                         f"{self.path.parent} is in use by another sweep (process {owner}); wait "
                         "for it or choose another --out"
@@ -476,16 +477,6 @@ class _Lock:
     def __exit__(self, *_exc: object) -> None:
         if self._owner() == os.getpid():
             self.path.unlink(missing_ok=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:

@@ -15,6 +15,8 @@ import shutil
 import signal
 import subprocess
 
+from tfrclab._process import alive
+
 #: Every testbed namespace's name starts with this.
 PREFIX = "tftb-"
 _OURS = re.compile(rf"^{PREFIX}(?P<pid>\d+)-\d+-[ab]$")
@@ -84,16 +86,6 @@ def delete(namespace: str) -> None:
         ip("netns", "delete", namespace)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def devices_in(namespace: str) -> list[str]:
     """The network devices in ``namespace`` other than ``lo`` (empty if it is gone)."""
     try:
@@ -115,7 +107,7 @@ def remove_stale() -> list[str]:
     removed = []
     for name in namespaces():
         match = _OURS.match(name)
-        if match and not _alive(int(match["pid"])) and not devices_in(name):
+        if match and not alive(int(match["pid"])) and not devices_in(name):
             delete(name)
             removed.append(name)
     return removed
