@@ -155,13 +155,21 @@ def test_reno_fills_the_link_at_the_configured_rate(reno_run: dict[str, Any]) ->
 
 
 @needs_root
-def test_ping_rtt_is_the_configured_rtt_within_1ms(reno_run: dict[str, Any]) -> None:
+def test_the_emulator_adds_at_most_1ms_to_the_configured_rtt(reno_run: dict[str, Any]) -> None:
     rtts = [r for r in reno_run["ping"]["rtt_s"] if r is not None]
     assert len(rtts) == 20
-    # 2 x 25 ms plus two 44-byte transmissions at 10 Mb/s (70 us).
-    added = statistics.median(rtts) - 2 * ONE_WAY_S
-    assert 0.0 <= added <= 0.001, rtts
+    # 2 x 25 ms plus two 44-byte transmissions at 10 Mb/s (70 us). The end points' own
+    # scheduling (a Python ping in each namespace) adds noise on a loaded machine, only ever
+    # upwards: the fastest echo shows what the path adds, the relay's log what the emulator adds.
     assert min(rtts) >= 2 * ONE_WAY_S
+    assert min(rtts) - 2 * ONE_WAY_S <= 0.001, rtts
+    records = reno_run["log"].records
+    echoes = records[(records["proto"] == 1) & (records["event"] == tblog.DEPART)]
+    assert len(echoes) == 2 * len(rtts)  # each request and each reply crosses the relay once
+    late_ms = echoes["late_ns"] / 1e6
+    assert float(np.median(late_ms)) <= 1.0, late_ms
+    # A gross check of the whole round trip, end points' scheduling included.
+    assert statistics.median(rtts) - 2 * ONE_WAY_S <= 0.005, rtts
 
 
 @needs_root
