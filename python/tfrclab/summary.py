@@ -125,6 +125,23 @@ class Summary:
             self._frames["classes"] = pd.DataFrame(self._class_rows, columns=list(_CLASS_COLUMNS))
         return self._frames["classes"]
 
+    def columns(self, table: str) -> dict[str, Any]:
+        """The columns of ``flows``, ``links`` or ``classes`` as numpy arrays or lists.
+
+        What the DataFrames are made from; a sweep stores these without making DataFrames,
+        which cost more than the run of a small scenario.
+
+        Raises:
+            ValueError: for another table name.
+        """
+        if table == "flows":
+            return dict(self._flow_columns)
+        if table == "links":
+            return dict(self._link_columns)
+        if table == "classes":
+            return {key: [row[key] for row in self._class_rows] for key in _CLASS_COLUMNS}
+        raise ValueError(f"unknown table {table!r}: expected flows, links or classes")
+
     def _frame(self, name: str, columns: dict[str, Any]) -> pd.DataFrame:
         if name not in self._frames:
             import pandas as pd

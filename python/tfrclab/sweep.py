@@ -5,7 +5,7 @@ The grid is the product of the ``vary`` axes (each a path and its values) and, w
 ``flows.1.count=1,2,4`` gives three runs, not nine), each combination for every seed.
 
 A sweep directory holds ``sweep.json`` (the base scenario, the axes, the seeds, and whether
-per-bin series are kept) and one Parquet dataset per table, a file per finished run in each:
+per-bin series are kept) and one Parquet dataset per table:
 
 - ``runs/``: a row per run and flow: the flow's figures over the measurement window
   (:attr:`tfrclab.summary.Summary.flows`), the window, and the run's events and times;
@@ -18,12 +18,17 @@ Every row starts with the run key, the seed and the varied parameters. A paramet
 typed: durations become seconds, rates bits per second and sizes bytes (as the scenario checker
 reads them), so they sort as quantities; ``sweep.json`` keeps the values as written, for labels.
 
-Resuming and extending: a run's key hashes its changes and seed; its files are written under
-temporary names and renamed into place, ``runs/`` last, so a run counts as finished only once
-all its files are complete (an unreadable one is removed and run again). Running the same sweep
-into the same directory finishes an interrupted one; with ``extend``, a grid with more values or
-seeds replaces the old one and reuses every finished run. A lock file keeps two sweeps from
-writing into one directory at once.
+Finished runs are written in batches, a file per batch in each dataset (up to 64 runs, or
+what finished within a second; :mod:`tfrclab.sweep_store`): a Parquet write costs more than
+the run of a small scenario.
+
+Resuming and extending: a run's key hashes its changes and seed; a batch's files are written
+under temporary names and renamed into place, ``runs/`` last, so a run counts as finished only
+once all its files are complete (an unreadable one is removed and its runs run again). Running
+the same sweep into the same directory finishes an interrupted one (a sweep killed outright
+loses the runs it had not written yet, about a second's worth at most); with ``extend``, a grid
+with more values or seeds replaces the old one and reuses every finished run. A lock file keeps
+two sweeps from writing into one directory at once.
 
 Executors: ``local`` runs serially in-process (``jobs=1``) or on a pool of ``jobs`` worker
 processes (a worker the system kills is replaced and its run retried once); ``dask`` submits the
@@ -36,12 +41,14 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import hashlib
 import itertools
 import json
 import multiprocessing
 import os
-from collections.abc import Callable, Iterable, Iterator, Sequence
+import queue
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,10 +61,20 @@ from tfrclab import _native
 from tfrclab._process import alive
 from tfrclab.scenario import Scenario, parse_value
 from tfrclab.simulate import run
+from tfrclab.sweep_store import (
+    DATASETS,
+    BatchWriter,
+    Flush,
+    Rows,
+    arrow_table,
+    finished_runs,
+    read_dataset,
+)
 
 __all__ = [
     "DATASETS",
     "FORMAT_VERSION",
+    "Flush",
     "Grid",
     "SweepError",
     "SweepResult",
@@ -72,13 +89,11 @@ __all__ = [
     "run_task",
     "summarize",
     "summarize_links",
+    "task_rows",
 ]
 
 FORMAT_VERSION = 2
 """The version of the sweep directory layout."""
-
-DATASETS = ("runs", "classes", "links", "flow_series", "link_series")
-"""The datasets of a sweep directory; ``runs`` is written last and marks a finished run."""
 
 _SERIES = ("flow_series", "link_series")
 
@@ -364,84 +379,69 @@ def _cost_error(cost: dict[str, Any], changes: tuple[tuple[str, Any], ...]) -> _
     return err
 
 
-def _with_front(task: Task, table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with the task's leading columns put first: run key, seed, typed parameters.
-
-    The columns are inserted into a copy rather than concatenated with a second frame: the same
-    rows and dtypes for a fraction of the cost (a sweep makes three such tables per run).
-    """
-    rows: pd.DataFrame = table.reset_index(drop=True)
+def _front(task: Task) -> dict[str, Any]:
+    """The values that lead each of the task's rows: run key, seed, typed parameters."""
     front: dict[str, Any] = {"run": task.key, "seed": task.seed}
     for path, value in task.columns or task.changes:
         front[path] = value
-    for position, (key, value) in enumerate(front.items()):
-        rows.insert(position, key, [value] * len(rows))
-    return rows
+    return front
+
+
+@functools.lru_cache(maxsize=16)
+def _scenario(toml: str, changes: str) -> Scenario:
+    """The base scenario with ``changes`` (as JSON) made, built once for all of their seeds."""
+    scenario = Scenario.from_toml(toml)
+    pairs = json.loads(changes)
+    return scenario.with_(**dict(pairs)) if pairs else scenario
+
+
+def task_rows(task: Task) -> Rows:
+    """Run one task; returns its rows for each dataset (see the module documentation).
+
+    The tables are Arrow tables with the types and schema that writing the DataFrames of
+    :func:`run_task` with pandas would give (:func:`tfrclab.sweep_store.arrow_table`).
+    """
+    scenario = _scenario(task.scenario_toml, json.dumps(list(task.changes)))
+    result = run(scenario, seed=task.seed, force=task.force)
+    summary = result.summary()
+    front = _front(task)
+    flows = summary.columns("flows")
+    count = len(flows["id"])
+    run_columns = {
+        "window_from_s": float(summary.window.from_s),
+        "window_to_s": float(summary.window.to_s),
+        "events": int(result.info.events),
+        "sim_seconds": float(result.info.duration_s),
+        "wall_seconds": float(result.info.wall_seconds),
+    }
+    for key, value in run_columns.items():
+        flows[key] = np.full(count, value, dtype=np.int64 if key == "events" else np.float64)
+    tables = {
+        "runs": arrow_table(front, flows, lambda: summary.flows.assign(**run_columns)),
+        "classes": arrow_table(front, summary.columns("classes"), lambda: summary.classes),
+        "links": arrow_table(front, summary.columns("links"), lambda: summary.links),
+    }
+    if task.series:
+        bins, names = result.bins, [str(name) for name in result.flows["name"]]
+        flow_series = {
+            "flow": np.repeat(np.asarray(names, dtype=object), bins),
+            "time_s": np.tile(result.time_s, len(names)),
+            **{key: values.reshape(-1) for key, values in result.flow_bins.items()},
+        }
+        links = result.binned_links
+        link_series = {
+            "link": np.repeat(np.asarray(links, dtype=object), bins),
+            "time_s": np.tile(result.time_s, len(links)),
+            **{key: values.reshape(-1) for key, values in result.link_bins.items()},
+        }
+        tables["flow_series"] = arrow_table(front, flow_series, lambda: pd.DataFrame(flow_series))
+        tables["link_series"] = arrow_table(front, link_series, lambda: pd.DataFrame(link_series))
+    return Rows(tables)
 
 
 def run_task(task: Task) -> dict[str, pd.DataFrame]:
-    """Run one task; returns its rows for each dataset (see the module documentation)."""
-    scenario = Scenario.from_toml(task.scenario_toml)
-    if task.changes:
-        scenario = scenario.with_(**dict(task.changes))
-    result = run(scenario, seed=task.seed, force=task.force)
-    summary = result.summary()
-    flows = _with_front(task, summary.flows)
-    flows["window_from_s"] = summary.window.from_s
-    flows["window_to_s"] = summary.window.to_s
-    flows["events"] = result.info.events
-    flows["sim_seconds"] = result.info.duration_s
-    flows["wall_seconds"] = result.info.wall_seconds
-    tables = {
-        "runs": flows,
-        "classes": _with_front(task, summary.classes),
-        "links": _with_front(task, summary.links),
-    }
-    if task.series:
-        bins, n_flows = result.bins, len(result.flows)
-        flow_series = pd.DataFrame(
-            {
-                "flow": np.repeat(result.flows["name"].to_numpy(), bins),
-                "time_s": np.tile(result.time_s, n_flows),
-                **{key: values.reshape(-1) for key, values in result.flow_bins.items()},
-            }
-        )
-        links = result.binned_links
-        link_series = pd.DataFrame(
-            {
-                "link": np.repeat(np.asarray(links, dtype=object), bins),
-                "time_s": np.tile(result.time_s, len(links)),
-                **{key: values.reshape(-1) for key, values in result.link_bins.items()},
-            }
-        )
-        tables["flow_series"] = _with_front(task, flow_series)
-        tables["link_series"] = _with_front(task, link_series)
-    return tables
-
-
-def _write_atomically(rows: pd.DataFrame, path: Path) -> None:
-    tmp = path.with_name(f".{path.name}.tmp")
-    rows.to_parquet(tmp, index=False)
-    os.replace(tmp, path)
-
-
-def _write_task(out: Path, task: Task, tables: dict[str, pd.DataFrame]) -> None:
-    """Write a finished run's tables, ``runs/`` last (its file marks the run finished)."""
-    for name in DATASETS[1:]:
-        if name in tables:
-            _write_atomically(tables[name], out / name / f"{task.key}.parquet")
-    _write_atomically(tables["runs"], out / "runs" / f"{task.key}.parquet")
-
-
-def _readable(path: Path) -> bool:
-    """Whether a Parquet file can be opened (a truncated one cannot)."""
-    import pyarrow.parquet as pq
-
-    try:
-        pq.ParquetFile(path).metadata  # noqa: B018 - reading the footer is the check
-    except Exception:  # any failure to read means the run must be redone
-        return False
-    return True
+    """Run one task; returns its rows for each dataset as DataFrames (:func:`task_rows`)."""
+    return {name: table.to_pandas() for name, table in task_rows(task).tables.items()}
 
 
 class _Lock:
@@ -505,19 +505,11 @@ def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
             )
     for name in DATASETS:
         (out / name).mkdir(parents=True, exist_ok=True)
-        for leftover in (out / name).glob(".*.tmp"):
-            leftover.unlink()
     if not manifest_path.exists() or read_manifest(out) != manifest:
         tmp = out / ".sweep.json.tmp"
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, manifest_path)
-    done = set()
-    for path in (out / "runs").glob("*.parquet"):
-        if _readable(path):
-            done.add(path.stem)
-        else:  # a damaged run: remove all its files so that it runs again
-            for name in DATASETS:
-                (out / name / path.name).unlink(missing_ok=True)
+    done = finished_runs(out)
     return [t for t in grid.tasks() if t.key not in done]
 
 
@@ -530,25 +522,39 @@ def _terminate(pool: cf.ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _run_and_write(task: Task, out: Path) -> None:
-    """Run one task and write its files, in a worker process.
+Completed = tuple[Task, Rows] | None
+"""What the executors yield: a finished task with its rows, or None when a while passed
+without one (so that the runs held are written on time)."""
 
-    The tables never travel back to the parent: pickling them there and back cost more CPU
-    than the run of a small scenario, and the parent wrote every run's files alone.
+
+def _completions(futures: dict[Any, Task], tick: float) -> Iterator[tuple[Any, Task] | None]:
+    """Each future of ``futures`` with its task, as it completes; None when ``tick`` passes.
+
+    Works for ``concurrent.futures`` and ``distributed`` futures alike.
     """
-    _write_task(out, task, run_task(task))
+    done: queue.Queue[Any] = queue.Queue()
+    for future in futures:
+        future.add_done_callback(done.put)
+    for _ in range(len(futures)):
+        while True:
+            try:
+                future = done.get(timeout=tick)
+            except queue.Empty:
+                yield None
+                continue
+            break
+        yield future, futures[future]
 
 
-def _local(
-    tasks: Sequence[Task], jobs: int, out: Path
-) -> Iterator[tuple[Task, dict[str, pd.DataFrame] | None]]:
+def _local(tasks: Sequence[Task], jobs: int, tick: float) -> Iterator[Completed]:
     """Run ``tasks`` here (``jobs`` <= 1) or on a pool of ``jobs`` processes.
 
-    Yields each task with its tables to write, or None where the worker wrote them already.
+    The workers send each run's tables back (:class:`~tfrclab.sweep_store.Rows`, pickled as
+    Arrow streams), and this process writes them in batches.
     """
     if jobs <= 1:
         for task in tasks:
-            yield task, run_task(task)
+            yield task, task_rows(task)
         return
     context = multiprocessing.get_context("spawn")
     pending = list(tasks)
@@ -557,15 +563,18 @@ def _local(
         pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
         broken: list[Task] = []
         try:
-            futures = {pool.submit(_run_and_write, task, out): task for task in pending}
-            for future in cf.as_completed(futures):
-                task = futures[future]
+            futures = {pool.submit(task_rows, task): task for task in pending}
+            for item in _completions(futures, tick):
+                if item is None:
+                    yield None
+                    continue
+                future, task = item
                 try:
-                    future.result()
+                    rows = future.result()
                 except BrokenProcessPool:
                     broken.append(task)
                     continue
-                yield task, None
+                yield task, rows
         except BaseException:
             _terminate(pool)
             raise
@@ -601,8 +610,8 @@ def local_dask_cluster(jobs: int) -> Iterator[str]:
 
 
 def _dask(
-    tasks: Sequence[Task], jobs: int, scheduler: str | None
-) -> Iterator[tuple[Task, dict[str, pd.DataFrame]]]:
+    tasks: Sequence[Task], jobs: int, scheduler: str | None, tick: float
+) -> Iterator[Completed]:
     import distributed
 
     dist: Any = distributed
@@ -611,9 +620,9 @@ def _dask(
             scheduler = stack.enter_context(local_dask_cluster(jobs))
         client = dist.Client(scheduler)
         try:
-            futures = {client.submit(run_task, task, pure=False): task for task in tasks}
-            for future in dist.as_completed(list(futures)):
-                yield futures[future], future.result()
+            futures = {client.submit(task_rows, task, pure=False): task for task in tasks}
+            for item in _completions(futures, tick):
+                yield None if item is None else (item[1], item[0].result())
         finally:
             client.close()
 
@@ -629,13 +638,16 @@ def run_sweep(
     on_start: Callable[[int, int], None] | None = None,
     on_done: Callable[[Task], None] | None = None,
     on_estimate: Callable[[float], None] | None = None,
+    flush: Flush | None = None,
 ) -> pd.DataFrame:
     """Run every task of ``grid`` not finished yet under ``out``; returns all rows (:func:`load`).
 
     ``extend`` lets the grid differ from the one ``out`` holds (more values or seeds); the
     finished runs are reused. ``on_start(remaining, total)`` is called once before running,
-    ``on_done(task)`` after each run's files are written, and ``on_estimate(wall_s)`` once
-    with the expected wall time of the runs still to do (one process, this machine).
+    ``on_done(task)`` after each run's files are written (finished runs are written in
+    batches, when ``flush`` says: by default up to 64 runs, or a second's worth, at a time),
+    and ``on_estimate(wall_s)`` once with the expected wall time of the runs still to do (one
+    process, this machine). An error or an interrupt writes the runs finished so far first.
 
     The whole grid is checked first (every combination built and its cost estimated), so a bad
     value or a run over the cost budget fails before anything runs.
@@ -660,18 +672,36 @@ def run_sweep(
             on_estimate(expected_s * len(remaining) / max(1, len(grid.tasks())))
         if on_start is not None:
             on_start(len(remaining), len(grid.tasks()))
-        results: Iterable[tuple[Task, dict[str, pd.DataFrame] | None]]
+        policy = flush if flush is not None else Flush()
+        tick = max(0.01, min(policy.seconds, 1.0) / 4)
+        results: Iterator[Completed]
         if not remaining:
-            results = []
+            results = iter([])
         elif executor == "local":
-            results = _local(remaining, jobs, out)
+            results = _local(remaining, jobs, tick)
         else:
-            results = _dask(remaining, jobs, scheduler)
-        for task, tables in results:
-            if tables is not None:
-                _write_task(out, task, tables)
+            results = _dask(remaining, jobs, scheduler, tick)
+
+        def written(tasks: list[Task]) -> None:
             if on_done is not None:
-                on_done(task)
+                for task in tasks:
+                    on_done(task)
+
+        writer = BatchWriter(out, policy, written)
+        try:
+            for item in results:
+                if item is None:
+                    writer.flush_if_due()
+                else:
+                    writer.add(item[0].key, item[1], item[0])
+        except BaseException:
+            # Stop the workers first (Ctrl-C stops at once), then keep what finished.
+            if isinstance(results, Generator):
+                results.close()
+            with contextlib.suppress(Exception):
+                writer.flush()
+            raise
+        writer.flush()
     return load(out)
 
 
@@ -725,16 +755,7 @@ def load(directory: str | Path, dataset: str = "runs") -> pd.DataFrame:
     grid = grid_from_manifest(read_manifest(directory))
     if dataset in _SERIES and not grid.series:
         raise ValueError(f"{directory}: this sweep kept no per-bin series (run it with --series)")
-    frames = []
-    for task in grid.tasks():
-        path = directory / dataset / f"{task.key}.parquet"
-        if (directory / "runs" / f"{task.key}.parquet").exists() and path.exists():
-            frames.append(pd.read_parquet(path))
-    if not frames:
-        empty: pd.DataFrame = pd.DataFrame()
-        return empty
-    rows: pd.DataFrame = pd.concat(frames, ignore_index=True)
-    return rows
+    return read_dataset(directory, dataset, [task.key for task in grid.tasks()])
 
 
 def _ci_table(

@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import pyarrow.parquet as pq
 import pytest
 
 from tfrclab import Scenario, sweep
@@ -100,17 +101,30 @@ def test_local_dask_cluster_gives_identical_numbers(
     pd.testing.assert_frame_equal(numbers(sweep.load(tmp_path)), numbers(serial))
 
 
+def finished_runs(out: Path) -> set[str]:
+    """The keys of the runs whose files are complete (each ``runs/`` file may hold several)."""
+    keys: set[str] = set()
+    for path in (out / "runs").glob("*.parquet"):
+        keys.update(pq.read_table(path, columns=["run"]).column("run").to_pylist())
+    return keys
+
+
 def test_killed_sweep_resumes_without_duplicates_or_losses(
     scenario_file: Path, serial: pd.DataFrame, tmp_path: Path
 ) -> None:
-    # Longer runs, so that the sweep is still going when it is killed.
+    # Longer runs, written three at a time, so that the sweep is still going when it is killed.
     slow = tmp_path / "slow.toml"
-    slow.write_text(SCENARIO.replace('duration = "2s"', 'duration = "40s"'))
+    slow.write_text(SCENARIO.replace('duration = "2s"', 'duration = "200s"'))
     out = tmp_path / "out"
-    args = [str(slow), "--vary", "losses.0.p=0.01,0.02,0.03,0.04", "--seeds", "1-6"]
+    script = (
+        "import sys; from tfrclab import Scenario, sweep; "
+        "grid = sweep.Grid(Scenario.load(sys.argv[1]), "
+        "vary=(('losses.0.p', (0.01, 0.02, 0.03, 0.04)),), seeds=tuple(range(1, 7))); "
+        "sweep.run_sweep(grid, sys.argv[2], flush=sweep.Flush(runs=3, seconds=3600))"
+    )
     env = {**os.environ, "MPLBACKEND": "Agg"}
     process = subprocess.Popen(
-        [sys.executable, "-m", "tfrclab", "sweep", *args, "--out", str(out), "--quiet"],
+        [sys.executable, "-c", script, str(slow), str(out)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         env=env,
@@ -118,14 +132,15 @@ def test_killed_sweep_resumes_without_duplicates_or_losses(
     runs_dir = out / "runs"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        if runs_dir.exists() and len(list(runs_dir.glob("*.parquet"))) >= 3:
+        if runs_dir.exists() and any(runs_dir.glob("*.parquet")):
             break
         time.sleep(0.005)
     process.send_signal(signal.SIGKILL)
     process.wait()
-    finished = len(list(runs_dir.glob("*.parquet")))
+    finished = len(finished_runs(out))
     assert 3 <= finished < 24, "the sweep should have been killed midway"
-    # A run killed while writing leaves a temporary file; it must not count.
+    assert finished % 3 == 0, "batches are written whole"
+    # A batch killed while writing leaves a temporary file; it must not count.
     (runs_dir / ".deadbeef.parquet.tmp").write_bytes(b"partial")
 
     messages: list[str] = []
@@ -329,7 +344,8 @@ def test_a_truncated_run_file_is_run_again(scenario_file: Path, tmp_path: Path) 
     victim.write_bytes(data[: len(data) // 2])
     remaining: list[int] = []
     runs = sweep.run_sweep(grid, tmp_path, on_start=lambda left, _: remaining.append(left))
-    assert remaining == [1]
+    # The runs of the damaged file (its batch: here both) run again.
+    assert remaining == [before["run"].nunique()]
     pd.testing.assert_frame_equal(numbers(pd.read_parquet(victim)), numbers(before))
     assert runs["run"].nunique() == 2
 
