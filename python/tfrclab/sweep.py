@@ -522,7 +522,7 @@ def _terminate(pool: cf.ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-Completed = tuple[Task, Rows] | None
+_Completed = tuple[Task, Rows] | None
 """What the executors yield: a finished task with its rows, or None when a while passed
 without one (so that the runs held are written on time)."""
 
@@ -546,7 +546,7 @@ def _completions(futures: dict[Any, Task], tick: float) -> Iterator[tuple[Any, T
         yield future, futures[future]
 
 
-def _local(tasks: Sequence[Task], jobs: int, tick: float) -> Iterator[Completed]:
+def _local(tasks: Sequence[Task], jobs: int, tick: float) -> Iterator[_Completed]:
     """Run ``tasks`` here (``jobs`` <= 1) or on a pool of ``jobs`` processes.
 
     The workers send each run's tables back (:class:`~tfrclab.sweep_store.Rows`, pickled as
@@ -611,7 +611,7 @@ def local_dask_cluster(jobs: int) -> Iterator[str]:
 
 def _dask(
     tasks: Sequence[Task], jobs: int, scheduler: str | None, tick: float
-) -> Iterator[Completed]:
+) -> Iterator[_Completed]:
     import distributed
 
     dist: Any = distributed
@@ -674,7 +674,7 @@ def run_sweep(
             on_start(len(remaining), len(grid.tasks()))
         policy = flush if flush is not None else Flush()
         tick = max(0.01, min(policy.seconds, 1.0) / 4)
-        results: Iterator[Completed]
+        results: Iterator[_Completed]
         if not remaining:
             results = iter([])
         elif executor == "local":

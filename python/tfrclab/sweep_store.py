@@ -9,8 +9,10 @@ the whole batch, when the batch holds :attr:`Flush.runs` runs or :attr:`Flush.by
 its oldest run finished :attr:`Flush.seconds` ago; and before the sweep returns or stops on an
 error or Ctrl-C. A batch's files share one name (its first run's key) and are written under
 temporary names and renamed into place, ``runs/`` last: a batch is finished once its ``runs/``
-file exists. A sweep killed outright (``SIGKILL``, power loss) loses only the runs of the
-batch in memory, which the next sweep into the directory runs again (:func:`finished_runs`).
+file exists, which lists the batch's runs in its schema metadata (:data:`RUNS_KEY`; the one
+addition to what pandas wrote). A sweep killed outright (``SIGKILL``, power loss) loses only
+the runs of the batch in memory, which the next sweep into the directory runs again
+(:func:`finished_runs`).
 
 The tables are made from numpy arrays and lists directly rather than through pandas (several
 times slower for a table of a few rows), with the types, the missing values (a float NaN is
@@ -22,6 +24,7 @@ Python types) sends its table through pandas instead (:func:`arrow_table`).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -37,16 +40,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DATASETS",
+    "RUNS_KEY",
     "BatchWriter",
     "Flush",
     "Rows",
     "arrow_table",
+    "batch_runs",
     "finished_runs",
     "read_dataset",
 ]
 
 DATASETS = ("runs", "classes", "links", "flow_series", "link_series")
 """The datasets of a sweep directory; ``runs`` is written last and marks a batch finished."""
+
+RUNS_KEY = b"tfrclab.runs"
+"""The schema metadata key of a ``runs/`` file that lists its runs' keys (JSON), in order."""
 
 _INT64 = (-(2**63), 2**63 - 1)
 
@@ -136,8 +144,12 @@ def _constant(value: Any, rows: int) -> pa.Array:
     return pa.repeat(pa.scalar(value, type=arrow), rows)
 
 
-_PANDAS_SCHEMAS: dict[pa.Schema, pa.Schema | None] = {}
-"""Per table schema (no metadata): the schema pandas writes for it, or None if it differs."""
+_PANDAS_SCHEMAS: list[tuple[pa.Schema, pa.Schema | None]] = []
+"""Schemas seen (no metadata) with the schema pandas writes for each, or None if it differs;
+searched by equality, which is much cheaper than hashing a schema."""
+
+_PANDAS_SCHEMAS_MAX = 64
+"""The most schemas remembered (a sweep has a handful: one per dataset and parameter types)."""
 
 
 def _pandas_schema(schema: pa.Schema) -> pa.Schema | None:
@@ -147,11 +159,16 @@ def _pandas_schema(schema: pa.Schema) -> pa.Schema | None:
     it and would write it back), so it is the same as the old files' byte for byte; None when
     pandas would give a column another type.
     """
-    if schema not in _PANDAS_SCHEMAS:
-        frame = schema.empty_table().to_pandas()
-        derived = pa.Schema.from_pandas(frame, preserve_index=False)
-        _PANDAS_SCHEMAS[schema] = derived if derived.remove_metadata().equals(schema) else None
-    return _PANDAS_SCHEMAS[schema]
+    for known, derived in _PANDAS_SCHEMAS:
+        if known.equals(schema):
+            return derived
+    frame = schema.empty_table().to_pandas()
+    made = pa.Schema.from_pandas(frame, preserve_index=False)
+    found = made if made.remove_metadata().equals(schema) else None
+    if len(_PANDAS_SCHEMAS) >= _PANDAS_SCHEMAS_MAX:
+        del _PANDAS_SCHEMAS[0]
+    _PANDAS_SCHEMAS.append((schema, found))
+    return found
 
 
 def arrow_table(
@@ -202,8 +219,8 @@ class Rows:
 
     @property
     def nbytes(self) -> int:
-        """The memory the tables take."""
-        return sum(int(table.nbytes) for table in self.tables.values())
+        """The memory the tables' buffers take."""
+        return sum(int(table.get_total_buffer_size()) for table in self.tables.values())
 
     def __reduce__(self) -> tuple[Callable[[dict[str, bytes]], Rows], tuple[dict[str, bytes]]]:
         streams = {}
@@ -286,25 +303,41 @@ class BatchWriter:
         if not self._keys:
             return
         name = f"{self._keys[0]}.parquet"
-        tables, items = self._tables, self._items
+        keys, tables, items = self._keys, self._tables, self._items
         self._keys, self._items, self._tables, self._schemas, self._bytes = [], [], {}, {}, 0
-        for dataset in (*DATASETS[1:], DATASETS[0]):
+        for dataset in DATASETS[1:]:
             if dataset in tables:
                 _write_atomically(pa.concat_tables(tables[dataset]), self.out / dataset / name)
+        runs = pa.concat_tables(tables[DATASETS[0]])
+        listed = {**(runs.schema.metadata or {}), RUNS_KEY: json.dumps(keys).encode()}
+        _write_atomically(runs.replace_schema_metadata(listed), self.out / DATASETS[0] / name)
         if self._on_written is not None:
             self._on_written(items)
+
+
+def batch_runs(path: Path) -> list[str]:
+    """The keys of the runs a ``runs/`` file holds, in order (from its footer alone).
+
+    Raises:
+        Exception: whatever pyarrow raises for a file it cannot read (a truncated one).
+    """
+    import pyarrow.parquet as pq
+
+    listed = (pq.read_schema(path).metadata or {}).get(RUNS_KEY)
+    if listed is None:  # written a file per run, named by its key (before batches)
+        return [path.stem]
+    return [str(key) for key in json.loads(listed)]
 
 
 def finished_runs(out: Path) -> set[str]:
     """The keys of the runs finished in sweep directory ``out``; tidies what is not finished.
 
-    A batch is finished when its ``runs/`` file can be read. A damaged one (a truncated file)
+    A batch is finished when its ``runs/`` file can be read (:func:`batch_runs`); a run with
+    no rows there (a scenario without flows) counts too. A damaged one (a truncated file)
     is removed with the batch's other files, so that its runs run again; so are the other
     datasets' files of a batch whose ``runs/`` file was never written (a sweep killed while
     writing it), and temporary files.
     """
-    import pyarrow.parquet as pq
-
     for name in DATASETS:
         (out / name).mkdir(parents=True, exist_ok=True)
         for leftover in (out / name).glob(".*.tmp"):
@@ -313,11 +346,11 @@ def finished_runs(out: Path) -> set[str]:
     batches = set()
     for path in (out / "runs").glob("*.parquet"):
         try:
-            keys = pq.read_table(path, columns=["run"]).column("run").to_pylist()
+            keys = batch_runs(path)
         except Exception:  # any failure to read means the batch must be run again
             path.unlink()
             continue
-        done.update(str(key) for key in keys)
+        done.update(keys)
         batches.add(path.name)
     for name in DATASETS[1:]:
         for path in (out / name).glob("*.parquet"):
@@ -335,7 +368,6 @@ def read_dataset(out: Path, dataset: str, keys: Sequence[str]) -> pd.DataFrame:
     with; an empty DataFrame when no run of ``keys`` finished.
     """
     import pandas as pd
-    import pyarrow.parquet as pq
 
     position = {key: i for i, key in enumerate(keys)}
     frames = []
@@ -343,7 +375,7 @@ def read_dataset(out: Path, dataset: str, keys: Sequence[str]) -> pd.DataFrame:
         table = out / dataset / path.name
         if not table.exists():
             continue
-        batch = pq.read_table(path, columns=["run"]).column("run").to_pylist()
+        batch = batch_runs(path)
         if not any(key in position for key in batch):
             continue
         frame = pd.read_parquet(table)

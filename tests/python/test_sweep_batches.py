@@ -8,6 +8,7 @@ interrupted between two writes resumes to the same datasets as one that was not.
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import shutil
@@ -23,7 +24,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tfrclab import Scenario, sweep
+from tfrclab import Scenario, sweep, sweep_store
 from tfrclab.simulate import run
 from tfrclab.sweep_store import Flush, Rows, arrow_table
 
@@ -318,3 +319,17 @@ def test_an_interrupted_sweep_writes_the_runs_it_finished(
     remaining: list[int] = []
     sweep.run_sweep(g, tmp_path, on_start=lambda left, _: remaining.append(left))
     assert remaining == [7]
+
+
+def test_a_run_without_flows_counts_as_finished(tmp_path: Path) -> None:
+    # Its runs/ rows are none: the file's list of runs says it finished.
+    text = SCENARIO[: SCENARIO.index("[[flows]]")]
+    g = sweep.Grid(Scenario.from_toml(text), vary=(), seeds=(1, 2, 3))
+    sweep.run_sweep(g, tmp_path)
+    (name,) = files(tmp_path)
+    listed = pq.read_schema(tmp_path / "runs" / name).metadata[sweep_store.RUNS_KEY]
+    assert json.loads(listed) == [task.key for task in g.tasks()]
+    remaining: list[int] = []
+    sweep.run_sweep(g, tmp_path, on_start=lambda left, _: remaining.append(left))
+    assert remaining == [0]
+    assert sweep.load(tmp_path, "links")["run"].nunique() == 3
