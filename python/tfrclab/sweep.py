@@ -522,9 +522,22 @@ def _terminate(pool: cf.ProcessPoolExecutor) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-_Completed = tuple[Task, Rows] | None
-"""What the executors yield: a finished task with its rows, or None when a while passed
-without one (so that the runs held are written on time)."""
+_Completed = tuple[Task, Rows | None] | None
+"""What the executors yield: a finished task with its rows (None: a worker wrote them), or
+None when a while passed without one (so that the runs held are written on time)."""
+
+
+def _rows_or_write(task: Task, out: Path, limit: int) -> Rows | None:
+    """In a worker process: run ``task``; returns its rows, or None once it wrote them itself.
+
+    Tables of ``limit`` bytes or more (long per-bin series) are written where they were made,
+    as a batch of one run, rather than sent to the sweep's process to write.
+    """
+    rows = task_rows(task)
+    if rows.nbytes < limit:
+        return rows
+    BatchWriter(out, Flush(runs=1)).add(task.key, rows)
+    return None
 
 
 def _completions(futures: dict[Any, Task], tick: float) -> Iterator[tuple[Any, Task] | None]:
@@ -546,11 +559,14 @@ def _completions(futures: dict[Any, Task], tick: float) -> Iterator[tuple[Any, T
         yield future, futures[future]
 
 
-def _local(tasks: Sequence[Task], jobs: int, tick: float) -> Iterator[_Completed]:
+def _local(
+    tasks: Sequence[Task], jobs: int, tick: float, out: Path, limit: int
+) -> Iterator[_Completed]:
     """Run ``tasks`` here (``jobs`` <= 1) or on a pool of ``jobs`` processes.
 
     The workers send each run's tables back (:class:`~tfrclab.sweep_store.Rows`, pickled as
-    Arrow streams), and this process writes them in batches.
+    Arrow streams) for this process to write in batches, but write tables of ``limit`` bytes
+    or more themselves.
     """
     if jobs <= 1:
         for task in tasks:
@@ -563,7 +579,7 @@ def _local(tasks: Sequence[Task], jobs: int, tick: float) -> Iterator[_Completed
         pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
         broken: list[Task] = []
         try:
-            futures = {pool.submit(task_rows, task): task for task in pending}
+            futures = {pool.submit(_rows_or_write, task, out, limit): task for task in pending}
             for item in _completions(futures, tick):
                 if item is None:
                     yield None
@@ -678,7 +694,7 @@ def run_sweep(
         if not remaining:
             results = iter([])
         elif executor == "local":
-            results = _local(remaining, jobs, tick)
+            results = _local(remaining, jobs, tick, out, policy.bytes)
         else:
             results = _dask(remaining, jobs, scheduler, tick)
 
@@ -692,6 +708,8 @@ def run_sweep(
             for item in results:
                 if item is None:
                     writer.flush_if_due()
+                elif item[1] is None:
+                    written([item[0]])
                 else:
                     writer.add(item[0].key, item[1], item[0])
         except BaseException:

@@ -222,7 +222,8 @@ def test_batches_follow_the_flush_policy(tmp_path: Path) -> None:
     sweep.run_sweep(g, tmp_path / "b", flush=Flush(seconds=0))
     assert files(tmp_path / "b") == sorted(f"{task.key}.parquet" for task in g.tasks())
     assert_same_datasets(tmp_path / "a", tmp_path / "b")
-    # So does a batch that is written as soon as it holds more than a byte.
+    # So does a batch that is written as soon as it holds more than a byte (with workers, such
+    # runs are written by the worker that ran them).
     sweep.run_sweep(g, tmp_path / "c", flush=Flush(bytes=1), jobs=2)
     assert len(files(tmp_path / "c")) == 10
     assert_same_datasets(tmp_path / "a", tmp_path / "c")
