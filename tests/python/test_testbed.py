@@ -89,6 +89,8 @@ def test_bad_parameters_name_the_field() -> None:
         ({"delay": "-1ms"}, "forward.delay"),
         ({"queue": {"kind": "red", "min_th": 30.0, "max_th": 10.0}}, "forward.queue.max_th"),
         ({"reverse": {"loss": -0.1}}, "reverse.loss"),
+        ({"tick": "11ms"}, "tick"),
+        ({"slack": "11ms"}, "slack"),
     ]
     for kwargs, path in cases:
         with pytest.raises(ScenarioError) as err, tbmod.Testbed(**kwargs):

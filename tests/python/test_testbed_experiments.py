@@ -83,6 +83,10 @@ def test_runs_refuse_bad_arguments_naming_them(tmp_path: Path) -> None:
         tbx.mixed_run(tmp_path, "reno", "sfq", 20.0)
     with pytest.raises(ValueError, match="seconds"):
         tbx.mixed_run(tmp_path, "reno", "droptail", 5.0)
+    with pytest.raises(ValueError, match="sysctls: expected net"):
+        tbx.mixed_run(tmp_path, "reno", "droptail", 20.0, sysctls={"kernel.panic": "1"})
+    with pytest.raises(ValueError, match=r"sysctls: net\.ipv4\.tcp_sack"):
+        tbx.mixed_run(tmp_path, "reno", "droptail", 20.0, sysctls={"net.ipv4.tcp_sack": "0; x"})
     with pytest.raises(ValueError, match="buffer"):
         tbx.oscillation_run(tmp_path, 0, True, 20.0)
     assert not (tmp_path / "relay.log").exists()
@@ -176,3 +180,13 @@ def test_send_turns_the_sqrt_rtt_spacing_off_and_says_so(tmp_path: Path) -> None
                    "--out", str(out))  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert transport.load_trace(out).meta["options"]["oscillation_prevention"] is False
+
+
+def test_kernel_srtt_is_read_from_ss_output() -> None:
+    out = (
+        "ESTAB 0 0 10.0.0.1:40000 10.0.0.2:5101\n\t cubic wscale:7,7 rto:336 "
+        "rtt:131.2/4.1 ato:40 mss:1448\nESTAB 0 0 10.0.0.1:40002 10.0.0.2:5102\n\t "
+        "rtt:129/2 bytes_sent:1\n"
+    )
+    assert tbx._tcp_srtt_ms(out) == [131.2, 129.0]
+    assert tbx._tcp_srtt_ms("") == []

@@ -10,6 +10,7 @@
 //! log = "/tmp/relay.log"     # optional per-packet log (crate::log), capped at max_log_bytes
 //! max_log_bytes = 268435456
 //! tick = "0s"                # wake-ups rounded up to multiples of this (0: exact deadlines)
+//! slack = "0s"               # a delivery may wait this long to leave with later ones
 //! [forward]                  # a -> b
 //! rate = "10Mbps"
 //! delay = "25ms"
@@ -68,6 +69,11 @@ pub struct RelayConfig {
     /// deliveries due within one tick leave together (fewer wake-ups, up to one tick late), as
     /// Dummynet's kernel ticks do. Zero (the default) wakes at every exact deadline.
     pub tick: Duration,
+    /// How late a delivery may be made so that it leaves in one wake-up with deliveries due
+    /// after it (docs/testbed.md, "slack"): the relay wakes at the last deadline within `slack`
+    /// of the first one due, never later, and a delivery with none due within `slack` after
+    /// it is exact. Zero (the default) wakes at every exact deadline.
+    pub slack: Duration,
     /// Side a to side b.
     pub forward: DirectionConfig,
     /// Side b to side a.
@@ -113,6 +119,14 @@ impl RelayConfig {
                 format!("{tick:?}"),
             ));
         }
+        let slack: Duration = root.or("slack", Duration::ZERO)?;
+        if slack > Duration::from_millis(10) {
+            return Err(ScenarioError::invalid_text(
+                "slack",
+                "a duration of at most 10ms",
+                format!("{slack:?}"),
+            ));
+        }
         let forward_fields = root
             .table("forward")?
             .ok_or_else(|| root.missing("forward", "a table with rate and delay"))?;
@@ -130,6 +144,7 @@ impl RelayConfig {
             log,
             max_log_bytes,
             tick,
+            slack,
             forward,
             reverse,
         })
@@ -243,6 +258,12 @@ mod tests {
         assert_eq!(config.reverse.queue, config.forward.queue);
         assert_eq!(config.seed, 1);
         assert_eq!(config.log, None);
+        assert_eq!(
+            (config.tick, config.slack),
+            (Duration::ZERO, Duration::ZERO)
+        );
+        let slack = RelayConfig::from_toml_str(&format!("slack = \"50us\"\n{BASE}")).unwrap();
+        assert_eq!(slack.slack, Duration::from_micros(50));
     }
 
     #[test]
@@ -267,6 +288,7 @@ mod tests {
                 "reverse.delya",
             ),
             (format!("max_duration = \"0s\"\n{BASE}"), "max_duration"),
+            (format!("slack = \"11ms\"\n{BASE}"), "slack"),
             (
                 format!("{BASE}queue = {{ kind = \"red\", min_th = 20.0, max_th = 10.0 }}\n"),
                 "forward.queue.max_th",

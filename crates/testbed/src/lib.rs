@@ -9,7 +9,7 @@
 //!
 //! - [`config`]: the relay's TOML configuration (units and queue tables as in scenario files).
 //! - [`pipe`]: one direction, sans-IO, in intended time.
-//! - [`relay`]: the poll/timerfd loop that drives two pipes from two [`tun`] devices.
+//! - [`relay`]: the `ppoll` loop that drives two pipes from two [`tun`] devices.
 //! - [`log`]: the capped binary per-packet log; [`lateness`]: how late deliveries were.
 //! - [`ip`]: flow 5-tuples and ECN marking.
 

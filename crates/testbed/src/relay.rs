@@ -1,7 +1,13 @@
-//! The relay: one thread that owns both TUN devices and both [`Pipe`]s, sleeping in `poll` on
-//! the two devices, a stop descriptor and a `timerfd` armed at the next intended event
-//! (absolute `CLOCK_MONOTONIC` deadline, timer slack set to 1 ns), as Dummynet's clock drives its
-//! pipes. Packets are timestamped when read.
+//! The relay: one thread that owns both TUN devices and both [`Pipe`]s, sleeping in `ppoll` on
+//! the two devices and a stop descriptor until the next intended event (a nanosecond timeout
+//! computed from `CLOCK_MONOTONIC` just before the call, timer slack set to 1 ns), as Dummynet's
+//! clock drives its pipes. Packets are timestamped when read.
+//!
+//! Each wake-up costs far more than the work it does (a context switch, on a virtual machine an
+//! exit to the hypervisor), so the loop keeps them few: the poll timeout is the timer (no
+//! `timerfd` to re-arm and read: two system calls fewer per wake-up), every ready packet is read
+//! (up to [`READ_BURST`] a side) and everything due is delivered at each wake-up, and the
+//! optional `slack` lets a delivery wait up to that long for a wake-up that happens anyway.
 //!
 //! The relay stops when the stop descriptor becomes readable (data, end of file or hang-up: the
 //! Python side passes the read end of a pipe and closes the write end, so a dying parent stops
@@ -10,14 +16,11 @@
 
 use std::io;
 use std::num::NonZeroU64;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::AsFd;
 use std::time::Duration;
 
-use rustix::event::{poll, PollFd, PollFlags};
-use rustix::time::{
-    clock_gettime, timerfd_create, timerfd_settime, ClockId, Itimerspec, TimerfdClockId,
-    TimerfdFlags, TimerfdTimerFlags, Timespec,
-};
+use rustix::event::{poll, PollFd, PollFlags, Timespec};
+use rustix::time::{clock_gettime, ClockId};
 use tfrc::Time;
 
 use crate::config::RelayConfig;
@@ -66,7 +69,6 @@ pub struct Relay {
     tuns: [Tun; 2],
     pipes: [Pipe; 2],
     log: PacketLog,
-    timer: OwnedFd,
     start_ns: u64,
 }
 
@@ -78,15 +80,11 @@ fn monotonic_ns() -> u64 {
 
 impl Relay {
     /// Creates both TUN devices (in the caller's network namespace; the caller moves them where
-    /// they belong), the timer and the log. Needs `CAP_NET_ADMIN`.
+    /// they belong) and the log. Needs `CAP_NET_ADMIN`.
     pub fn open(config: RelayConfig) -> io::Result<Relay> {
-        // Timer expirations are otherwise rounded up by the default 50 µs slack.
+        // Poll timeouts are otherwise rounded up by the default 50 µs timer slack.
         rustix::thread::set_current_timer_slack(NonZeroU64::new(1))?;
         let tuns = [Tun::create(&config.tun_a)?, Tun::create(&config.tun_b)?];
-        let timer = timerfd_create(
-            TimerfdClockId::Monotonic,
-            TimerfdFlags::NONBLOCK | TimerfdFlags::CLOEXEC,
-        )?;
         let start_ns = monotonic_ns();
         let log = match &config.log {
             Some(path) => PacketLog::create(path, config.max_log_bytes, start_ns)
@@ -102,7 +100,6 @@ impl Relay {
             tuns,
             pipes,
             log,
-            timer,
             start_ns,
         })
     }
@@ -118,44 +115,34 @@ impl Relay {
         let mut buf = vec![0u8; 65_536];
         let mut log_error: Option<String> = None;
         let mut wakeups = 0u64;
-        let mut armed = None;
         let stopped = loop {
             let now = self.now();
             if now >= limit {
                 break StopReason::MaxDuration;
             }
             self.advance_all(now, &mut log_error);
-            let deadline = self
-                .pipes
-                .iter()
-                .filter_map(Pipe::next_deadline)
-                .fold(limit, Time::min);
-            if armed != Some(deadline) {
-                self.arm(deadline)?;
-                armed = Some(deadline);
-            }
+            let deadline = self.wake_time().map_or(limit, |d| d.min(limit));
             let mut fds = [
                 PollFd::new(&self.tuns[0], PollFlags::IN),
                 PollFd::new(&self.tuns[1], PollFlags::IN),
-                PollFd::new(&self.timer, PollFlags::IN),
                 PollFd::new(&stop, PollFlags::IN),
             ];
-            match poll(&mut fds, None) {
+            // The timeout is relative: computed as late as possible, so the wake-up is at most
+            // the few ns between here and the call late (on top of the scheduler's latency).
+            let wait = deadline.saturating_since(self.now());
+            let timeout = Timespec {
+                tv_sec: wait.as_secs() as i64,
+                tv_nsec: i64::from(wait.subsec_nanos()),
+            };
+            match poll(&mut fds, Some(&timeout)) {
                 Ok(_) => {}
                 Err(rustix::io::Errno::INTR) => continue,
                 Err(e) => return Err(e.into()),
             }
             wakeups += 1;
             let ready = fds.map(|f| !f.revents().is_empty());
-            if ready[3] {
-                break StopReason::Requested;
-            }
             if ready[2] {
-                // The timer fired: it is disarmed until re-armed.
-                armed = None;
-                let mut expirations = [0u8; 8];
-                // Clears the expiration count; EAGAIN if it was already read is harmless.
-                let _ = rustix::io::read(&self.timer, &mut expirations);
+                break StopReason::Requested;
             }
             for (side, _) in ready.iter().take(2).enumerate().filter(|(_, &r)| r) {
                 self.read_side(side, &mut buf, &mut log_error)?;
@@ -214,24 +201,25 @@ impl Relay {
         Ok(())
     }
 
-    /// Arms the timer at relay time `deadline`, rounded up to the configured tick (absolute, so
-    /// a late `poll` return does not shift later deadlines).
-    fn arm(&self, deadline: Time) -> io::Result<()> {
-        let tick = tfrc::time::duration_nanos(self.config.tick).max(1);
-        let rounded = deadline.as_nanos().div_ceil(tick).saturating_mul(tick);
-        let at = self.start_ns.saturating_add(rounded).max(1);
-        let spec = Itimerspec {
-            it_interval: Timespec {
-                tv_sec: 0,
-                tv_nsec: 0,
-            },
-            it_value: Timespec {
-                tv_sec: (at / 1_000_000_000) as i64,
-                tv_nsec: (at % 1_000_000_000) as i64,
-            },
+    /// When to wake for the next deliveries, if any are pending: the first deadline of either
+    /// direction or, with a slack, the last deadline within `slack` of it (so the cluster
+    /// leaves in one wake-up, each delivery at most `slack` late), then rounded up to the
+    /// tick (on the relay's time grid, so a late wake-up does not shift later deadlines).
+    fn wake_time(&self) -> Option<Time> {
+        let first = self.pipes.iter().filter_map(Pipe::next_deadline).min()?;
+        let horizon = first + self.config.slack;
+        let last = if self.config.slack.is_zero() {
+            first
+        } else {
+            self.pipes
+                .iter()
+                .filter_map(|p| p.last_deadline_by(horizon))
+                .fold(first, Time::max)
         };
-        timerfd_settime(&self.timer, TimerfdTimerFlags::ABSTIME, &spec)?;
-        Ok(())
+        let tick = tfrc::time::duration_nanos(self.config.tick).max(1);
+        Some(Time::from_nanos(
+            last.as_nanos().div_ceil(tick).saturating_mul(tick),
+        ))
     }
 }
 

@@ -18,24 +18,17 @@ pub struct InputStats {
     /// Well-formed packets of the kind this end never receives (data at a sender, feedback at
     /// a receiver).
     pub wrong_kind: u64,
-    /// Feedback packets byte-identical to the last one accepted (a replay or a duplicate).
-    pub duplicate_feedback: u64,
     /// Errors reading the socket other than "nothing to read" (ICMP errors and the like).
     pub socket_errors: u64,
 }
 
 impl InputStats {
-    /// Datagrams dropped for any reason: from elsewhere, malformed, of the wrong kind, or
-    /// duplicated.
+    /// Datagrams dropped for any reason: from elsewhere, malformed, or of the wrong kind
+    /// (replayed and duplicated feedback is the TFRC sender's to count, by cause).
     pub fn dropped(&self) -> u64 {
-        [
-            self.foreign_source,
-            self.wire.rejected(),
-            self.wrong_kind,
-            self.duplicate_feedback,
-        ]
-        .into_iter()
-        .fold(0, u64::saturating_add)
+        [self.foreign_source, self.wire.rejected(), self.wrong_kind]
+            .into_iter()
+            .fold(0, u64::saturating_add)
     }
 }
 

@@ -29,7 +29,7 @@ pub struct SenderSample {
     pub feedback_accepted: u64,
     /// Feedback packets the TFRC sender rejected (forged, replayed, out of range).
     pub feedback_rejected: u64,
-    /// Other datagrams dropped (foreign, malformed, wrong kind, duplicate).
+    /// Other datagrams dropped (foreign, malformed, wrong kind).
     pub input_dropped: u64,
     /// Nofeedback timer expirations.
     pub nofeedback_expiries: u64,

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
-use tfrc::wire::{Packet, DATA_HEADER_LEN, FEEDBACK_LEN};
+use tfrc::wire::{Packet, DATA_HEADER_LEN};
 use tfrc::{SenderStats, Time};
 
 use crate::clock::Clock;
@@ -69,7 +69,6 @@ pub struct UdpSender {
     send_buf: Vec<u8>,
     recv_buf: Vec<u8>,
     input: InputStats,
-    last_feedback: Option<[u8; FEEDBACK_LEN]>,
     packets_sent: u64,
     bytes_sent: u64,
     send_errors: u64,
@@ -140,7 +139,6 @@ impl UdpSender {
             send_buf: vec![0; s],
             recv_buf: vec![0; RECV_BUFFER],
             input: InputStats::default(),
-            last_feedback: None,
             packets_sent: 0,
             bytes_sent: 0,
             send_errors: 0,
@@ -250,15 +248,9 @@ impl UdpSender {
             self.input.wire.record(&parsed);
             match parsed {
                 Ok(Packet::Feedback(report)) => {
-                    let raw = bytes.first_chunk::<FEEDBACK_LEN>().copied();
-                    if raw.is_some() && raw == self.last_feedback {
-                        self.input.duplicate_feedback += 1;
-                        continue;
-                    }
-                    // A rejected report is counted by the TFRC sender (by cause) and ignored.
-                    if self.tfrc.handle_feedback(now, &report).is_ok() {
-                        self.last_feedback = raw;
-                    }
+                    // A rejected report (forged, or a replay: exact, modified or duplicated by
+                    // the network) is counted by the TFRC sender by cause and ignored.
+                    let _ = self.tfrc.handle_feedback(now, &report);
                 }
                 Ok(Packet::Data { .. }) => self.input.wrong_kind += 1,
                 Err(_) => {}
@@ -297,6 +289,10 @@ impl UdpSender {
     /// Sends what the schedule allows now, at most [`MAX_BURST`] packets; true if it stopped at
     /// the bound.
     fn transmit(&mut self, now: Time) -> bool {
+        // Each packet is stamped with the clock read just before it goes, never equal to the
+        // previous stamp: every echo then names exactly one packet, and a second report with
+        // the same echo is a replay to the TFRC sender (docs/tfrc.md, "Replays").
+        let mut stamp = now;
         for _ in 0..MAX_BURST {
             let payload = match self.source {
                 Source::Greedy => None,
@@ -304,13 +300,13 @@ impl UdpSender {
                     let has_data = !self.shared.queue().is_empty();
                     if !has_data {
                         // Marks the opportunity unused (data-limited, RFC 5348 §8.2).
-                        let _ = self.tfrc.poll_transmit(now, false);
+                        let _ = self.tfrc.poll_transmit(stamp, false);
                         return false;
                     }
                     Some(())
                 }
             };
-            let Some(header) = self.tfrc.poll_transmit(now, true) else {
+            let Some(header) = self.tfrc.poll_transmit(stamp, true) else {
                 return false;
             };
             let len = match payload {
@@ -338,8 +334,9 @@ impl UdpSender {
                 Err(_) => self.send_errors += 1,
             }
             if self.send_log.len() < self.send_log_limit {
-                self.send_log.push(now);
+                self.send_log.push(stamp);
             }
+            stamp = self.clock.now().max(stamp + Duration::from_nanos(1));
         }
         true
     }

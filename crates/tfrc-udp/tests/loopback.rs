@@ -152,9 +152,9 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
         Duration::ZERO,
     )); // unknown
     hostile.push(forged(Time::from_secs_f64(3600.0), Duration::ZERO)); // from the future
-    hostile.push(forged(first.timestamp, Duration::from_secs(10))); // delay > elapsed
     let mut replay_changed = good.clone();
     replay_changed[20] ^= 1; // the accepted echo again, other X_recv: x_recv must not matter
+    hostile.push(replay_changed.clone());
     for datagram in &hostile {
         peer.send_to(datagram, sender_addr).unwrap();
     }
@@ -179,20 +179,19 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
     let input = after.input;
     assert_eq!(input.datagrams, 1 + hostile.len() as u64 + 1);
     assert_eq!(input.foreign_source, 1);
-    assert_eq!(input.duplicate_feedback, 1);
     assert_eq!(input.wrong_kind, 1);
     assert_eq!(input.wire.truncated, 2, "{input:?}");
     assert!(input.wire.bad_version >= 1 && input.wire.bad_type >= 1);
+    assert_eq!(after.tfrc.feedback.replayed, 2);
     assert_eq!(after.tfrc.feedback.unknown_echo, 1);
     assert_eq!(after.tfrc.feedback.echo_from_future, 1);
-    assert_eq!(after.tfrc.feedback.delay_exceeds_elapsed, 1);
     // Every datagram is accounted for: used, dropped by the driver, or rejected by TFRC.
     assert_eq!(
         input.datagrams,
         after.tfrc.feedback.total() + input.dropped()
     );
 
-    // An older honest report replayed after a newer one was accepted: rejected as unknown.
+    // An older honest report replayed after a newer one was accepted: a replay too.
     app.send(b"frame".to_vec()).unwrap();
     thread::sleep(Duration::from_millis(40));
     tx.run_for(Duration::from_millis(40)).unwrap();
@@ -205,6 +204,12 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
         x_recv_bytes_per_s: 50_000.0,
         p: 0.01,
     };
+    // A report held longer than the packet has existed: rejected, and not a replay yet.
+    peer.send_to(
+        &forged(newest.timestamp, Duration::from_secs(10)),
+        sender_addr,
+    )
+    .unwrap();
     peer.send_to(&feedback_bytes(report(newest.timestamp)), sender_addr)
         .unwrap();
     peer.send_to(&replay_changed, sender_addr).unwrap();
@@ -212,7 +217,9 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
     tx.run_for(Duration::from_millis(5)).unwrap();
     let last = tx.report();
     assert_eq!(last.tfrc.feedback.accepted, 2);
-    assert_eq!(last.tfrc.feedback.unknown_echo, 2);
+    assert_eq!(last.tfrc.feedback.replayed, 3);
+    assert_eq!(last.tfrc.feedback.unknown_echo, 1);
+    assert_eq!(last.tfrc.feedback.delay_exceeds_elapsed, 1);
 }
 
 #[test]

@@ -215,8 +215,9 @@ impl Sender {
     ///
     /// A report is rejected, counted in [`SenderStats::feedback`] by cause and otherwise ignored
     /// if p is not in [0, 1], X_recv is not a finite non-negative number, the echoed timestamp
-    /// is later than `now` or is not one this sender put on a data packet since the newest
-    /// echo it accepted, or t_delay is longer than the time since that packet was sent
+    /// is later than `now`, a replay (claiming no data packet an accepted report has not claimed), or
+    /// not one this sender put on a data packet, or t_delay is longer than the time since that
+    /// packet was sent
     /// (docs/tfrc.md, "Feedback validation"). The error says which; the caller need not act on
     /// it.
     pub fn handle_feedback(
@@ -279,9 +280,9 @@ impl Sender {
     }
 
     /// The RTT sample a report gives, (t_now - t_recvdata) - t_delay (RFC 5348 §4.3 step 2), or
-    /// why the report is rejected: its fields out of their domains (§3.2.2), or an echo that no
-    /// data packet sent by `now` carried (§3.2.2, §6.2), or a t_delay that makes the sample
-    /// negative.
+    /// why the report is rejected: its fields out of their domains (§3.2.2), a replay (it claims
+    /// no data packet an accepted report has not), an echo that no data packet sent by `now`
+    /// carried (§3.2.2, §6.2), or a t_delay that makes the sample negative.
     fn check_feedback(
         &self,
         now: Time,
@@ -297,6 +298,9 @@ impl Sender {
         let echo = feedback.timestamp_echo;
         if echo > now {
             return Err(FeedbackError::EchoFromFuture);
+        }
+        if self.send_times.is_replay(echo) {
+            return Err(FeedbackError::Replay);
         }
         if !self.send_times.contains(echo) {
             return Err(FeedbackError::UnknownEcho);
@@ -922,7 +926,7 @@ mod tests {
     }
 
     #[test]
-    fn echoes_older_than_the_newest_accepted_one_are_unknown() {
+    fn echoes_no_newer_than_the_newest_accepted_one_are_replays() {
         let mut sender = started(TfrcConfig::default());
         // Packets at 100, 125 and 150 ms; the report echoing 125 ms makes 100 ms stale.
         for ms in [100, 125, 150] {
@@ -934,18 +938,35 @@ mod tests {
         );
         assert_eq!(
             sender.handle_feedback(at(230), &feedback(100, 0.0, 40_000.0)),
-            Err(FeedbackError::UnknownEcho)
+            Err(FeedbackError::Replay)
         );
-        // The newest accepted echo itself may come again; a newer packet's echo is accepted.
+        // The newest accepted echo again, exact or with better news: a replay, nothing moves.
+        let before = *sender.stats();
+        let deadline = sender.nofeedback_deadline;
+        let better_news = FeedbackHeader {
+            t_delay: Duration::from_millis(14),
+            ..feedback(125, 0.0, 1e9)
+        };
+        for report in [feedback(125, 0.0, 40_000.0), better_news] {
+            assert_eq!(
+                sender.handle_feedback(at(240), &report),
+                Err(FeedbackError::Replay)
+            );
+        }
+        let after = *sender.stats();
+        assert_eq!(after.feedback.replayed, 3);
         assert_eq!(
-            sender.handle_feedback(at(240), &feedback(125, 0.0, 40_000.0)),
-            Ok(())
+            (after.x_bytes_per_s, after.rtt_s, after.feedback_received),
+            (before.x_bytes_per_s, before.rtt_s, before.feedback_received)
         );
+        // Nor does a replay put off the nofeedback timer.
+        assert_eq!(sender.nofeedback_deadline, deadline);
+        // A newer packet's echo is accepted.
         assert_eq!(
             sender.handle_feedback(at(250), &feedback(150, 0.0, 40_000.0)),
             Ok(())
         );
-        assert_eq!(sender.send_times.len(), 1);
+        assert_eq!(sender.send_times.len(), 0);
     }
 
     /// Issue 13 item 8: reports flooding in within two RTTs kept one X_recv_set entry each, and
@@ -953,12 +974,13 @@ mod tests {
     #[test]
     fn feedback_flood_keeps_the_receive_set_bounded() {
         let mut sender = started(TfrcConfig::default());
-        let echo = Time::ZERO;
         let reports = 10_000u64;
         let mut largest_set = 0;
         for i in 0..reports {
-            // All within 2 RTTs of the first report, each echoing the packet sent at 0 with a
-            // t_delay that keeps the sample at 100 ms, X_recv falling with every report.
+            // All within 2 RTTs of the first report, each echoing its own packet (sent i+1 ns
+            // after 0) with a t_delay that keeps the sample at 100 ms, X_recv falling with
+            // every report.
+            let echo = Time::from_nanos(1 + i);
             let now = at(100) + Duration::from_micros(1 + 19 * i);
             let report = FeedbackHeader {
                 timestamp_echo: echo,
@@ -966,7 +988,7 @@ mod tests {
                 x_recv_bytes_per_s: 1e9 - i as f64,
                 p: 0.01,
             };
-            let _ = sender.handle_feedback(now, &report);
+            deliver(&mut sender, now, report);
             largest_set = largest_set.max(sender.x_recv_set.len());
         }
         assert_eq!(sender.stats().feedback_received, reports + 1);

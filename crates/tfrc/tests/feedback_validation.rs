@@ -95,7 +95,8 @@ fn forged_reports_cannot_raise_the_rate() {
 }
 
 /// A forged report, built at time `now` from what an attacker on the reverse path could know:
-/// every data packet's timestamp (`sent`) and the newest echo honest feedback has carried.
+/// every data packet's timestamp (`sent`) and the honest reports the sender has already had
+/// (the newest of them, `newest`).
 #[derive(Clone, Copy, Debug)]
 enum Forgery {
     /// An echo `ahead` ns in the future.
@@ -106,6 +107,11 @@ enum Forgery {
     Unsent { back: u64 },
     /// A real packet older than the newest honest echo, with a t_delay that leaves 1 µs.
     Stale { packet: usize },
+    /// The newest honest report again, byte for byte.
+    ReplayExact,
+    /// The newest honest report with better news: p scaled by `p_scale` (in [0, 1)), and a
+    /// t_delay that leaves `left` ns of its echo's age as the RTT sample.
+    ReplayModified { p_scale: f64, left: u64 },
 }
 
 impl Forgery {
@@ -113,10 +119,23 @@ impl Forgery {
         self,
         now: Time,
         sent: &[Time],
-        newest_echo: Option<Time>,
+        newest: Option<FeedbackHeader>,
         x_recv: f64,
     ) -> Option<FeedbackHeader> {
+        let newest_echo = newest.map(|r| r.timestamp_echo);
         let (echo, t_delay) = match self {
+            Forgery::ReplayExact => return newest,
+            Forgery::ReplayModified { p_scale, left } => {
+                let honest = newest?;
+                let age = now.saturating_since(honest.timestamp_echo);
+                let t_delay = age.saturating_sub(Duration::from_nanos(left));
+                return Some(report(
+                    honest.timestamp_echo,
+                    t_delay,
+                    honest.p * p_scale,
+                    x_recv,
+                ));
+            }
             Forgery::FromFuture { ahead } => (now + Duration::from_nanos(ahead), Duration::ZERO),
             Forgery::DelayTooLong { packet, extra } => {
                 let echo = *sent.get(packet % sent.len().max(1))?;
@@ -156,6 +175,9 @@ fn forgery() -> impl Strategy<Value = Forgery> {
             .prop_map(|(packet, extra)| Forgery::DelayTooLong { packet, extra }),
         (0u64..2_000_000_000).prop_map(|back| Forgery::Unsent { back }),
         any::<usize>().prop_map(|packet| Forgery::Stale { packet }),
+        Just(Forgery::ReplayExact),
+        (0.0f64..1.0, 1_000u64..1_000_000_000)
+            .prop_map(|(p_scale, left)| Forgery::ReplayModified { p_scale, left }),
     ]
 }
 
@@ -175,7 +197,7 @@ fn closed_loop(
     let mut feedback: VecDeque<(Time, FeedbackHeader)> = VecDeque::new();
     let mut forged: VecDeque<(Time, Forgery, f64)> = forged.iter().copied().collect();
     let mut sent = Vec::new();
-    let mut newest_echo = None;
+    let mut newest = None;
     let mut rates = Vec::new();
     loop {
         let next = [
@@ -194,7 +216,7 @@ fn closed_loop(
         if forged.front().is_some_and(|&(t, _, _)| t == now) {
             // A forged report changes nothing else in this step.
             let (_, forgery, x_recv) = forged.pop_front().unwrap();
-            if let Some(report) = forgery.build(now, &sent, newest_echo, x_recv) {
+            if let Some(report) = forgery.build(now, &sent, newest, x_recv) {
                 let _ = sender.handle_feedback(now, &report);
             }
             continue;
@@ -205,7 +227,7 @@ fn closed_loop(
         }
         while feedback.front().is_some_and(|&(t, _)| t <= now) {
             let (_, report) = feedback.pop_front().unwrap();
-            newest_echo = Some(report.timestamp_echo);
+            newest = Some(report);
             let _ = sender.handle_feedback(now, &report);
             rates.push(sender.stats().x_bytes_per_s);
         }
@@ -214,11 +236,15 @@ fn closed_loop(
             feedback.push_back((now + (rtt - one_way), report));
         }
         sender.handle_timeout(now);
-        while let Some(header) = sender.poll_transmit(now, true) {
+        // The driver reads its clock for each packet, as tfrc-udp does, so no two packets
+        // share a timestamp (a burst stamped at one instant lets as many reports echo it).
+        let mut stamp = now;
+        while let Some(header) = sender.poll_transmit(stamp, true) {
             sent.push(header.timestamp);
             if header.seq % loss_every != loss_every - 1 {
-                data.push_back((now + one_way, header));
+                data.push_back((stamp + one_way, header));
             }
+            stamp += Duration::from_nanos(1);
         }
     }
     rates
@@ -232,8 +258,9 @@ proptest! {
         ..ProptestConfig::default()
     })]
 
-    /// No sequence of forged reports (of the kinds above, at any times, claiming no loss and
-    /// any receive rate) raises X above what the honest reports alone give, at any report.
+    /// No sequence of forged reports (of the kinds above, at any times, claiming no loss or
+    /// less loss, a shorter RTT and any receive rate; replays of the newest honest report, exact
+    /// or modified, included) raises X above what the honest reports alone give, at any report.
     #[test]
     fn forged_feedback_never_raises_the_rate(
         rtt_ms in 10u64..300,

@@ -109,7 +109,6 @@ fn input_dict<'py>(py: Python<'py>, input: &InputStats) -> PyResult<Bound<'py, P
     d.set_item("datagrams", input.datagrams)?;
     d.set_item("foreign_source", input.foreign_source)?;
     d.set_item("wrong_kind", input.wrong_kind)?;
-    d.set_item("duplicate_feedback", input.duplicate_feedback)?;
     d.set_item("socket_errors", input.socket_errors)?;
     d.set_item("truncated", input.wire.truncated)?;
     d.set_item("bad_version", input.wire.bad_version)?;
@@ -286,6 +285,7 @@ pub(crate) fn run_send<'py>(
     r.set_item("feedback_accepted", feedback.accepted)?;
     r.set_item("feedback_bad_field", feedback.bad_field)?;
     r.set_item("feedback_echo_from_future", feedback.echo_from_future)?;
+    r.set_item("feedback_replayed", feedback.replayed)?;
     r.set_item("feedback_unknown_echo", feedback.unknown_echo)?;
     r.set_item(
         "feedback_delay_exceeds_elapsed",

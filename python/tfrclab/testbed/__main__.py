@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench.add_argument("--rates", default="10,50,100", help="Mb/s, comma-separated")
     bench.add_argument("--seconds", type=float, default=5.0)
     bench.add_argument("--tick", type=float, default=0.0, help="relay tick, seconds")
+    bench.add_argument("--slack", type=float, default=0.0, help="relay slack, seconds")
     args = parser.parse_args(argv)
 
     if args.tool == "relay":
@@ -59,7 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tool == "bench":
         from tfrclab.testbed.bench import main as bench_main
 
-        return bench_main([float(r) for r in args.rates.split(",")], args.seconds, args.tick)
+        rates = [float(r) for r in args.rates.split(",")]
+        return bench_main(rates, args.seconds, args.tick, args.slack)
 
     from tfrclab.testbed import traffic
 

@@ -68,6 +68,12 @@ def register(commands: Any) -> None:
         help="relay clock granularity: deliveries due within a tick leave together, up to a "
         "tick late, for less CPU (0s: exact; Dummynet's 1 kHz clock is 1ms)",
     )
+    testbed.add_argument(
+        "--slack",
+        default="0s",
+        help="how late a delivery may be to leave in one wake-up with later ones, for less CPU "
+        "(0s: exact; isolated deliveries stay exact)",
+    )
     testbed.add_argument("--log", type=Path, default=None, help="write the per-packet log here")
     testbed.add_argument("--report", type=Path, default=None, help="write the counters as JSON")
     testbed.add_argument(
@@ -103,6 +109,7 @@ def _cmd_testbed(args: argparse.Namespace) -> int:
         seed=args.seed,
         log=args.log,
         tick=args.tick,
+        slack=args.slack,
     )
     with bed as tb:
         env = dict(os.environ)

@@ -101,6 +101,7 @@ def relay_document(
     log: str | None,
     max_log_bytes: int,
     tick: str | float = 0.0,
+    slack: str | float = 0.0,
 ) -> str:
     """The relay's TOML configuration (its keys are documented in docs/testbed.md)."""
     doc: dict[str, Any] = {
@@ -110,6 +111,7 @@ def relay_document(
         "max_duration": _duration(max_duration),
         "max_log_bytes": int(max_log_bytes),
         "tick": _duration(tick),
+        "slack": _duration(slack),
     }
     if log is not None:
         doc["log"] = log

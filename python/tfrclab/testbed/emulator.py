@@ -65,6 +65,10 @@ class Testbed:
         tick: The relay's clock granularity (seconds or a string, at most 10 ms): deliveries
             due within one tick leave together, up to one tick late, for fewer wake-ups (as
             Dummynet's kernel tick). 0, the default, delivers at each exact deadline.
+        slack: How late a delivery may be made to leave in one wake-up with the deliveries due
+            after it (seconds or a string, at most 10 ms): the relay wakes at the last deadline
+            within ``slack`` of the first one due, so isolated deliveries stay exact and a
+            cluster costs one wake-up. 0, the default, wakes at each exact deadline.
 
     Raises:
         TestbedError: On entry: not root, no /dev/net/tun, or a set-up step failed.
@@ -85,6 +89,7 @@ class Testbed:
         max_log_bytes: int = 256 << 20,
         max_duration: str | float = "1h",
         tick: str | float = 0.0,
+        slack: str | float = 0.0,
     ) -> None:
         self._forward: dict[str, Any] = {
             "rate": rate,
@@ -98,6 +103,7 @@ class Testbed:
         self._max_log_bytes = max_log_bytes
         self._max_duration = max_duration
         self._tick = tick
+        self._slack = slack
         self._tag = f"{os.getpid()}-{next(_counter)}"
         self.namespaces: dict[str, str] = {
             side: f"{netns.PREFIX}{self._tag}-{side}" for side in ("a", "b")
@@ -255,6 +261,7 @@ class Testbed:
             log=str(self.log_path.resolve()) if self.log_path is not None else None,
             max_log_bytes=self._max_log_bytes,
             tick=self._tick,
+            slack=self._slack,
         )
 
     @staticmethod

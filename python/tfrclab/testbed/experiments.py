@@ -113,9 +113,12 @@ def _stop_capture(proc: subprocess.Popen[Any] | None) -> None:
 
 
 def _tfrc_pair(
-    tb: Testbed, out: Path, seconds: float, spacing: bool | None
+    tb: Testbed, out: Path, seconds: float, spacing: bool | None, size: int | None = None
 ) -> tuple[subprocess.Popen[Any], subprocess.Popen[Any]]:
-    """Start a TFRC receiver in b and a greedy floyd2000 sender in a (trace to out/tfrc-send)."""
+    """Start a TFRC receiver in b and a greedy floyd2000 sender in a (trace to out/tfrc-send).
+
+    ``size`` is the datagram size (``tfrclab send --size``, bytes; default its 1000).
+    """
     address = f"{tb.address('b')}:{TFRC_PORT}"
     recv = tb.popen(
         "b",
@@ -128,6 +131,8 @@ def _tfrc_pair(
     cmd += ["--preset", "floyd2000", "--out", str(out / "tfrc-send"), "--force"]
     if spacing is not None:
         cmd += ["--sqrt-rtt-spacing", "on" if spacing else "off"]
+    if size is not None:
+        cmd += ["--size", f"{size}B"]
     send = tb.popen("a", _python(*cmd), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     return recv, send
 
@@ -227,36 +232,57 @@ def _files(directory: Path) -> dict[str, str]:
 
 
 def mixed_run(
-    out: str | Path, cc: str, queue: str, seconds: float = 60.0, seed: int = 1
+    out: str | Path,
+    cc: str,
+    queue: str,
+    seconds: float = 60.0,
+    seed: int = 1,
+    sysctls: Mapping[str, str] | None = None,
+    tfrc_size: int | None = None,
 ) -> dict[str, Any]:
     """One run of the Figs. 15-17 analogue: 1 TFRC + 3 kernel TCP (``cc``) through ``queue``.
 
-    ``queue`` is a key of :data:`QUEUES`. Returns (and writes to ``out/result.json``)
-    :func:`summarize_mixed` of the relay's log, with the relay's per-flow table, lateness and
-    the file names.
+    ``queue`` is a key of :data:`QUEUES`. ``sysctls`` (e.g. ``{"net.ipv4.tcp_sack": "0"}``)
+    are set in both namespaces before any flow starts (the ``net.*`` TCP settings are per
+    namespace), to switch Linux TCP features off. Halfway through, the kernel's smoothed RTT
+    of each TCP connection is read (``ss -ti``) beside TFRC's own R (its trace). Returns (and
+    writes to ``out/result.json``) :func:`summarize_mixed` of the relay's log, with the relay's
+    per-flow table, lateness, the RTTs and the file names. ``tfrc_size`` is the TFRC datagram
+    size in bytes (default 1000, 1028 on the wire; 1472 gives TCP's 1500-byte packets).
     """
     if queue not in QUEUES:
         raise ValueError(f"queue: expected one of {', '.join(QUEUES)}, found {queue!r}")
     _check_run(seconds)
+    settings = dict(sysctls or {})
+    for key, value in settings.items():
+        if not (key.startswith("net.") and key.replace(".", "").replace("_", "").isalnum()):
+            raise ValueError(f"sysctls: expected net.* keys, found {key!r}")
+        if not value.replace(" ", "").isalnum():
+            raise ValueError(f"sysctls: {key}: expected a plain value, found {value!r}")
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     log_path = directory / "relay.log"
     with Testbed(
         queue=QUEUES[queue], seed=seed, log=log_path, rate=LINK_RATE, delay=LINK_DELAY
     ) as tb:
+        for side in ("a", "b"):
+            for key, value in settings.items():
+                tb.run(side, ["sysctl", "-q", "-w", f"{key}={value}"], check=True)
         capture = _start_capture(tb, directory / "capture.pcap")
         receivers = [
             tb.popen("b", _python("tfrclab.testbed", "tcp-recv", "--port", str(port),
                                   "--limit", str(seconds + 30)), stdout=subprocess.PIPE)
             for port in TCP_PORTS
         ]  # fmt: skip
-        recv, send = _tfrc_pair(tb, directory, seconds, None)
+        recv, send = _tfrc_pair(tb, directory, seconds, None, tfrc_size)
         senders = [
             tb.popen("a", _python("tfrclab.testbed", "tcp-send", tb.address("b"), "--port",
                                   str(port), "--seconds", str(seconds), "--cc", cc),
                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             for port in TCP_PORTS
         ]  # fmt: skip
+        time.sleep(seconds / 2)
+        tcp_srtt_ms = _tcp_srtt_ms(tb.run("a", ["ss", "-tin", "state", "established"]).stdout)
         for proc in senders:
             _, err = proc.communicate(timeout=seconds + 30)
             if proc.returncode != 0:
@@ -277,11 +303,36 @@ def mixed_run(
             "queue": queue,
             "relay_flows": flows(log).to_dict(orient="records"),
             "lateness_p99_us": report.get("forward", {}).get("lateness_p99_us"),
+            "sysctls": settings,
+            "tfrc_size": tfrc_size,
+            "tcp_srtt_ms_midway": tcp_srtt_ms,
+            "tfrc_rtt_ms_median": _tfrc_rtt_ms(directory / "tfrc-send"),
             "files": _files(directory),
         }
     )
     (directory / "result.json").write_text(json.dumps(result, indent=2, default=float) + "\n")
     return result
+
+
+def _tcp_srtt_ms(ss_output: str) -> list[float]:
+    """The smoothed RTTs (ms) in ``ss -ti`` output (``rtt:SRTT/RTTVAR``), one per connection."""
+    found = []
+    for word in ss_output.split():
+        if word.startswith("rtt:"):
+            with contextlib.suppress(ValueError):
+                found.append(float(word[4:].split("/")[0]))
+    return found
+
+
+def _tfrc_rtt_ms(trace_dir: Path) -> float | None:
+    """The median of the TFRC sender's R (ms) over the second half of its trace, if any."""
+    with contextlib.suppress(OSError, KeyError, ValueError, ImportError):
+        import pandas as pd
+
+        rtt = pd.read_parquet(trace_dir / "flow_bins.parquet")["rtt_s"].to_numpy()
+        late = rtt[len(rtt) // 2 :]
+        return float(np.median(late) * 1e3) if len(late) else None
+    return None
 
 
 def summarize_mixed(
