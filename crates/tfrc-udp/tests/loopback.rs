@@ -306,9 +306,12 @@ fn a_vanished_receiver_brings_the_rate_down_to_s_over_t_mbi() {
         after <= 3 * (expiries + 2),
         "{after} packets after {expiries} expiries"
     );
+    // At s/t_mbi (two 1000-byte packets a second, 0.5 s apart) a one-second bin holds two
+    // packets; a send delayed by a stalled (loaded) machine across a bin boundary can put a
+    // third into the last bin, never more.
     let rows = tx.samples();
     let last = rows[rows.len() - 1];
-    assert!(last.sent_packets <= 2, "{last:?}");
+    assert!(last.sent_packets <= 3, "{last:?}");
 }
 
 #[test]
