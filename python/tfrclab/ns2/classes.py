@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tfrclab.ns2.crosscheck import run_ns2
 from tfrclab.ns2.export import export_tcl
 from tfrclab.ns2.loss_events import FlowLoss, netsim_losses, ns2_losses, tcp_counters
 from tfrclab.ns2.output import read_output
 from tfrclab.ns2.plan import resolve
+from tfrclab.result import Result
 from tfrclab.scenario import Scenario
 from tfrclab.simulate import run
 
@@ -34,8 +35,14 @@ class ClassLoss:
     """Loss events over packets sent, pooled."""
     throughput_bps: float
     """Mean received bits per second per flow."""
+    loss_event_rate_run: float = math.nan
+    """Loss events over packets sent over the whole run (warm-up included), pooled."""
     timeouts_per_flow: float = math.nan
     """ns-2 only, long-lived TCP: retransmission timeouts per flow over the whole run."""
+    indication_rate_run: float = math.nan
+    """Long-lived TCP only: loss indications (fast retransmits and timeouts; ns-2's
+    ``ncwndcuts_``) over data packets sent, over the whole run: p_tcp as rhee2005 §2 measures it
+    after Padhye et al., to set beside ``loss_event_rate_run``."""
 
     def as_dict(self) -> dict[str, float]:
         """A JSON-ready dict."""
@@ -43,7 +50,9 @@ class ClassLoss:
             "packet_loss_rate": self.packet_loss_rate,
             "loss_event_rate": self.loss_event_rate,
             "throughput_bps": self.throughput_bps,
+            "loss_event_rate_run": self.loss_event_rate_run,
             "timeouts_per_flow": self.timeouts_per_flow,
+            "indication_rate_run": self.indication_rate_run,
         }
 
 
@@ -52,16 +61,32 @@ def class_of(name: str) -> str:
     return re.sub(r"\d+$", "", name)
 
 
-def _pool(losses: Sequence[FlowLoss], window_s: float) -> ClassLoss:
+def _pool(losses: Sequence[FlowLoss], whole: Sequence[FlowLoss], window_s: float) -> ClassLoss:
     sent = sum(x.sent_packets for x in losses)
     drops = sum(x.dropped_packets for x in losses)
     events = sum(x.loss_events for x in losses)
     bits = sum(x.received_bytes for x in losses) * 8.0
+    sent_run = sum(x.sent_packets for x in whole)
     return ClassLoss(
         packet_loss_rate=drops / sent if sent else math.nan,
         loss_event_rate=events / sent if sent else math.nan,
         throughput_bps=bits / window_s / max(1, len(losses)),
+        loss_event_rate_run=sum(x.loss_events for x in whole) / sent_run if sent_run else math.nan,
     )
+
+
+def _netsim_indications(result: Result, rows: Sequence[int]) -> float:
+    """TCP flows' loss indications (fast retransmits and timeouts) per packet sent, whole run.
+
+    From the end of netsim's state traces, as ns-2's ``ncwndcuts_`` over ``ndatapack_``.
+    """
+    cuts = sent = 0.0
+    for i in rows:
+        fields, values = result.states[i]
+        last = {name: float(values[k, -1]) for k, name in enumerate(fields)}
+        cuts += last["fast_retransmits"] + last["timeouts"]
+        sent += last["packets_sent"]
+    return cuts / sent if sent else math.nan
 
 
 def run_classes(
@@ -83,24 +108,32 @@ def run_classes(
         if c in members:
             members[c].append(flow.index)
     wanted = [i for rows in members.values() for i in rows]
+    end = plan.duration_s
     result = run(scenario, seed=seed)
     mine = netsim_losses(result, wanted, start_s, end_s)
+    mine_run = netsim_losses(result, wanted, 0.0, end)
     text = run_ns2(script, timeout_s=1200.0)
     series = read_output(text, plan)
     theirs = ns2_losses(plan, text, series, wanted, start_s, end_s)
-    counters: Mapping[int, tuple[int, int, int]] = tcp_counters(text)
+    theirs_run = ns2_losses(plan, text, series, wanted, 0.0, end)
+    counters: Mapping[int, tuple[int, int, int, int]] = tcp_counters(text)
     window = end_s - start_s
-    out_mine = {c: _pool([mine[i] for i in rows], window) for c, rows in members.items()}
+    out_mine: dict[str, ClassLoss] = {}
+    for c, rows in members.items():
+        pooled = _pool([mine[i] for i in rows], [mine_run[i] for i in rows], window)
+        if all(plan.flows[i].kind == "tcp" for i in rows):
+            pooled = replace(pooled, indication_rate_run=_netsim_indications(result, rows))
+        out_mine[c] = pooled
     out_theirs: dict[str, ClassLoss] = {}
     for c, rows in members.items():
-        pooled = _pool([theirs[i] for i in rows], window)
-        timeouts = [counters[i][2] for i in rows if i in counters]
-        if timeouts:
-            pooled = ClassLoss(
-                pooled.packet_loss_rate,
-                pooled.loss_event_rate,
-                pooled.throughput_bps,
-                sum(timeouts) / len(timeouts),
+        pooled = _pool([theirs[i] for i in rows], [theirs_run[i] for i in rows], window)
+        tcp = [counters[i] for i in rows if i in counters]
+        if tcp:
+            data = sum(x[0] for x in tcp)
+            pooled = replace(
+                pooled,
+                timeouts_per_flow=sum(x[2] for x in tcp) / len(tcp),
+                indication_rate_run=sum(x[3] for x in tcp) / data if data else math.nan,
             )
         out_theirs[c] = pooled
     return out_mine, out_theirs

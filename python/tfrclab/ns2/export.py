@@ -13,8 +13,9 @@ the time netsim drew for it, and prints what the cross-check compares, once per 
   bytes and the time integral of its waiting packets (a ``QueueMonitor`` with an
   ``Integrator``: ns-2 counts packets between its in- and out-snoop, the waiting ones);
 - ``P <bin> <flow> <probes sent> <echoes> <summed RTT in ms>``: each ping's cumulative counts;
-- ``T <flow> <data packets> <retransmitted packets> <timeouts>``: at the end, each long-lived
-  TCP agent's counters (``ndatapack_``, ``nrexmitpack_``, ``nrexmit_``);
+- ``T <flow> <data packets> <retransmitted packets> <timeouts> <window cuts>``: at the end,
+  each long-lived TCP agent's counters (``ndatapack_``, ``nrexmitpack_``, ``nrexmit_``,
+  ``ncwndcuts_``: its loss indications, fast retransmits and timeouts);
 - with ``drop_trace``, ns-2's own ``d`` lines for every drop at the primary link.
 
 Read it back with :func:`tfrclab.ns2.output.read_output`. Each mapping cites the ns-2 source
@@ -857,11 +858,11 @@ def export_tcl(plan: Plan, sample_s: float | None = None, drop_trace: bool = Fal
     step = plan.bin_s if sample_s is None else sample_s
     bins = math.ceil(plan.duration_s / step - 1e-9)
     # At the end, each long-lived TCP agent's counters (tcp.cc): data packets, retransmitted
-    # packets, timeouts.
+    # packets, timeouts, window cuts (slowdown() calls: fast retransmits and timeouts).
     lines.append(f"proc tfrclab_counters {{}} {{ global src; foreach k {{{counters}}} {{")
     lines.append(
         '    puts "T $k [$src($k) set ndatapack_] [$src($k) set nrexmitpack_] '
-        '[$src($k) set nrexmit_]" } }'
+        '[$src($k) set nrexmit_] [$src($k) set ncwndcuts_]" } }'
     )
     lines.append(f"for {{set k 1}} {{$k < {bins}}} {{incr k}} {{")
     lines.append(f'    $ns at [expr {{$k * {_num(step)}}}] "tfrclab_sample $k"')

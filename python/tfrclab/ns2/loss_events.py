@@ -143,14 +143,17 @@ def netsim_losses(
     }
 
 
-def tcp_counters(text: str) -> Mapping[int, tuple[int, int, int]]:
-    """Each long-lived TCP agent's ``(ndatapack_, nrexmitpack_, nrexmit_)`` at the run's end.
+def tcp_counters(text: str) -> Mapping[int, tuple[int, int, int, int]]:
+    """Each long-lived TCP agent's counters at the run's end (tcp/tcp.cc).
 
-    Data packets sent, packets retransmitted, retransmission timeouts (tcp/tcp.cc).
+    ``(ndatapack_, nrexmitpack_, nrexmit_, ncwndcuts_)``: data packets sent, packets
+    retransmitted, retransmission timeouts, and window cuts (``slowdown()`` calls, one per fast
+    retransmit or timeout: TCP's loss indications, which rhee2005 §2 after Padhye et al. counts
+    as TCP's loss events).
     """
-    out: dict[int, tuple[int, int, int]] = {}
+    out: dict[int, tuple[int, int, int, int]] = {}
     for line in text.splitlines():
         if line.startswith("T "):
-            k, data, rexmit, timeouts = (int(float(v)) for v in line.split()[1:5])
-            out[k] = (data, rexmit, timeouts)
+            k, data, rexmit, timeouts, cuts = (int(float(v)) for v in line.split()[1:6])
+            out[k] = (data, rexmit, timeouts, cuts)
     return out
