@@ -46,11 +46,23 @@ fn the_schedule_is_what_the_run_switches() {
     let schedules = scenario.simulation(seed).unwrap().on_off_schedules();
     let results = simulate(TEXT, seed);
     assert_eq!(schedules.len(), 4);
-    assert!(schedules[0].is_empty(), "a flow without on_off has no schedule");
+    assert!(
+        schedules[0].is_empty(),
+        "a flow without on_off has no schedule"
+    );
     let bin = Duration::from_millis(10);
     for (flow, periods) in results.flows.iter().zip(&schedules).skip(1) {
-        assert!(periods.len() >= 5, "{}: {} periods", flow.name, periods.len());
-        assert_eq!(periods[0].0, flow.start, "{}: starts at its drawn start", flow.name);
+        assert!(
+            periods.len() >= 5,
+            "{}: {} periods",
+            flow.name,
+            periods.len()
+        );
+        assert_eq!(
+            periods[0].0, flow.start,
+            "{}: starts at its drawn start",
+            flow.name
+        );
         let stop = flow.stop.unwrap_or(results.duration).min(results.duration);
         assert!(periods.last().unwrap().0 < stop);
         let sent = flow.record.bins.sent_bytes.to_vec();
@@ -59,11 +71,19 @@ fn the_schedule_is_what_the_run_switches() {
             let on = periods
                 .iter()
                 .any(|&(a, b)| a < hi && lo < b.min(stop) + Duration::from_micros(1));
-            assert!(bytes == 0 || on, "{}: sent in bin {k}, outside every ON period", flow.name);
+            assert!(
+                bytes == 0 || on,
+                "{}: sent in bin {k}, outside every ON period",
+                flow.name
+            );
             let inside = periods
                 .iter()
                 .any(|&(a, b)| a + bin <= lo && hi + bin <= b.min(stop));
-            assert!(bytes > 0 || !inside, "{}: silent in bin {k} of an ON period", flow.name);
+            assert!(
+                bytes > 0 || !inside,
+                "{}: silent in bin {k} of an ON period",
+                flow.name
+            );
         }
     }
 }

@@ -22,10 +22,10 @@ use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
+use netsim::agent::AgentConfig;
 use netsim::monitor::{
     Count, Counts, DropCause, FlowBins, LinkBins, Narrow, PacketEvent, PacketRecord,
 };
-use netsim::agent::AgentConfig;
 use netsim::queue::QueueLimit;
 use netsim::randvar::RandomVariable;
 use netsim::results::{FlowResult, LinkResult, RedSetup, Results};
