@@ -1,5 +1,7 @@
-"""rhee2005's setup in ns-2.35: the exporter's web, ping and drawn ON/OFF schedules, loss events
-counted from ns-2's drop trace, and the rhee2005/ns2-* experiments' --quick runs.
+"""rhee2005's setup in ns-2.35: web, ping, drawn ON/OFF schedules, loss events, experiments.
+
+The exporter's web sessions, pings and netsim-drawn ON/OFF schedules, loss events counted from
+ns-2's drop trace, and the rhee2005/ns2-* experiments' --quick runs.
 """
 
 from __future__ import annotations
@@ -71,10 +73,12 @@ def test_random_on_off_and_stop_are_netsims_draws() -> None:
     plan = resolve(scenario, 5)
     (drawn,) = _native.on_off_schedules(scenario.toml, 5)
     periods = plan.flows[0].on_periods
-    assert periods is not None and len(periods) >= 3
+    assert periods is not None
+    assert len(periods) >= 3
     assert periods[0][0] == pytest.approx(plan.flows[0].start_s)
     stop = plan.flows[0].stop_s
-    assert stop is not None and 30 <= stop <= 50
+    assert stop is not None
+    assert 30 <= stop <= 50
     script = export_tcl(plan)
     starts = [float(t) for t in re.findall(r'\$ns at (\S+) "\$app\(0\) start"', script)]
     stops = [float(t) for t in re.findall(r'\$ns at (\S+) "\$app\(0\) stop"', script)]
@@ -172,11 +176,13 @@ def test_web_ping_and_drops_run_in_ns2_as_in_netsim() -> None:
     for k in (2, 3):
         ours = float(result.flow_bins["received_bytes"][k].sum())
         theirs = float(series.received_bytes[k].sum())
-        assert theirs > 0 and 0.2 < theirs / ours < 5, (k, ours, theirs)
+        assert theirs > 0, k
+        assert 0.2 < theirs / ours < 5, (k, ours, theirs)
     # Echoes come back with an RTT above the path's base RTT (2 x (20 + 2 x 1) ms).
     pings = [line.split() for line in text.splitlines() if line.startswith("P 30 ")]
     sent, echoes, rtt_ms = int(pings[0][3]), int(pings[0][4]), float(pings[0][5])
-    assert sent == 300 and echoes >= 250
+    assert sent == 300
+    assert echoes >= 250
     assert 44.0 <= rtt_ms / echoes <= 200.0
     # The drop trace and the link monitor count the same bottleneck drops.
     drops = drops_by_flow(text, range(len(plan.flows)))
@@ -202,14 +208,14 @@ def test_experiments_are_registered_with_their_robust_claims() -> None:
         for relative in e.scenarios:
             assert scenario_path(relative).is_file()
         for c in e.claims:
-            assert c.paper_value and c.tolerance
-            assert np.isfinite(c.accept).all() and c.accept[0] < c.accept[1]
+            assert c.paper_value
+            assert c.tolerance
+            assert np.isfinite(c.accept).all()
+            assert c.accept[0] < c.accept[1]
             assert c.robust_to_quick == (f"{e.id}/{c.id}" in EXPECTED_QUICK), c.id
 
 
-def test_without_ns_every_claim_says_why(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_without_ns_every_claim_says_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rhee2005_ns2.shutil, "which", lambda _name: None)
     for e in experiments(list(IDS)):
         outcome = run_experiment(e, tmp_path, quick=True)
