@@ -16,6 +16,7 @@ __all__ = [
     "decode_state",
     "equation",
     "estimate",
+    "on_off_schedules",
     "quantity",
     "queue_buffers",
     "run_channel",
@@ -24,6 +25,7 @@ __all__ = [
     "testbed_check",
     "testbed_relay",
     "version",
+    "web_variables",
 ]
 
 class ConfigError(ValueError):
@@ -192,6 +194,13 @@ def run_recv(
     input_dropped; ``peer`` is the sender's address (None if none came).
     """
 
+def on_off_schedules(scenario_toml: str, seed: int) -> list[list[tuple[int, int]]]:
+    """Each flow's drawn ON periods ``(on_ns, off_ns)`` for ``seed``, without running.
+
+    In flow order (``count`` expanded); empty for a flow without ``on_off``. The last period may
+    run past the flow's stop or the end of the run.
+    """
+
 def queue_buffers(scenario_toml: str) -> list[tuple[str, str, int, int, float]]:
     """Each link's queue as built, without running.
 
@@ -216,4 +225,13 @@ def testbed_relay(config: str, ready: Callable[[int], object]) -> dict[str, Any]
 
     Creates the relay's TUN devices, calls ``ready(start_monotonic_ns)``, and forwards packets
     until standard input is readable or closed (or ``max_duration`` has passed).
+    """
+
+def web_variables(
+    scenario_toml: str, seed: int
+) -> list[list[tuple[str, tuple[str, list[float]]]] | None]:
+    """Each web flow's resolved random variables for ``seed``; None for other flows.
+
+    ``[(name, (kind, parameters))]`` for ``inter_page`` (``load``/``share`` resolved),
+    ``objects_per_page``, ``inter_object`` and ``object_size``.
     """

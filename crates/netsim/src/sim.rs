@@ -438,6 +438,45 @@ impl Simulation {
         self.end
     }
 
+    /// Each flow's ON periods `(on, off)` as the run will switch them, in flow order (empty for a
+    /// flow without `on_off`): from the drawn start, ON and OFF lengths drawn in turn from the
+    /// flow's own ON/OFF stream, until the drawn stop or the end of the run; the last period may
+    /// run past either (the run cuts it). The draws depend on nothing the network does, so this
+    /// replays them from a copy of the stream without running: what an exporter needs to give
+    /// another simulator the same schedule (docs/crosscheck.md).
+    pub fn on_off_schedules(&self) -> Vec<Vec<(Duration, Duration)>> {
+        let end = self.end.saturating_since(Time::ZERO);
+        self.flows
+            .iter()
+            .map(|slot| {
+                let Some(on_off) = slot.on_off else {
+                    return Vec::new();
+                };
+                let until = slot.stop.map_or(end, |stop| stop.min(end));
+                let mut rng = slot.on_off_rng.clone();
+                let mut periods = Vec::new();
+                let mut at = slot.start;
+                // Periods are at least 1 ns each (zero lengths are refused when parsed), and
+                // the run's cost estimate bounds how many fit before the end.
+                while at < until {
+                    let on = on_off.on.sample(&mut rng);
+                    periods.push((at, at + on));
+                    if at + on >= until {
+                        break;
+                    }
+                    at += on + on_off.off.sample(&mut rng);
+                }
+                periods
+            })
+            .collect()
+    }
+
+    /// The flows as built (in flow order): each one's resolved agent configuration, such as a
+    /// web session's inter-page distribution after `load` rescaled it.
+    pub fn flow_setups(&self) -> &[FlowSetup] {
+        &self.setups
+    }
+
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
         self.processed

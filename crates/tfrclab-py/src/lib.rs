@@ -49,6 +49,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<simulation::Simulation>()?;
     m.add_function(wrap_pyfunction!(units::quantity, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::queue_buffers, m)?)?;
+    m.add_function(wrap_pyfunction!(simulation::on_off_schedules, m)?)?;
+    m.add_function(wrap_pyfunction!(simulation::web_variables, m)?)?;
     m.add_function(wrap_pyfunction!(transport::run_send, m)?)?;
     m.add_function(wrap_pyfunction!(transport::run_recv, m)?)?;
     m.add_function(wrap_pyfunction!(testbed::testbed_check, m)?)?;

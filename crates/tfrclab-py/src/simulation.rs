@@ -22,10 +22,12 @@ use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
+use netsim::agent::AgentConfig;
 use netsim::monitor::{
     Count, Counts, DropCause, FlowBins, LinkBins, Narrow, PacketEvent, PacketRecord,
 };
 use netsim::queue::QueueLimit;
+use netsim::randvar::RandomVariable;
 use netsim::results::{FlowResult, LinkResult, RedSetup, Results};
 use netsim::scenario::{Budget, CostEstimate, Scenario, TraceOpenError};
 use netsim::trace::{TraceKind, TraceSummary};
@@ -700,6 +702,86 @@ pub(crate) fn queue_buffers(py: Python<'_>, scenario_toml: &str) -> PyResult<Vec
                 QueueLimit::Bytes(n) => (-1, i64::try_from(n).unwrap_or(i64::MAX)),
             };
             (name, setup.kind, packets, bytes, size.unwrap_or(f64::NAN))
+        })
+        .collect())
+}
+
+/// Each flow's ON periods for `seed` as `(on_ns, off_ns)` pairs, in flow order (`count`
+/// expanded; empty for a flow without `on_off`), replayed from the flow's ON/OFF stream without
+/// running (netsim `Simulation::on_off_schedules`): the ns-2 export writes them as start/stop
+/// events. Raises `ScenarioError` naming the field at fault.
+#[pyfunction]
+pub(crate) fn on_off_schedules(
+    py: Python<'_>,
+    scenario_toml: &str,
+    seed: u64,
+) -> PyResult<Vec<Vec<(u64, u64)>>> {
+    let scenario = parse(py, scenario_toml)?;
+    let simulation = scenario
+        .simulation(seed)
+        .map_err(|err| scenario_error(py, &err))?;
+    Ok(simulation
+        .on_off_schedules()
+        .into_iter()
+        .map(|periods| {
+            periods
+                .into_iter()
+                .map(|(on, off)| (nanos(on), nanos(off)))
+                .collect()
+        })
+        .collect())
+}
+
+/// A random variable as `(kind, parameters)`: constant (value), uniform (min, max), exponential
+/// (mean), pareto and pareto2 (scale, shape), lognormal (mu, sigma), weibull (scale, shape),
+/// surge (body share, mu, sigma, cut, alpha).
+fn randvar_parts(rv: &RandomVariable) -> (&'static str, Vec<f64>) {
+    match *rv {
+        RandomVariable::Constant { value } => ("constant", vec![value]),
+        RandomVariable::Uniform { min, max } => ("uniform", vec![min, max]),
+        RandomVariable::Exponential { mean } => ("exponential", vec![mean]),
+        RandomVariable::Pareto { scale, shape } => ("pareto", vec![scale, shape]),
+        RandomVariable::ParetoII { scale, shape } => ("pareto2", vec![scale, shape]),
+        RandomVariable::LogNormal { mu, sigma } => ("lognormal", vec![mu, sigma]),
+        RandomVariable::Weibull { scale, shape } => ("weibull", vec![scale, shape]),
+        RandomVariable::SurgeFileSize {
+            body_share,
+            mu,
+            sigma,
+            cut,
+            alpha,
+        } => ("surge", vec![body_share, mu, sigma, cut, alpha]),
+    }
+}
+
+/// A web session's resolved random variables, as the ns-2 export needs them.
+type WebVariables = Vec<(&'static str, (&'static str, Vec<f64>))>;
+
+/// Each web flow's random variables as built for `seed` (`load` or `share` resolved into the
+/// inter-page mean), in flow order, `None` for other flows: `[(name, (kind, parameters))]` for
+/// `inter_page`, `objects_per_page`, `inter_object` and `object_size` (see `randvar_parts`).
+/// Raises `ScenarioError` naming the field at fault.
+#[pyfunction]
+pub(crate) fn web_variables(
+    py: Python<'_>,
+    scenario_toml: &str,
+    seed: u64,
+) -> PyResult<Vec<Option<WebVariables>>> {
+    let scenario = parse(py, scenario_toml)?;
+    let simulation = scenario
+        .simulation(seed)
+        .map_err(|err| scenario_error(py, &err))?;
+    Ok(simulation
+        .flow_setups()
+        .iter()
+        .map(|setup| match &setup.agent {
+            AgentConfig::Web(web) => Some(vec![
+                ("inter_page", randvar_parts(&web.inter_page)),
+                ("objects_per_page", randvar_parts(&web.objects_per_page)),
+                ("inter_object", randvar_parts(&web.inter_object)),
+                ("object_size", randvar_parts(&web.object_size)),
+            ]),
+            _ => None,
         })
         .collect())
 }

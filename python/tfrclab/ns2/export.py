@@ -4,14 +4,19 @@ The script builds the same network with every knob set explicitly (never relying
 ns-2.35's defaults, which differ from the 2000-era ones: ns-default.tcl), starts each flow at
 the time netsim drew for it, and prints what the cross-check compares, once per monitor bin:
 
-- ``F <bin> <link> <fid> <arrived bytes> <departed bytes> ...``: the cumulative bytes of each
-  flow entering and leaving the queue of a link that is the first or last link of some flow
-  (a flow's *sent* bytes are the arrivals at its first link, its *received* bytes the
-  departures from its last one);
+- ``F <bin> <link> <fid> <arrived bytes> <departed bytes> <arrived packets> ...``: the
+  cumulative bytes of each flow entering and leaving the queue of a link that is the first or
+  last link of some flow (a flow's *sent* bytes are the arrivals at its first link, its
+  *received* bytes the departures from its last one), and its packets entering;
 - ``L <bin> <link> <arrivals> <departures> <drops> <departed bytes> <queue integral>``: the
   cumulative packet counts of a binned link (drops include loss-model drops), its departed
   bytes and the time integral of its waiting packets (a ``QueueMonitor`` with an
-  ``Integrator``: ns-2 counts packets between its in- and out-snoop, the waiting ones).
+  ``Integrator``: ns-2 counts packets between its in- and out-snoop, the waiting ones);
+- ``P <bin> <flow> <probes sent> <echoes> <summed RTT in ms>``: each ping's cumulative counts;
+- ``T <flow> <data packets> <retransmitted packets> <timeouts> <window cuts>``: at the end,
+  each long-lived TCP agent's counters (``ndatapack_``, ``nrexmitpack_``, ``nrexmit_``,
+  ``ncwndcuts_``: its loss indications, fast retransmits and timeouts);
+- with ``drop_trace``, ns-2's own ``d`` lines for every drop at the primary link.
 
 Read it back with :func:`tfrclab.ns2.output.read_output`. Each mapping cites the ns-2 source
 (``tcl/lib/ns-default.tcl``, ``queue/drop-tail.cc``, ``queue/errmodel.cc``, ...);
@@ -258,10 +263,19 @@ def _refuse_unknown(flow: FlowPlan, allowed: set[str]) -> None:
 
 def _tcp(flow: FlowPlan, lines: list[str]) -> None:
     """An ns-2 one-way TCP agent with every preset knob set (ns-default.tcl; docs/tcp.md)."""
-    t = flow.table
     _refuse_unknown(flow, _TCP_KEYS)
-    variant = str(t.get("variant", "sack"))
-    preset = str(t.get("preset", "rfc"))
+    k = flow.index
+    lines += _tcp_agents(flow, f"src({k})", f"snk({k})", "sack", "rfc")
+    lines.append(f"set app({k}) [$src({k}) attach-app FTP]")
+
+
+def _tcp_agents(
+    flow: FlowPlan, src: str, snk: str, default_variant: str, default_preset: str
+) -> list[str]:
+    """Tcl creating the TCP agent ``src`` and its sink ``snk`` with the flow's knobs."""
+    t = flow.table
+    variant = str(t.get("variant", default_variant))
+    preset = str(t.get("preset", default_preset))
     knobs = dict(TCP_PRESETS[preset])
     for key in knobs:
         if key in t:
@@ -319,15 +333,15 @@ def _tcp(flow: FlowPlan, lines: list[str]) -> None:
             ("v_beta_", _num(float(t.get("vegas_beta", 3)))),
             ("v_gamma_", _num(float(t.get("vegas_gamma", 1)))),
         ]
-    lines.append(f"set src({k}) [new {agent}]")
-    lines += [f"$src({k}) set {name} {value}" for name, value in settings]
-    lines.append(f"set snk({k}) [new {sink}]")
-    lines.append(f"$snk({k}) set packetSize_ {int(t.get('ack_size', 40))}")
+    lines = [f"set {src} [new {agent}]"]
+    lines += [f"${src} set {name} {value}" for name, value in settings]
+    lines.append(f"set {snk} [new {sink}]")
+    lines.append(f"${snk} set packetSize_ {int(t.get('ack_size', 40))}")
     if variant == "sack":
-        lines.append(f"$snk({k}) set maxSackBlocks_ {int(t.get('max_sack_blocks', 3))}")
+        lines.append(f"${snk} set maxSackBlocks_ {int(t.get('max_sack_blocks', 3))}")
     if delayed:
-        lines.append(f"$snk({k}) set interval_ {_num(_secs(t.get('ack_interval', '100ms')))}")
-    lines.append(f"set app({k}) [$src({k}) attach-app FTP]")
+        lines.append(f"${snk} set interval_ {_num(_secs(t.get('ack_interval', '100ms')))}")
+    return lines
 
 
 def _secs(value: Any) -> float:
@@ -448,24 +462,132 @@ def _udp_source(flow: FlowPlan, lines: list[str]) -> None:
 
 
 def _periods(flow: FlowPlan, duration: float) -> list[tuple[float, float | None]]:
-    """The flow's (start, stop) periods: one, or fixed ON/OFF cycles (docs/scenario.md)."""
+    """The flow's (start, stop) periods: one, or its ON periods (docs/scenario.md).
+
+    Random ON/OFF periods are netsim's own draws (``FlowPlan.on_periods``), so both simulators
+    switch the flow at the same times; a stop (fixed or drawn) cuts the period it falls in.
+    """
     end = duration if flow.stop_s is None else min(duration, flow.stop_s)
+    if flow.on_periods is not None:
+        out: list[tuple[float, float | None]] = []
+        for on, off in flow.on_periods:
+            if on >= end:
+                break
+            out.append((on, off if off < end else flow.stop_s))
+        return out
     on_off = flow.table.get("on_off")
     if on_off is None:
         return [(flow.start_s, flow.stop_s)]
-    on, off = on_off.get("on"), on_off.get("off")
-    if not (isinstance(on, str) and isinstance(off, str)):
-        raise ExportError(
-            f"{flow.path}.on_off: random periods are drawn from tfrclab's own streams; "
-            "give fixed on and off"
-        )
-    on_s, off_s = duration_s(on), duration_s(off)
+    on_s, off_s = duration_s(on_off["on"]), duration_s(on_off["off"])
     periods: list[tuple[float, float | None]] = []
     t = flow.start_s
     while t < end:
         periods.append((t, min(t + on_s, end) if t + on_s < duration else flow.stop_s))
         t += on_s + off_s
     return periods
+
+
+_WEB_KEYS = {"model", "inter_page", "objects_per_page", "inter_object", "object_size", "pages",
+             "inter_page_from", "load", "share"}  # fmt: skip
+
+
+def _ranvar(name: str, variable: tuple[str, tuple[float, ...]], path: str) -> list[str]:
+    """Tcl creating ns-2's RandomVariable ``name`` (tools/ranvar.cc) for a netsim variable.
+
+    ns-2's Pareto and ParetoII take the mean (``avg_``): Pareto's scale is avg·(shape-1)/shape,
+    ParetoII's avg·(shape-1) (ranvar.cc), so the mean is written back from netsim's scale.
+    """
+    kind, values = variable
+    if kind == "constant":
+        settings = [("val_", values[0])]
+        cls = "Constant"
+    elif kind == "uniform":
+        settings = [("min_", values[0]), ("max_", values[1])]
+        cls = "Uniform"
+    elif kind == "exponential":
+        settings = [("avg_", values[0])]
+        cls = "Exponential"
+    elif kind in ("pareto", "pareto2"):
+        scale, shape = values
+        if shape <= 1:
+            raise ExportError(f"{path}.shape: ns-2's {kind} takes a mean, which needs shape > 1")
+        mean = scale * shape / (shape - 1) if kind == "pareto" else scale / (shape - 1)
+        settings = [("avg_", mean), ("shape_", shape)]
+        cls = "Pareto" if kind == "pareto" else "ParetoII"
+    elif kind == "lognormal":
+        settings = [("avg_", values[0]), ("std_", values[1])]
+        cls = "LogNormal"
+    elif kind == "weibull":
+        settings = [("scale_", values[0]), ("shape_", values[1])]
+        cls = "Weibull"
+    else:
+        raise ExportError(f"{path}: {kind!r} has no ns-2 RandomVariable")
+    lines = [f"set {name} [new RandomVariable/{cls}]"]
+    lines += [f"${name} set {key} {_num(float(value))}" for key, value in settings]
+    return lines
+
+
+def _web(flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
+    """One web session as its own ``PagePool/WebTraf`` (tcl/webcache/webtraf.tcl).
+
+    One pool per netsim flow, with one client (the flow's sink node), one server (its source)
+    and one session: netsim binds a session to its server (docs/web.md). The pool's TCP agents
+    come from per-pool ``alloc-tcp``/``alloc-tcp-sink`` procs with the flow's TCP knobs and
+    ``fid_`` the flow's index (``FID_ASSIGNING_MODE_`` 2 keeps it on every connection). The
+    distributions are netsim's as built (``share``/``load`` already in the inter-page mean).
+    """
+    _refuse_unknown(flow, _TCP_KEYS | _WEB_KEYS)
+    assert flow.web is not None
+    k = flow.index
+    agents = _tcp_agents(flow, "tcp", "snk", "reno", "ns2_2000")
+
+    def target(line: str) -> str:  # "set snk [...]" or "$snk set ...": the agent it sets
+        words = line.split()
+        return words[0].lstrip("$") if words[0].startswith("$") else words[1]
+
+    tcp_lines = [line for line in agents if target(line) == "tcp"]
+    sink_lines = [line for line in agents if target(line) == "snk"]
+    body_tcp = "; ".join([*tcp_lines, "return $tcp"])
+    body_sink = "; ".join([*sink_lines, "return $snk"])
+    lines.append(f"set web({k}) [new PagePool/WebTraf]")
+    lines.append(f"$web({k}) proc alloc-tcp {{}} {{{body_tcp}}}")
+    lines.append(f"$web({k}) proc alloc-tcp-sink {{}} {{{body_sink}}}")
+    lines.append(f"$web({k}) set-num-client 1")
+    lines.append(f"$web({k}) set-client 0 $n({index[flow.dst]})")
+    lines.append(f"$web({k}) set-num-server 1")
+    lines.append(f"$web({k}) set-server 0 $n({index[flow.src]})")
+    lines.append(f"$web({k}) set-num-session 1")
+    names = []
+    for key in ("inter_page", "objects_per_page", "inter_object", "object_size"):
+        name = f"rv_{key}_{k}"
+        lines += _ranvar(name, flow.web[key], f"{flow.path}.{key}")
+        names.append(f"${name}")
+    pages = int(flow.table.get("pages", _NEVER))
+    lines.append(f"set web_args({k}) [list {pages} {' '.join(names)}]")
+    option = 1 if flow.table.get("inter_page_from", _web_from_default(flow)) == "end" else 0
+    lines.append(f"set web_option({k}) {option}")
+
+
+def _web_from_default(flow: FlowPlan) -> str:
+    """The default ``inter_page_from`` in netsim: "start" with a load or share, else "end"."""
+    return "start" if ("load" in flow.table or "share" in flow.table) else "end"
+
+
+def _ping(flow: FlowPlan, lines: list[str]) -> None:
+    """Agent/Ping at both ends (apps/ping.cc): ``send`` every interval, echoes back at once.
+
+    The echo is the sink agent's own packet (``allocpkt``), so both agents get the size. The
+    source's ``recv`` (RTT in ms, one decimal) adds to per-flow counters the samples print.
+    """
+    _refuse_unknown(flow, _COMMON_KEYS | {"size", "interval", "timeout"})
+    k = flow.index
+    size = size_bytes(flow.table.get("size", "64B"))
+    for agent in ("src", "snk"):
+        lines.append(f"set {agent}({k}) [new Agent/Ping]")
+        lines.append(f"${agent}({k}) set packetSize_ {size}")
+        lines.append(f"${agent}({k}) set fid_ {k}")
+    lines.append(f'$src({k}) proc recv {{from rtt}} "tfrclab_echo {k} \\$rtt"')
+    lines.append(f"set ping_sent({k}) 0; set ping_echoes({k}) 0; set ping_rtt({k}) 0.0")
 
 
 # -- losses ----------------------------------------------------------------------------------
@@ -597,15 +719,38 @@ proc tfrclab_insert_loss {i em} {
     }
     $em drop-target [$link set drophead_]
 }
+# A ping source sends while its period lasts (ping_until), one probe every interval.
+proc tfrclab_ping {k dt} {
+    global ns src ping_sent ping_until
+    if {[$ns now] >= $ping_until($k)} { return }
+    $src($k) send
+    incr ping_sent($k)
+    $ns at [expr {[$ns now] + $dt}] "tfrclab_ping $k $dt"
+}
+proc tfrclab_echo {k rtt} {
+    global ping_echoes ping_rtt
+    incr ping_echoes($k)
+    set ping_rtt($k) [expr {$ping_rtt($k) + $rtt}]
+}
+# A web session starts at its flow's start (create-session's launch time).
+proc tfrclab_web {k at} {
+    global web web_args web_option
+    eval $web($k) create-session 0 [lindex $web_args($k) 0] $at [lrange $web_args($k) 1 end]
+    $web($k) set-interPageOption $web_option($k)
+}
 proc tfrclab_sample {k} {
-    global ns fm integ flow_links series_links
+    global ns fm integ flow_links series_links ping_sent ping_echoes ping_rtt
     set now [$ns now]
     foreach i $flow_links {
         set out "F $k $i"
         foreach f [$fm($i) flows] {
-            append out " [$f set flowid_] [$f set barrivals_] [$f set bdepartures_]"
+            set id [$f set flowid_]
+            append out " $id [$f set barrivals_] [$f set bdepartures_] [$f set parrivals_]"
         }
         puts $out
+    }
+    foreach p [array names ping_sent] {
+        puts "P $k $p $ping_sent($p) $ping_echoes($p) $ping_rtt($p)"
     }
     foreach i $series_links {
         set q $integ($i)
@@ -618,11 +763,13 @@ proc tfrclab_sample {k} {
 """
 
 
-def export_tcl(plan: Plan, sample_s: float | None = None) -> str:
+def export_tcl(plan: Plan, sample_s: float | None = None, drop_trace: bool = False) -> str:
     """The ns-2.35 Tcl script of ``plan`` (see the module documentation).
 
     The counters are printed every ``sample_s`` seconds (default: the scenario's monitor bin);
-    a coarser sample keeps ns-2's Tcl sampling cheap on long runs.
+    a coarser sample keeps ns-2's Tcl sampling cheap on long runs. With ``drop_trace`` every
+    drop at the primary link is printed too (``d`` lines of ns-2's trace format), from which
+    :mod:`tfrclab.ns2.loss_events` groups each flow's losses into loss events.
 
     Raises:
         ExportError: naming the first part of the scenario ns-2 cannot run as tfrclab does.
@@ -631,6 +778,7 @@ def export_tcl(plan: Plan, sample_s: float | None = None) -> str:
         f"# {plan.scenario.name or 'scenario'}: `tfrclab export ns2`, seed {plan.seed}.",
         "# Every knob is set explicitly; per-host delays and start times are netsim's draws.",
         "set ns [new Simulator]",
+        "PagePool/WebTraf set FID_ASSIGNING_MODE_ 2",
         f"set tfrclab_seed {plan.seed}",
         "global defaultRNG",
         f"$defaultRNG seed {plan.seed + 1}",
@@ -664,6 +812,24 @@ def export_tcl(plan: Plan, sample_s: float | None = None) -> str:
             _tfrc(flow, lines)
         elif flow.kind in ("cbr", "pareto", "exponential"):
             _udp_source(flow, lines)
+        elif flow.kind in ("web", "ping"):
+            for key in ("stop", "on_off"):
+                if key in flow.table:
+                    raise ExportError(f"{flow.path}.{key}: not exported for {flow.kind} flows")
+            k = flow.index
+            if flow.kind == "web":
+                _web(flow, index, lines)
+                lines.append(f"tfrclab_web {k} {_num(flow.start_s)}")
+                continue
+            _ping(flow, lines)
+            lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
+            lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
+            lines.append(f"$ns connect $src({k}) $snk({k})")
+            lines.append(f"set ping_until({k}) {_num(plan.duration_s)}")
+            interval = duration_s(flow.table.get("interval", "100ms"))
+            if flow.start_s < plan.duration_s:
+                lines.append(f'$ns at {_num(flow.start_s)} "tfrclab_ping {k} {_num(interval)}"')
+            continue
         else:
             raise ExportError(f"{flow.path}.kind: {flow.kind!r} has no ns-2 export")
         k = flow.index
@@ -677,12 +843,33 @@ def export_tcl(plan: Plan, sample_s: float | None = None) -> str:
                 lines.append(f'$ns at {_num(start)} "{start_cmd}"')
             if stop is not None and stop < plan.duration_s:
                 lines.append(f'$ns at {_num(stop)} "$app({k}) stop"')
+    if drop_trace:
+        # Every queue drop at the primary link, as ns-2's Drop trace writes it (trace/trace.cc),
+        # on standard output: between the queue and its drop target (the flow monitor's drop
+        # snoop, which attach-fmon made the queue's drop target).
+        link = plan.links[plan.primary_link]
+        a, b = index[link.src], index[link.dst]
+        lines.append(f"set drpT [$ns create-trace Drop stdout $n({a}) $n({b})]")
+        lines.append(f"set q [$lnk({link.index}) queue]")
+        lines.append("$drpT target [$q drop-target]; $q drop-target $drpT")
+    counters = " ".join(
+        f"{flow.index}" for flow in plan.flows if flow.kind == "tcp" and not flow.on_periods
+    )
     step = plan.bin_s if sample_s is None else sample_s
     bins = math.ceil(plan.duration_s / step - 1e-9)
+    # At the end, each long-lived TCP agent's counters (tcp.cc): data packets, retransmitted
+    # packets, timeouts, window cuts (slowdown() calls: fast retransmits and timeouts).
+    lines.append(f"proc tfrclab_counters {{}} {{ global src; foreach k {{{counters}}} {{")
+    lines.append(
+        '    puts "T $k [$src($k) set ndatapack_] [$src($k) set nrexmitpack_] '
+        '[$src($k) set nrexmit_] [$src($k) set ncwndcuts_]" } }'
+    )
     lines.append(f"for {{set k 1}} {{$k < {bins}}} {{incr k}} {{")
     lines.append(f'    $ns at [expr {{$k * {_num(step)}}}] "tfrclab_sample $k"')
     lines.append("}")
-    lines.append(f'$ns at {_num(plan.duration_s)} "tfrclab_sample {bins}; exit 0"')
+    lines.append(
+        f'$ns at {_num(plan.duration_s)} "tfrclab_sample {bins}; tfrclab_counters; exit 0"'
+    )
     lines.append(f'puts "H {_num(step)} {bins} {_num(plan.duration_s)}"')
     lines.append("$ns run")
     return "\n".join(lines) + "\n"

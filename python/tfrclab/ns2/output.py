@@ -47,6 +47,8 @@ class Series:
     """(flows x samples)."""
     links: dict[int, LinkSeries]
     """By link index (``Plan.links``)."""
+    sent_packets: NDArray[np.float64] | None = None
+    """(flows x samples): packets entering each flow's first link."""
 
     @property
     def samples(self) -> int:
@@ -82,6 +84,7 @@ def from_result(result: Result, plan: Plan, sample_s: float) -> Series:
     n = samples_of(plan, sample_s)
     fb = result.flow_bins
     sent = _sum_bins(fb["sent_bytes"].astype(np.float64), k, n)
+    sent_packets = _sum_bins(fb["sent_packets"].astype(np.float64), k, n)
     received = _sum_bins(fb["received_bytes"].astype(np.float64), k, n)
     names = result.binned_links
     lb = result.link_bins
@@ -101,7 +104,7 @@ def from_result(result: Result, plan: Plan, sample_s: float) -> Series:
             departed_bytes=summed("departed_bytes"),
             mean_queue=summed("mean_queue_packets") / k,
         )
-    return Series(sample_s, sent, received, links)
+    return Series(sample_s, sent, received, links, sent_packets)
 
 
 def read_output(text: str, plan: Plan) -> Series:
@@ -130,22 +133,26 @@ def read_output(text: str, plan: Plan) -> Series:
     # Cumulative counters at the end of each sample: [sample, link, fid] -> (arrived, departed).
     arrived = np.zeros((n + 1, len(plan.links), flows))
     departed = np.zeros((n + 1, len(plan.links), flows))
+    packets = np.zeros((n + 1, len(plan.links), flows))
     last = 0
     for k, link, values in flow_rows:
-        for j in range(0, len(values), 3):
+        for j in range(0, len(values), 4):
             fid = int(values[j])
             if 0 <= fid < flows:
                 arrived[k, link, fid] = float(values[j + 1])
                 departed[k, link, fid] = float(values[j + 2])
+                packets[k, link, fid] = float(values[j + 3])
         last = max(last, k)
     if last < n:
         raise ValueError(f"ns-2 output stops at sample {last} of {n}")
     sent = np.zeros((flows, n))
     received = np.zeros((flows, n))
+    sent_packets = np.zeros((flows, n))
     for flow in plan.flows:
         first, final = flow.data_links[0], flow.data_links[-1]
         sent[flow.index] = np.diff(arrived[:, first, flow.index])
         received[flow.index] = np.diff(departed[:, final, flow.index])
+        sent_packets[flow.index] = np.diff(packets[:, first, flow.index])
     cumulative: dict[int, NDArray[np.float64]] = {}
     for fields in link_rows:
         k, link = int(fields[0]), int(fields[1])
@@ -163,4 +170,4 @@ def read_output(text: str, plan: Plan) -> Series:
             departed_bytes=steps[:, 3],
             mean_queue=steps[:, 4] / widths,
         )
-    return Series(sample_s, sent, received, links)
+    return Series(sample_s, sent, received, links, sent_packets)

@@ -10,6 +10,7 @@ cannot express raises :class:`ExportError`, one line naming the part of the scen
 
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
 from collections.abc import Mapping
@@ -17,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tfrclab.scenario import Scenario
-from tfrclab.units import parse_duration
 
 __all__ = ["ExportError", "FlowPlan", "LinkPlan", "LossPlan", "Plan", "resolve"]
 
@@ -57,6 +57,15 @@ class FlowPlan:
     data_links: tuple[int, ...]
     reply_links: tuple[int, ...]
     """Links of the way back (ACKs, feedback); empty for flows whose sink sends nothing."""
+    loss_event_rtt_s: float = math.nan
+    """The RTT netsim groups the flow's losses into loss events with (its ``loss_event_rtt``)."""
+    on_periods: tuple[tuple[float, float], ...] | None = None
+    """With ``on_off``: the ON periods (start, end) netsim draws, the last one possibly past the
+    stop or the run's end (``Simulation::on_off_schedules``); None without ``on_off``."""
+    web: Mapping[str, tuple[str, tuple[float, ...]]] | None = None
+    """A web session's random variables as netsim built them (``load``/``share`` resolved):
+    ``inter_page``, ``objects_per_page``, ``inter_object``, ``object_size``, each as
+    ``(kind, parameters)`` (``_native.web_variables``); None for other kinds."""
 
 
 @dataclass(frozen=True)
@@ -112,8 +121,9 @@ class Plan:
         return out
 
 
-_SILENT_SINKS = ("cbr", "pareto", "exponential")
-"""Flow kinds whose sink sends nothing back (ns-2 Agent/Null)."""
+_SILENT_SINKS = ("cbr", "pareto", "exponential", "web")
+"""Flow kinds whose sink sends nothing back (ns-2 Agent/Null), and web, whose connections run
+both ways inside the session (exported as its own WebTraf pool, not one source and sink)."""
 
 
 def _queue_tables(topology: Mapping[str, Any], links: list[tuple[str, str, str]]) -> list[Any]:
@@ -213,12 +223,16 @@ def _shortest(
 def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
     """Resolve ``scenario`` for ``seed`` (default: its own): the draws netsim makes, read back.
 
+    Random starts and stops are read from the probe's flow table; random ``on_off`` periods
+    are replayed from each flow's ON/OFF stream (``_native.on_off_schedules``, up to the real
+    duration), web sessions' distributions read as built (``_native.web_variables``).
+
     Raises:
-        ExportError: for parts whose draws cannot be read back (random ``stop``, random
-            ``on_off`` periods) or whose routing would differ.
+        ExportError: for flows whose routing would differ.
         ScenarioError: if netsim refuses the scenario.
     """
     # Imported here: ``import tfrclab.ns2`` (and so the ``tfrclab`` parser) stays light.
+    from tfrclab import _native
     from tfrclab.simulate import run
 
     seed = scenario.seed if seed is None else seed
@@ -254,16 +268,22 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
                 nodes.append(node)
     flow_frame = probe.flows
     expanded = _expand_flows(tables.get("flows", []))
+    schedules = _native.on_off_schedules(scenario.toml, seed)
+    web_tables = _native.web_variables(scenario.toml, seed)
     flows: list[FlowPlan] = []
     for i, (table, path) in enumerate(expanded):
         src = str(flow_frame["from"].iloc[i])
         dst = str(flow_frame["to"].iloc[i])
         kind = str(table["kind"])
-        stop = table.get("stop")
-        if stop is not None and not isinstance(stop, str):
-            raise ExportError(
-                f"{path}.stop: a random stop is drawn from tfrclab's own stream; give a fixed time"
-            )
+        drawn_stop = float(flow_frame["stop_s"].iloc[i])
+        stop_s = drawn_stop if math.isfinite(drawn_stop) else None
+        periods = (
+            tuple((on / 1e9, off / 1e9) for on, off in schedules[i]) if "on_off" in table else None
+        )
+        web = web_tables[i]
+        web_vars = (
+            None if web is None else {name: (kind, tuple(values)) for name, (kind, values) in web}
+        )
         data, ways = _shortest(links, src, dst)
         reply: tuple[int, ...] = ()
         back_ways = 1
@@ -284,9 +304,12 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
                 src=src,
                 dst=dst,
                 start_s=float(flow_frame["start_s"].iloc[i]),
-                stop_s=None if stop is None else parse_duration(stop),
+                stop_s=stop_s,
                 data_links=data,
                 reply_links=reply,
+                loss_event_rtt_s=float(flow_frame["loss_event_rtt_s"].iloc[i]),
+                on_periods=periods,
+                web=web_vars,
             )
         )
     names = [link.name for link in links]

@@ -51,11 +51,12 @@ class Experiment:
     title: str
     setup: str
     """The setup in a sentence or two, with the parameters the paper does not give."""
-    kind: Literal["sweep", "channel", "testbed"]
+    kind: Literal["sweep", "channel", "testbed", "ns2"]
     """``sweep``: the scenario files are run with :func:`tfrclab.sweep.run_sweep` over the
     plan's seeds; ``channel``: :func:`tfrclab.channel.run_channel`, no scenario file;
     ``testbed``: real stacks on the link-emulator testbed (:mod:`tfrclab.testbed`), run by
-    ``analyze``, which is given the experiment's directory for its runs (root only)."""
+    ``analyze``, which is given the experiment's directory for its runs (root only); ``ns2``:
+    the scenario files in netsim and in ns-2.35, run by ``analyze`` likewise."""
     scenarios: tuple[str, ...]
     """Scenario files relative to ``scenarios/papers`` (``floyd2000/fig09.toml``)."""
     cells: tuple[tuple[str, str, Mapping[str, Any]], ...]
@@ -101,6 +102,7 @@ _MODULES = (
     "yang2001",
     "hassan",
     "berumen",
+    "rhee2005_ns2",
 )
 """The modules of ``tfrclab.reproduce`` that register experiments (each an ``EXPERIMENTS``
 tuple), in catalogue order."""

@@ -38,6 +38,8 @@ def _scenarios(e: Experiment) -> str:
         return "the link-emulator testbed (real stacks)" + (
             f", beside netsim: {names}" if names else ""
         )
+    if e.kind == "ns2":
+        return f"{names}, in netsim and in ns-2.35"
     return names or "(scripted channel)"
 
 

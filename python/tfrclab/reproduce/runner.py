@@ -249,6 +249,9 @@ def run_experiment(
     elif experiment.kind == "testbed":
         say(f"{experiment.id}: running on the testbed (runs in {directory / 'runs'})")
         data = directory
+    elif experiment.kind == "ns2":
+        say(f"{experiment.id}: running in netsim and ns-2.35 (runs in {directory / 'runs'})")
+        data = directory
     else:
         say(f"{experiment.id}: running the scripted channel")
     analysis = experiment.analyze(data, plan)
