@@ -101,6 +101,7 @@ _MODULES = (
     "yang2001",
     "hassan",
     "berumen",
+    "rhee2005",
 )
 """The modules of ``tfrclab.reproduce`` that register experiments (each an ``EXPERIMENTS``
 tuple), in catalogue order."""
