@@ -7,7 +7,9 @@ flow's drops and the send time of each dropped packet, and groups them with
 :func:`tfrclab.loss_events.grouped_loss_events` twice: with the base RTT and with the flow's
 RTT samples (TCP's ``srtt``, TFRC's ``rtt_s``, every 100 ms). It prints, per type (mean of the
 5 flows), the packet loss rate, both uniform counts and the protocol's own count, per packet
-sent in the window.
+sent in the window; for TCP also the share of its uniform (base-RTT) loss events followed by
+no window cut before the next one, and how long before each such event's first lost packet
+was sent the previous cut came (median).
 
     PYTHONPATH=python python docs/examples/rhee2005_measured_rtt.py 100
     PYTHONPATH=python python docs/examples/rhee2005_measured_rtt.py 100 droptail
@@ -46,6 +48,28 @@ def drop_send_times(sent: Any, drops: Any) -> np.ndarray:
     return np.sort(np.asarray(times, dtype=float))
 
 
+def uncut_events(
+    lost: np.ndarray, base_rtt_s: float, sample_times: np.ndarray, cuts: np.ndarray
+) -> tuple[int, list[float]]:
+    """TCP's uniform loss events followed by no window cut before the next event.
+
+    ``cuts`` is the cumulative count of fast retransmits plus timeouts at ``sample_times``.
+    Returns the number of events and, for each uncut one, the time from the last cut before
+    its first lost packet was sent (infinite when there was none).
+    """
+    steps = np.diff(np.nan_to_num(cuts), prepend=0.0).astype(int)
+    cut_times = np.repeat(sample_times, np.clip(steps, 0, None))
+    starts = lost[grouped_loss_events(lost, base_rtt_s)]
+    ends = np.append(starts[1:], np.inf)
+    gaps = []
+    for start, end in zip(starts, ends, strict=True):
+        # A cut is recorded at the end of the 100 ms bin it falls in.
+        if not np.any((cut_times > start) & (cut_times <= end + 0.1)):
+            before = cut_times[cut_times <= start]
+            gaps.append(float(start - before.max()) if before.size else float("inf"))
+    return starts.size, gaps
+
+
 def main(load: int, droptail: bool) -> None:
     """Run ``cbr-loads.toml`` at ``load`` background flows and print the counts per type."""
     changes: dict[str, Any] = {
@@ -67,6 +91,7 @@ def main(load: int, droptail: bool) -> None:
     sample_times = result.time_s + result.info.bin_s
     for kind in ("tcp", "tfrc"):
         rows = []
+        events, gaps = 0, list[float]()
         for i in range(5):
             flow = result.flow_index(f"{kind}{i}")
             mine = forward[forward["flow"] == flow]
@@ -80,6 +105,9 @@ def main(load: int, droptail: bool) -> None:
             rtt = state["srtt"] if kind == "tcp" else state["rtt_s"]
             base = float(result.flows["base_rtt_s"].to_numpy()[flow])
             if kind == "tcp":
+                cuts = np.nan_to_num(state["fast_retransmits"]) + np.nan_to_num(state["timeouts"])
+                n_events, uncut = uncut_events(lost, base, sample_times, cuts)
+                events, gaps = events + n_events, gaps + uncut
                 own = tcp_loss_indication_rate(
                     state["fast_retransmits"][lo:hi],
                     state["timeouts"][lo:hi],
@@ -107,6 +135,12 @@ def main(load: int, droptail: bool) -> None:
             f"uniform (measured RTT) {measured_rate:.4f}  own {own_rate:.4f}  "
             f"mean measured RTT {mean_rtt * 1e3:.0f} ms"
         )
+        if kind == "tcp" and events:
+            print(
+                f"      uniform events with no window cut before the next: {len(gaps)} of "
+                f"{events}; median time since the previous cut "
+                f"{float(np.median(gaps)) if gaps else float('nan'):.2f} s"
+            )
 
 
 if __name__ == "__main__":
