@@ -102,6 +102,7 @@ _MODULES = (
     "yang2001",
     "hassan",
     "berumen",
+    "rhee2005",
     "rhee2005_ns2",
 )
 """The modules of ``tfrclab.reproduce`` that register experiments (each an ``EXPERIMENTS``
