@@ -105,6 +105,7 @@ _MODULES = (
     "yang2001",
     "hassan",
     "berumen",
+    "rhee2005_theory",
 )
 """The modules of ``tfrclab.reproduce`` that register experiments (each an ``EXPERIMENTS``
 tuple), in catalogue order."""
