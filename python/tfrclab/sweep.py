@@ -12,7 +12,9 @@ per-bin series are kept) and one Parquet dataset per table:
 - ``classes/``: a row per run and protocol class (throughput, fairness, friendliness);
 - ``links/``: a row per run and binned link (utilization, drop rate, queue);
 - ``flow_series/`` and ``link_series/`` (with ``series``): every bin of every flow and binned
-  link, for figures over time.
+  link, for figures over time; with ``trace`` (field names of the agents' state traces,
+  :meth:`tfrclab.result.Result.trace`) ``flow_series`` also holds those fields, NaN for a flow
+  whose agent does not report one.
 
 Every row starts with the run key, the seed and the varied parameters. A parameter column is
 typed: durations become seconds, rates bits per second and sizes bytes (as the scenario checker
@@ -52,7 +54,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -70,6 +72,11 @@ from tfrclab.sweep_store import (
     finished_runs,
     read_dataset,
 )
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+    from tfrclab.result import Result
 
 __all__ = [
     "DATASETS",
@@ -259,6 +266,8 @@ class Task:
     columns: tuple[tuple[str, Any], ...] = ()
     """The changes as the parameter columns hold them (:func:`param_column`); the changes
     themselves when empty."""
+    trace: tuple[str, ...] = ()
+    """State trace fields kept in ``flow_series`` beside the monitor's counts (with ``series``)."""
 
     @property
     def key(self) -> str:
@@ -281,6 +290,8 @@ class Grid:
     """Keep every run's per-bin series."""
     force: bool = False
     """Run combinations whose cost estimate is over the budget (not part of the manifest)."""
+    trace: tuple[str, ...] = ()
+    """State trace fields kept in ``flow_series`` (only with ``series``)."""
 
     def __post_init__(self) -> None:
         lengths = {len(values) for _, values in self.zip}
@@ -293,6 +304,8 @@ class Grid:
             raise ValueError(f"--vary/--zip: {', '.join(repeated)} is given more than once")
         if not self.seeds:
             raise ValueError("a sweep needs at least one seed")
+        if self.trace and not self.series:
+            raise ValueError("trace fields are kept in the per-bin series: they need --series")
 
     @property
     def params(self) -> list[str]:
@@ -321,7 +334,7 @@ class Grid:
         for changes in self.combinations():
             columns = tuple((path, typed[path][_value_key(value)]) for path, value in changes)
             tasks.extend(
-                Task(self.scenario.toml, changes, s, self.series, self.force, columns)
+                Task(self.scenario.toml, changes, s, self.series, self.force, columns, self.trace)
                 for s in self.seeds
             )
         return tasks
@@ -351,8 +364,8 @@ class Grid:
         return {path: param_unit(values) for path, values in (*self.vary, *self.zip)}
 
     def manifest(self) -> dict[str, Any]:
-        """What ``sweep.json`` records."""
-        return {
+        """What ``sweep.json`` records (``trace`` only when fields are kept)."""
+        manifest: dict[str, Any] = {
             "format": FORMAT_VERSION,
             "scenario": self.scenario.toml,
             "vary": [[path, list(values)] for path, values in self.vary],
@@ -361,6 +374,9 @@ class Grid:
             "series": self.series,
             "units": self.units(),
         }
+        if self.trace:
+            manifest["trace"] = list(self.trace)
+        return manifest
 
 
 def _value_key(value: Any) -> str:
@@ -427,6 +443,7 @@ def task_rows(task: Task) -> Rows:
             "flow": np.repeat(np.asarray(names, dtype=object), bins),
             "time_s": np.tile(result.time_s, len(names)),
             **{key: values.reshape(-1) for key, values in result.flow_bins.items()},
+            **_trace_columns(result, task.trace),
         }
         links = result.binned_links
         link_series = {
@@ -437,6 +454,19 @@ def task_rows(task: Task) -> Rows:
         tables["flow_series"] = arrow_table(front, flow_series, lambda: pd.DataFrame(flow_series))
         tables["link_series"] = arrow_table(front, link_series, lambda: pd.DataFrame(link_series))
     return Rows(tables)
+
+
+def _trace_columns(result: Result, fields: tuple[str, ...]) -> dict[str, NDArray[np.float64]]:
+    """The state trace ``fields`` of every flow, in ``flow_series``'s row order.
+
+    NaN where a flow's agent does not report the field.
+    """
+    columns = {field: np.full((len(result.flows), result.bins), np.nan) for field in fields}
+    for row, (names, values) in enumerate(result.states):
+        for field in fields:
+            if field in names:
+                columns[field][row] = values[names.index(field)]
+    return {field: column.reshape(-1) for field, column in columns.items()}
 
 
 def run_task(task: Task) -> dict[str, pd.DataFrame]:
@@ -490,13 +520,14 @@ def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
                 f"{out} holds a sweep of an older format ({existing.get('format')!r}); "
                 "use another --out"
             )
-        if (existing["scenario"], existing.get("series")) != (
+        if (existing["scenario"], existing.get("series"), existing.get("trace")) != (
             manifest["scenario"],
             manifest["series"],
+            manifest.get("trace"),
         ):
             raise ValueError(
-                f"{out} holds a different sweep (its base scenario, measurement window or "
-                "--series differs); use another --out"
+                f"{out} holds a different sweep (its base scenario, measurement window, "
+                "--series or trace fields differ); use another --out"
             )
         if existing != manifest and not extend:
             raise ValueError(
@@ -756,6 +787,7 @@ def grid_from_manifest(manifest: dict[str, Any]) -> Grid:
             zip=tuple((str(p), tuple(v)) for p, v in manifest.get("zip", [])),
             seeds=tuple(int(s) for s in manifest["seeds"]),
             series=bool(manifest.get("series", False)),
+            trace=tuple(str(f) for f in manifest.get("trace", [])),
         )
     except (TypeError, ValueError) as err:
         raise ValueError(f"sweep.json: malformed axes or seeds ({err})") from None

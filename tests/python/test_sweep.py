@@ -20,6 +20,7 @@ import pytest
 
 from tfrclab import Scenario, sweep
 from tfrclab.cli import main
+from tfrclab.simulate import run
 
 SCENARIO = """\
 name = "sweep-test"
@@ -439,3 +440,36 @@ def test_a_sweep_result_shows_itself_in_notebooks(scenario_file: Path, tmp_path:
     html = opened._repr_html_()
     assert "4 of 4 runs" in html
     assert html.count("<tr") == 1 + 2  # the header and a row per value
+
+
+def test_trace_fields_are_kept_in_the_flow_series(tmp_path: Path) -> None:
+    text = """
+duration = "3s"
+[monitor]
+bin = "1s"
+[topology]
+kind = "dumbbell"
+hosts = 2
+bottleneck = { rate = "2Mbps", delay = "10ms" }
+[[flows]]
+kind = "tfrc"
+name = "f"
+[[flows]]
+kind = "tcp"
+name = "t"
+"""
+    scenario = Scenario.from_toml(text)
+    with pytest.raises(ValueError, match="--series"):
+        sweep.Grid(scenario=scenario, vary=(), seeds=(1,), trace=("rtt_s",))
+    grid = sweep.Grid(scenario=scenario, vary=(), seeds=(1,), series=True, trace=("rtt_s", "cwnd"))
+    sweep.run_sweep(grid, tmp_path / "traced")
+    rows = sweep.load(tmp_path / "traced", "flow_series").set_index("flow")
+    result = run(scenario, seed=1)
+    assert list(rows.loc["f", "rtt_s"]) == list(result.trace("f")["rtt_s"])
+    assert list(rows.loc["t", "cwnd"]) == list(result.trace("t")["cwnd"])
+    assert rows.loc["f", "cwnd"].isna().all()  # TFRC reports no cwnd
+    assert rows.loc["t", "rtt_s"].isna().all()
+    assert sweep.read_manifest(tmp_path / "traced")["trace"] == ["rtt_s", "cwnd"]
+    other = sweep.Grid(scenario=scenario, vary=(), seeds=(1,), series=True, trace=("rtt_s",))
+    with pytest.raises(ValueError, match="trace fields"):
+        sweep.run_sweep(other, tmp_path / "traced")

@@ -412,3 +412,30 @@ fn cov_time_at_one_percent_loss() {
         assert!((0.15..=0.35).contains(&cov), "{preset}: {cov}");
     }
 }
+
+/// The E[1/theta_hat] trace fields (Rhee & Xu 2005 §5.3): under periodic loss of one packet in
+/// 50 every loss interval is 50 packets, so once the history is full every sample of
+/// 1/theta_hat is 1/50, one sample per loss event. Read as Python does: the difference of the
+/// cumulative sums over a window divided by the difference of the counts.
+#[test]
+fn inverse_theta_hat_is_sampled_once_per_loss_event() {
+    let losses = r#"
+[[losses]]
+link = "ab"
+kind = "periodic"
+every = 50
+phase = 49
+"#;
+    let results = run_toml(&two_nodes("floyd2000", 30.0, "1s", losses), 1);
+    let flow = results.flow("f").unwrap();
+    let sum = column(flow, "rx_inv_theta_hat_sum");
+    let samples = column(flow, "rx_inv_theta_hat_samples");
+    let events = column(flow, "rx_loss_events");
+    let (from, to) = (10, 29);
+    assert_eq!(samples[to], events[to]);
+    let n = samples[to] - samples[from];
+    assert!(n > 10.0, "{n} loss events in the window");
+    let mean_inverse = (sum[to] - sum[from]) / n;
+    println!("E[1/theta_hat] under 1-in-50 periodic loss: {mean_inverse:.6} over {n} events");
+    assert!((mean_inverse - 0.02).abs() < 1e-9, "{mean_inverse}");
+}

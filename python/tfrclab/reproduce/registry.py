@@ -29,6 +29,10 @@ class Plan:
     """Scenario changes (``path = value`` as ``--set`` takes them), e.g. a shorter duration."""
     duration_s: float | None = None
     """For experiments without a scenario file (the scripted channel): the simulated time."""
+    trace: tuple[str, ...] = ()
+    """Agent state trace fields the sweep keeps per bin in ``flow_series``
+    (:class:`tfrclab.sweep.Grid`'s ``trace``), for analyses that read the protocols' own
+    estimates."""
 
     def describe(self) -> str:
         """One line: the seeds and the changes."""
@@ -103,6 +107,7 @@ _MODULES = (
     "hassan",
     "berumen",
     "rhee2005",
+    "rhee2005_theory",
     "rhee2005_ns2",
 )
 """The modules of ``tfrclab.reproduce`` that register experiments (each an ``EXPERIMENTS``

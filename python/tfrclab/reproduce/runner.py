@@ -90,7 +90,7 @@ def _run_sweep(
     scenario = Scenario.load(scenario_path(relative))
     if changes:
         scenario = scenario.with_(**changes)
-    grid = Grid(scenario, vary=(), seeds=plan.seeds, series=True)
+    grid = Grid(scenario, vary=(), seeds=plan.seeds, series=True, trace=plan.trace)
     done = [0]
 
     def on_start(remaining: int, total: int) -> None:
@@ -123,7 +123,11 @@ def _run_sweep(
 
 
 def _cell_runs(
-    relative: str, changes: dict[str, Any], seeds: tuple[int, ...], directory: Path
+    relative: str,
+    changes: dict[str, Any],
+    seeds: tuple[int, ...],
+    directory: Path,
+    trace: tuple[str, ...] = (),
 ) -> None:
     """Run one cell's sweep in this process (a worker of :func:`_run_cells_in_parallel`)."""
     from tfrclab.scenario import Scenario
@@ -132,7 +136,7 @@ def _cell_runs(
     scenario = Scenario.load(scenario_path(relative))
     if changes:
         scenario = scenario.with_(**changes)
-    run_sweep(Grid(scenario, vary=(), seeds=seeds, series=True), directory, jobs=1)
+    run_sweep(Grid(scenario, vary=(), seeds=seeds, series=True, trace=trace), directory, jobs=1)
 
 
 def _run_cells_in_parallel(
@@ -151,7 +155,12 @@ def _run_cells_in_parallel(
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
         futures = {
             pool.submit(
-                _cell_runs, relative, {**cell, **plan.changes}, plan.seeds, directory / label
+                _cell_runs,
+                relative,
+                {**cell, **plan.changes},
+                plan.seeds,
+                directory / label,
+                plan.trace,
             ): label
             for label, relative, cell in experiment.cells
         }

@@ -17,6 +17,8 @@ const FIELDS: &[&str] = &[
     "rx_mean_interval_packets",
     "rx_open_interval_packets",
     "rx_discount_factor",
+    "rx_inv_theta_hat_sum",
+    "rx_inv_theta_hat_samples",
 ];
 
 /// The receiving end of a TFRC flow.
@@ -58,7 +60,10 @@ impl Agent for TfrcSink {
     /// `rx_p`: the receiver's loss event rate; `rx_x_recv_bps`: the X_recv of its latest report,
     /// bits/s; `rx_loss_events`, `rx_packets_lost`, `rx_feedback_sent`: cumulative counts;
     /// `rx_mean_interval_packets` (I_mean), `rx_open_interval_packets` (I_0), in packets;
-    /// `rx_discount_factor`: the history discount DF in force (1 without discounting).
+    /// `rx_discount_factor`: the history discount DF in force (1 without discounting);
+    /// `rx_inv_theta_hat_sum`, `rx_inv_theta_hat_samples`: the cumulative sum of 1/theta_hat
+    /// sampled at each loss event and its sample count, so that E[1/theta_hat] over any window
+    /// is the difference of the sums over the difference of the counts (Rhee & Xu 2005 §5.3).
     fn trace_fields(&self) -> &'static [&'static str] {
         FIELDS
     }
@@ -99,6 +104,8 @@ impl Agent for TfrcSink {
             s.mean_interval_packets,
             s.open_interval_packets,
             s.discount_factor,
+            s.inv_theta_hat_sum,
+            s.inv_theta_hat_samples as f64,
         ];
         for (value, x) in values.iter_mut().zip(row) {
             *value = x;
