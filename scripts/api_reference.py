@@ -22,6 +22,7 @@ MODULES = (
     "tfrclab.summary",
     "tfrclab.window",
     "tfrclab.metrics",
+    "tfrclab.loss_events",
     "tfrclab.models",
     "tfrclab.sweep",
     "tfrclab.figures",
