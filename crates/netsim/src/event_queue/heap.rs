@@ -1,5 +1,5 @@
-//! The binary-heap event queue: the reference implementation, kept for the tests and the
-//! benchmark to compare the calendar queue against.
+//! The binary-heap event queue, which [`super::EventQueue`] wraps (see the module documentation
+//! of `event_queue` for why a heap and not the calendar queue).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -98,6 +98,18 @@ impl<E> HeapQueue<E> {
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
         self.heap.peek().map(|entry| entry.time)
+    }
+
+    /// The earliest pending event and the one after it (the earlier of the root's two
+    /// children), without removing them.
+    pub fn peek_two(&self) -> (Option<&E>, Option<&E>) {
+        let entries = self.heap.as_slice();
+        let second = match entries {
+            [_, left, right, ..] => Some(if left > right { left } else { right }),
+            [_, only] => Some(only),
+            _ => None,
+        };
+        (entries.first().map(|e| &e.event), second.map(|e| &e.event))
     }
 
     /// Pending events.
