@@ -17,7 +17,8 @@
 //! (`crate::prefetch`). A 4-ary heap with the keys packed into `u128`s apart from the events was
 //! tried as well: fig09's whole run took 14% more instructions with it than with the standard
 //! library's binary heap (which sifts a hole to the bottom and back up, without bounds checks),
-//! for no time gained on this machine, so the binary heap stays.
+//! for no time gained on this machine, so the binary heap stays; its entries order by the same
+//! packed key, one 128-bit comparison instead of two (3% fewer instructions on fig09).
 
 #[doc(hidden)]
 pub mod calendar;
