@@ -20,6 +20,7 @@ mod link;
 pub mod loss;
 pub mod monitor;
 pub mod packet;
+mod prefetch;
 pub mod queue;
 pub mod randvar;
 pub mod results;

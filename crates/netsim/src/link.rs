@@ -28,6 +28,7 @@ use tfrc::Time;
 use crate::loss::LossModel;
 use crate::monitor::{DropCause, LinkMonitor};
 use crate::packet::{NodeId, Packet};
+use crate::prefetch::prefetch;
 use crate::queue::{Enqueued, Queue};
 use crate::rng::SimRng;
 use crate::serialization::transmission_time;
@@ -85,6 +86,9 @@ pub(crate) struct Link {
     /// transmitter became free (the queue contract; see the module documentation).
     idle_unreported: bool,
     pipe: VecDeque<(Time, Packet)>,
+    /// The last packet size served and its transmission time: a flow's packets mostly share one
+    /// size, and this spares the 128-bit division of [`transmission_time`] per packet.
+    serialization: (u32, Duration),
     pub(crate) monitor: LinkMonitor,
 }
 
@@ -111,7 +115,23 @@ impl Link {
             end_seq: 0,
             idle_unreported: false,
             pipe: VecDeque::new(),
+            serialization: (0, transmission_time(0, rate_bps)),
             monitor,
+        }
+    }
+
+    /// Asks for the link's own state, where the next event will read it (see
+    /// [`crate::prefetch`]).
+    pub(crate) fn prefetch(&self) {
+        prefetch(&self.pipe);
+        prefetch(&self.to);
+        prefetch(&self.busy_until);
+    }
+
+    /// Asks for the packet at the head of the pipe, which the link's next arrival takes.
+    pub(crate) fn prefetch_pipe_head(&self) {
+        if let Some(head) = self.pipe.front() {
+            prefetch(head);
         }
     }
 
@@ -193,7 +213,7 @@ impl Link {
             return events;
         };
         self.note_queue(now);
-        let end = now + transmission_time(packet.size_bytes, self.rate_bps);
+        let end = now + self.transmission_time(packet.size_bytes);
         self.monitor.on_transmission(now, end, packet.size_bytes);
         self.busy_until = end;
         let arrival = end + self.delay;
@@ -208,6 +228,14 @@ impl Link {
             self.idle_unreported = true;
         }
         events
+    }
+
+    /// [`transmission_time`] of `size_bytes` on this link, remembered for the last size.
+    fn transmission_time(&mut self, size_bytes: u32) -> Duration {
+        if self.serialization.0 != size_bytes {
+            self.serialization = (size_bytes, transmission_time(size_bytes, self.rate_bps));
+        }
+        self.serialization.1
     }
 
     fn note_queue(&mut self, now: Time) {

@@ -7,6 +7,11 @@
 //! every bin that ended at or before its time is sampled (the state only changes at events). Randomness: each link's queue and each attached loss model, each agent,
 //! each flow's start/stop draws and ON/OFF draws own a stream named after the link or flow, so
 //! adding a flow or a link leaves every other component's draws unchanged.
+//!
+//! With thousands of flows the state the engine walks (a link and the packet at the head of its
+//! pipe, an agent) is rarely in the cache when its event comes up, so before handling an event
+//! the loop peeks at the next two and prefetches their state (`crate::prefetch`); a hint only,
+//! which changes no result.
 
 use std::fmt;
 use std::time::Duration;
@@ -21,6 +26,7 @@ use crate::link::{AttachedLoss, Link, LinkEvents, Offer};
 use crate::loss::{LossModel, LossModelConfig, LossModelError};
 use crate::monitor::{FlowMonitor, LinkMonitor, PacketEvent, PacketRecord, PacketTrace};
 use crate::packet::{FlowId, NodeId, Packet};
+use crate::prefetch::prefetch;
 use crate::queue::{Queue, QueueConfigError};
 use crate::results::{FlowResult, LinkResult, PacketTraceResult, QueueSetup, Results};
 use crate::rng::stream;
@@ -556,6 +562,7 @@ impl Simulation {
                 self.sample_bins_ending_by(time);
             }
             let (time, event) = self.events.pop().expect("peeked");
+            self.prefetch_upcoming();
             self.now = time;
             self.processed += 1;
             self.handle(event);
@@ -634,6 +641,23 @@ impl Simulation {
                 records: trace.into_records(),
             }),
             traces: self.taps.map(|taps| taps.finish()).unwrap_or_default(),
+        }
+    }
+
+    /// Asks for the state of the next two events ahead of handling the current one (see
+    /// [`crate::prefetch`]): the head of the pipe of the next arrival's link (whose link was
+    /// asked for one event earlier), and the link or agent of the event after it.
+    fn prefetch_upcoming(&self) {
+        let (next, after) = self.events.peek_two();
+        if let Some(&Event::Arrival(link)) = next {
+            self.links[link as usize].prefetch_pipe_head();
+        }
+        match after {
+            Some(&Event::Arrival(link) | &Event::TransmissionEnd(link)) => {
+                self.links[link as usize].prefetch();
+            }
+            Some(&Event::Timer { agent, .. }) => prefetch(&self.agents[agent as usize]),
+            _ => {}
         }
     }
 

@@ -1,22 +1,35 @@
-//! The binary-heap event queue: the reference implementation, kept for the tests and the
-//! benchmark to compare the calendar queue against.
+//! The binary-heap event queue, which [`super::EventQueue`] wraps (see the module documentation
+//! of `event_queue` for why a heap and not the calendar queue).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 use tfrc::Time;
 
-/// One scheduled event with its ordering key.
+/// One scheduled event with its ordering key: (time, sequence number) packed into one `u128`,
+/// time in the high half, so that one integer comparison orders two entries.
 #[derive(Debug)]
 struct Entry<E> {
-    time: Time,
-    seq: u64,
+    key: u128,
     event: E,
+}
+
+impl<E> Entry<E> {
+    fn new(time: Time, seq: u64, event: E) -> Self {
+        Entry {
+            key: (u128::from(time.as_nanos()) << 64) | u128::from(seq),
+            event,
+        }
+    }
+
+    fn time(&self) -> Time {
+        Time::from_nanos((self.key >> 64) as u64)
+    }
 }
 
 impl<E> PartialEq for Entry<E> {
     fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+        self.key == other.key
     }
 }
 
@@ -31,7 +44,7 @@ impl<E> PartialOrd for Entry<E> {
 impl<E> Ord for Entry<E> {
     /// Reversed, so that the standard max-heap pops the earliest (time, seq) first.
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.key.cmp(&self.key)
     }
 }
 
@@ -71,7 +84,7 @@ impl<E> HeapQueue<E> {
     pub fn push(&mut self, time: Time, event: E) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry::new(time, seq, event));
     }
 
     /// Takes the next sequence number without scheduling anything: an event pushed later with
@@ -87,17 +100,29 @@ impl<E> HeapQueue<E> {
     /// (each reserved number used at most once).
     pub fn push_reserved(&mut self, time: Time, seq: u64, event: E) {
         debug_assert!(seq < self.next_seq, "a sequence number not reserved");
-        self.heap.push(Entry { time, seq, event });
+        self.heap.push(Entry::new(time, seq, event));
     }
 
     /// Removes and returns the earliest event (first scheduled among equal times).
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        self.heap.pop().map(|entry| (entry.time, entry.event))
+        self.heap.pop().map(|entry| (entry.time(), entry.event))
     }
 
     /// The time of the earliest pending event.
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|entry| entry.time)
+        self.heap.peek().map(Entry::time)
+    }
+
+    /// The earliest pending event and the one after it (the earlier of the root's two
+    /// children), without removing them.
+    pub fn peek_two(&self) -> (Option<&E>, Option<&E>) {
+        let entries = self.heap.as_slice();
+        let second = match entries {
+            [_, left, right, ..] => Some(if left > right { left } else { right }),
+            [_, only] => Some(only),
+            _ => None,
+        };
+        (entries.first().map(|e| &e.event), second.map(|e| &e.event))
     }
 
     /// Pending events.
