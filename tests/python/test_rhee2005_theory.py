@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from tfrclab.reproduce import rhee2005_theory as theory
@@ -49,23 +48,10 @@ EXPECTED_QUICK = {
 }
 
 
-def test_every_owned_id_is_registered_once() -> None:
-    ids = [e.id for e in registry()]
-    for owned in OWNED:
-        assert ids.count(owned) == 1, owned
+def test_every_owned_id_is_registered() -> None:
+    # Uniqueness over the whole registry is checked in test_reproduce.py.
+    assert set(OWNED) <= {e.id for e in registry()}
     assert [e.id for e in theory.EXPERIMENTS] == list(OWNED)
-
-
-def test_every_claim_has_a_paper_value_and_a_tolerance() -> None:
-    for e in theory.EXPERIMENTS:
-        assert e.claims, e.id
-        for c in e.claims:
-            assert c.paper_value.strip(), f"{e.id}/{c.id}"
-            assert c.tolerance.strip(), f"{e.id}/{c.id}"
-            low, high = c.accept
-            assert np.isfinite(low), f"{e.id}/{c.id}"
-            assert np.isfinite(high), f"{e.id}/{c.id}"
-            assert low <= high, f"{e.id}/{c.id}"
 
 
 def test_claims_robust_to_quick_are_the_expected_ones() -> None:
