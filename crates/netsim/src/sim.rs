@@ -434,6 +434,15 @@ impl Simulation {
         self.taps = Some(Box::new(taps));
     }
 
+    /// Keeps the send times of flow `flow`'s dropped data packets, at most `limit` of them
+    /// (`monitor.drop_log`; see [`crate::monitor::DropLog`]). The log only records: results
+    /// are the same with or without it. An index out of range is ignored.
+    pub fn log_drops(&mut self, flow: usize, limit: usize) {
+        if let Some(slot) = self.flows.get_mut(flow) {
+            slot.monitor.log_drops(limit);
+        }
+    }
+
     /// The time of the last event processed.
     pub fn now(&self) -> Time {
         self.now

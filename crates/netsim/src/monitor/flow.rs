@@ -21,6 +21,7 @@ use tfrc::Time;
 
 use super::bins::Bins;
 use super::counts::Counts;
+use super::drop_log::{DropLog, DropLogRecord};
 use super::state_trace::{decode_blob, StateSamples};
 
 /// A flow's per-bin series, each exactly as long as the run has bins (`ceil(end / bin)`).
@@ -132,10 +133,13 @@ pub struct FlowRecord {
     pub totals: FlowTotals,
     /// The agent's sampled state.
     pub state: StateTrace,
+    /// The send times of the flow's dropped data packets, when the scenario logs the flow
+    /// (`monitor.drop_log`).
+    pub drop_log: Option<DropLogRecord>,
 }
 
 /// Records one flow while a run goes. Memory is one value per bin per series (grown lazily) plus
-/// a constant; nothing is kept per packet.
+/// a constant; nothing is kept per packet, except by the opt-in, capped drop log.
 #[derive(Clone, Debug)]
 pub struct FlowMonitor {
     bins: Bins,
@@ -152,6 +156,7 @@ pub struct FlowMonitor {
     event_start: Option<Time>,
     state_fields: Vec<&'static str>,
     state: StateSamples,
+    drop_log: Option<DropLog>,
 }
 
 impl FlowMonitor {
@@ -177,6 +182,7 @@ impl FlowMonitor {
             event_start: None,
             state_fields: state_fields.to_vec(),
             state: StateSamples::new(state_fields.len()),
+            drop_log: None,
         }
     }
 
@@ -191,6 +197,12 @@ impl FlowMonitor {
         self.dropped_bytes.try_reserve(n)?;
         self.loss_events.try_reserve(n)?;
         Ok(())
+    }
+
+    /// Keeps the send time of each dropped data packet from now on, at most `limit` of them
+    /// ([`DropLog`]). Only records: counts and loss events are the same with or without it.
+    pub fn log_drops(&mut self, limit: usize) {
+        self.drop_log = Some(DropLog::new(limit));
     }
 
     /// The bin grid.
@@ -255,6 +267,9 @@ impl FlowMonitor {
             self.loss_events.add(k, 1);
             self.totals.loss_events = self.totals.loss_events.saturating_add(1);
         }
+        if let Some(log) = &mut self.drop_log {
+            log.record(sent_at);
+        }
     }
 
     /// A reverse-direction packet (ACK, feedback) left the receiver. Counted in the totals only.
@@ -314,6 +329,7 @@ impl FlowMonitor {
                 blob: self.state.into_blob(n),
                 bins: n,
             },
+            drop_log: self.drop_log.map(DropLog::finish),
         }
     }
 }
@@ -373,6 +389,25 @@ mod tests {
         assert_eq!(r.bins.dropped_bytes.to_vec(), vec![0, 1200]);
         assert_eq!(r.totals.packets_dropped, 2);
         assert_eq!(r.totals.bytes_dropped, 1200);
+    }
+
+    #[test]
+    fn the_drop_log_keeps_send_times_and_changes_nothing_else() {
+        let drops = [(ms(15), ms(2)), (ms(16), ms(1)), (ms(250), ms(200))];
+        let mut plain = monitor();
+        let mut logged = monitor();
+        logged.log_drops(2);
+        for (now, sent_at) in drops {
+            plain.on_dropped(now, sent_at, 1000);
+            logged.on_dropped(now, sent_at, 1000);
+        }
+        let plain = plain.finish(ms(300));
+        let mut logged = logged.finish(ms(300));
+        let log = logged.drop_log.take().expect("the flow is logged");
+        assert_eq!(log.send_times, vec![ms(2), ms(1)]);
+        assert!(log.overflowed);
+        assert_eq!(plain.drop_log, None);
+        assert_eq!(logged, plain);
     }
 
     #[test]

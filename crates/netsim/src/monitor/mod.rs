@@ -15,12 +15,14 @@
 //! - [`bins`]: the bin grid and the lazily grown per-bin series both monitors share;
 //! - [`counts`]: [`Counts`], a per-bin counter stored as narrow as its values allow;
 //! - [`flow`]: [`FlowMonitor`], one per flow;
+//! - [`drop_log`]: [`DropLog`], the opt-in send times of a flow's dropped packets;
 //! - [`link`]: [`LinkMonitor`], one per link;
 //! - [`packet_trace`]: [`PacketTrace`], the opt-in per-packet event log;
 //! - [`state_trace`]: [`StateSamples`], the agents' sampled state, compressed.
 
 pub mod bins;
 pub mod counts;
+pub mod drop_log;
 pub mod flow;
 pub mod link;
 pub mod packet_trace;
@@ -28,6 +30,7 @@ pub mod state_trace;
 
 pub use bins::{Bins, PerBin};
 pub use counts::{Count, Counts, Narrow};
+pub use drop_log::{DropLog, DropLogRecord, DEFAULT_DROP_LOG_LIMIT};
 pub use flow::{FlowBins, FlowMonitor, FlowRecord, FlowTotals, StateTrace};
 pub use link::{LinkBins, LinkMonitor, LinkRecord, LinkTotals};
 pub use packet_trace::{PacketEvent, PacketRecord, PacketTrace};

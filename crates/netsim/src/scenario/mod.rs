@@ -6,7 +6,7 @@
 //! are found before anything runs); [`run`] runs it with a seed. The schema lives in
 //! `spec.rs` (top level), `topology_spec.rs`, `queue_spec.rs`, `flow_spec.rs` (with `tfrc_spec.rs`, `tcp_spec.rs`, `web_spec.rs`
 //! and `randvar_spec.rs`) and
-//! `loss_spec.rs`; the trace keys of `[monitor]` in `trace_spec.rs`; random-or-fixed values in `dists.rs`. The value layer under it: [`units`] reads durations, rates
+//! `loss_spec.rs`; the trace keys of `[monitor]` in `trace_spec.rs` and its drop-log keys in `drop_log_spec.rs`; random-or-fixed values in `dists.rs`. The value layer under it: [`units`] reads durations, rates
 //! and sizes (`"10s"`, `"15Mbps"`, `"1500B"`); [`fields`] walks TOML tables, converting values
 //! ([`FromToml`]) and refusing unknown keys with a "did you mean" ([`Fields`]); [`error`] is the
 //! one error type, whose every message names the path of the offending value:
@@ -15,6 +15,7 @@
 pub mod cost;
 mod dists;
 mod doc_examples;
+mod drop_log_spec;
 pub mod error;
 pub mod fields;
 mod flow_spec;
@@ -36,6 +37,7 @@ mod web_spec;
 
 pub use cost::{check, Budget, CostError, CostEstimate, CostPart};
 pub use doc_examples::toml_blocks;
+pub use drop_log_spec::DropLogSpec;
 pub use error::{describe, ScenarioError};
 pub use fields::{parse_document, Fields, FromToml};
 pub use flow_spec::FlowSpec;

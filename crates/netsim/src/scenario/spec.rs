@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use super::cost::CostEstimate;
+use super::drop_log_spec::{parse_drop_log, DropLogSpec};
 use super::error::ScenarioError;
 use super::fields::{parse_document, Fields};
 use super::flow_spec::{parse_flows, DefaultEndpoints, FlowSpec};
@@ -54,6 +55,9 @@ pub struct Scenario {
     pub binned_links: LinkBinning,
     /// The pcap and ns-2 trace settings (`monitor.pcap`, `ns2_trace`, `trace_limit`).
     pub traces: TraceSpec,
+    /// The flows whose dropped packets' send times are logged (`monitor.drop_log`,
+    /// `drop_log_limit`).
+    pub drop_log: DropLogSpec,
     /// The part of the run that summaries cover (`[measure]`; the whole run by default).
     pub measure: MeasureWindow,
     /// The network.
@@ -88,7 +92,7 @@ impl Scenario {
             ));
         }
         let seed: u64 = root.or("seed", DEFAULT_SEED)?;
-        let (bin, packet_trace, binned_links, traces) = match root.table("monitor")? {
+        let (bin, packet_trace, binned_links, traces, drop_log) = match root.table("monitor")? {
             Some(mut monitor) => {
                 let bin: Duration = monitor.or("bin", DEFAULT_BIN)?;
                 let trace: usize = monitor.or("packet_trace", 0)?;
@@ -110,14 +114,16 @@ impl Scenario {
                     }
                 };
                 let traces = parse_trace(&mut monitor)?;
+                let drop_log = parse_drop_log(&mut monitor)?;
                 monitor.finish()?;
-                (bin, (trace > 0).then_some(trace), links, traces)
+                (bin, (trace > 0).then_some(trace), links, traces, drop_log)
             }
             None => (
                 DEFAULT_BIN,
                 None,
                 LinkBinning::TopologyDefault,
                 TraceSpec::default(),
+                DropLogSpec::default(),
             ),
         };
         if bin.is_zero() || duration.as_nanos() / bin.as_nanos() > u128::from(MAX_BINS) {
@@ -160,6 +166,7 @@ impl Scenario {
             packet_trace,
             binned_links,
             traces,
+            drop_log,
             measure,
             topology,
             flows,
@@ -245,7 +252,10 @@ impl Scenario {
             packet_trace: self.packet_trace,
             binned_links,
         };
-        Simulation::new(topology, setups, losses, config, seed).map_err(|e| self.build_error(e))
+        let mut simulation = Simulation::new(topology, setups, losses, config, seed)
+            .map_err(|e| self.build_error(e))?;
+        self.drop_log.apply(&mut simulation, &self.flows)?;
+        Ok(simulation)
     }
 
     /// What running this scenario will cost: events, memory and expected wall time (see
