@@ -117,7 +117,10 @@ class Simulation:
         a bool ``binned``);
         ``link_bins`` (dict of (binned links x n) arrays); ``packet_trace`` (None or a dict of
         columns); ``traces`` (one dict per traced link and format: ``kind`` ("pcap" or "ns2"),
-        ``path``, ``link``, ``written``, ``over_limit``, ``limit``, ``error`` (str or None)).
+        ``path``, ``link``, ``written``, ``over_limit``, ``limit``, ``error`` (str or None));
+        ``drop_logs`` (dict by flow name, only the flows of ``monitor.drop_log``: the uint64
+        array ``send_ns`` of the dropped packets' send times in drop order, ``limit`` and the
+        bool ``overflowed``).
         """
 
 def decode_state(blob: bytes, fields: int, bins: int) -> NDArray[np.float64]:

@@ -179,6 +179,9 @@ class Result:
         """What each pcap and ns-2 trace file wrote, one dict per traced link (``kind``,
         ``path``, ``link``, ``written``, ``over_limit``, ``limit``, ``error``); empty when the
         run wrote none (docs/traces.md). Not saved with the result."""
+        self._drop_logs: dict[str, tuple[NDArray[np.float64], bool]] = {}
+        # From a run with ``monitor.drop_log``: per logged flow, the send times (s) of its
+        # dropped data packets in drop order and whether the log hit ``drop_log_limit``.
 
     @classmethod
     def from_native(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
@@ -313,6 +316,13 @@ class Result:
         result = cls(info, flows, links, {}, link_bins, [], packet_trace)
         result._states, result._state_blobs = None, state_blobs
         result._flow_bins, result._flow_bin_rows, result._bin_count = None, flow_bin_rows, bins
+        result._drop_logs = {
+            str(name): (
+                np.asarray(log["send_ns"], dtype=np.float64) / 1e9,
+                bool(log["overflowed"]),
+            )
+            for name, log in raw.get("drop_logs", {}).items()
+        }
         return result
 
     # -- views ---------------------------------------------------------------------------------
@@ -530,6 +540,38 @@ class Result:
             {name: values[i] for i, name in enumerate(fields)}, index=index, columns=list(fields)
         )
         return frame
+
+    @property
+    def drop_logged_flows(self) -> list[str]:
+        """The flows whose drops were logged (``monitor.drop_log``), in scenario order."""
+        return list(self._drop_logs)
+
+    def drop_send_times(self, flow: int | str) -> NDArray[np.float64]:
+        """The send times (s) of a logged flow's dropped data packets, in drop order.
+
+        Kept only for the flows of ``monitor.drop_log`` (docs/scenario.md), so that loss
+        events can be regrouped with another RTT than the monitor's, e.g. the flow's measured
+        one (:func:`tfrclab.loss_events.grouped_loss_events`, which wants them sorted). Not
+        saved with the result.
+
+        Raises:
+            ValueError: when the flow was not logged, or its log hit ``drop_log_limit`` (the
+                times would then cover only the first drops).
+        """
+        name = str(self._flow_column("name")[self.flow_index(flow)])
+        if name not in self._drop_logs:
+            logged = ", ".join(self._drop_logs) or "none"
+            raise ValueError(
+                f"flow {name!r}: its drops were not logged; name it in monitor.drop_log "
+                f"(logged: {logged})"
+            )
+        times, overflowed = self._drop_logs[name]
+        if overflowed:
+            raise ValueError(
+                f"flow {name!r}: its drop log hit monitor.drop_log_limit "
+                f"({times.size} send times); raise the limit"
+            )
+        return times
 
     def summary(self, from_s: float | None = None, to_s: float | None = None) -> Summary:
         """The run's figures over a measurement window (default: the scenario's ``[measure]``).

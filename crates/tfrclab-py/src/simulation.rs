@@ -378,6 +378,29 @@ fn results_dict<'py>(py: Python<'py>, results: &mut Results) -> PyResult<Bound<'
         None => out.set_item("packet_trace", py.None())?,
     }
     out.set_item("traces", traces_list(py, &results.traces)?)?;
+    out.set_item("drop_logs", drop_logs_dict(py, &mut results.flows)?)?;
+    Ok(out)
+}
+
+/// The drop logs of the flows the scenario logs (`monitor.drop_log`), by flow name: a dict of
+/// the uint64 array `send_ns` (send times of the dropped packets, in drop order), `limit` and
+/// `overflowed`.
+fn drop_logs_dict<'py>(
+    py: Python<'py>,
+    flows: &mut [FlowResult],
+) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for flow in flows {
+        let Some(log) = flow.record.drop_log.take() else {
+            continue;
+        };
+        let d = PyDict::new(py);
+        let send_ns: Vec<u64> = log.send_times.iter().map(|t| t.as_nanos()).collect();
+        d.set_item("send_ns", send_ns.into_pyarray(py))?;
+        d.set_item("limit", log.limit)?;
+        d.set_item("overflowed", log.overflowed)?;
+        out.set_item(&flow.name, d)?;
+    }
     Ok(out)
 }
 

@@ -10,6 +10,10 @@ definition of :mod:`tfrclab.loss_events` side by side:
 
 - ``ler_base``: the monitor's uniform grouping (one event per base RTT from the event's first
   lost packet, by send time), the same for every flow;
+- ``ler_measured`` for TFRC and TCP: the same uniform grouping with the flow's *measured* RTT
+  (TCP's ``srtt``, TFRC's ``rtt_s``, sampled per bin) in force when each event's first lost
+  packet was sent, from the send times the monitor logs for these flows
+  (``monitor.drop_log``);
 - ``ler_own``: the protocol's own count, the one the paper's §2 defines per protocol: TCP's
   window reductions per packet (Padhye's p_tcp), TFRC's receiver's loss events per packet
   (1/E[theta], p_tfrc: grouped with the RTT the sender measures), CBR's and ping's the
@@ -39,7 +43,12 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from tfrclab import metrics
-from tfrclab.loss_events import counter_delta, tcp_loss_indication_rate, tfrc_receiver_p
+from tfrclab.loss_events import (
+    counter_delta,
+    grouped_loss_events,
+    tcp_loss_indication_rate,
+    tfrc_receiver_p,
+)
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
 
@@ -120,13 +129,16 @@ def measure_run(relative: str, changes: tuple[tuple[str, Any], ...], seed: int) 
 
     Returns ``{"flows": [...], "ping_rtt_s": ...}``: one dict per measured flow (TFRC, TCP,
     CBR, ping, scaled TFRC) with ``name``, ``type``, ``rate_bps`` (send rate over the
-    measurement window), ``plr``, ``ler_base``, ``ler_own``, ``p_avg``, ``p_end`` and
-    ``rtt_s`` (the flow's mean measured RTT; NaN where it has none).
+    measurement window), ``plr``, ``ler_base``, ``ler_measured`` (TFRC and TCP; NaN for the
+    others), ``ler_own``, ``p_avg``, ``p_end`` and ``rtt_s`` (the flow's mean measured RTT;
+    NaN where it has none).
     """
     from tfrclab.scenario import Scenario
     from tfrclab.simulate import run
 
     scenario = Scenario.load(scenario_path(relative)).with_(**dict(changes))
+    logged = [n for n in scenario.flow_names if (_type_of(n) or "").startswith(("tfrc", "tcp"))]
+    scenario = scenario.with_(**{"monitor.drop_log": logged})
     result = run(scenario, seed=seed)
     summary = result.summary()
     window = summary.window
@@ -152,6 +164,7 @@ def measure_run(relative: str, changes: tuple[tuple[str, Any], ...], seed: int) 
             "rate_bps": float(row["send_rate_bits_per_s"]),
             "plr": float(row["packet_loss_rate"]) if sent else math.nan,
             "ler_base": ler_base,
+            "ler_measured": math.nan,
             "ler_own": ler_base,
             "p_avg": math.nan,
             "p_end": math.nan,
@@ -163,6 +176,7 @@ def measure_run(relative: str, changes: tuple[tuple[str, Any], ...], seed: int) 
             )
             samples = counter_delta(trace["rtt_samples"])
             record["rtt_s"] = counter_delta(trace["rtt_sum"]) / samples if samples else math.nan
+            record["ler_measured"] = _measured_rtt_rate(result, window, record["name"], "srtt", sent)
         elif kind.startswith("tfrc"):
             own = tfrc_receiver_p(trace["rx_p"][1:], trace["rx_loss_events"], trace["packets_sent"])
             record["ler_own"] = own.events_per_packet
@@ -170,12 +184,37 @@ def measure_run(relative: str, changes: tuple[tuple[str, Any], ...], seed: int) 
             rtt = trace["rtt_s"][1:]
             rtt = rtt[np.isfinite(rtt) & (rtt > 0)]
             record["rtt_s"] = float(rtt.mean()) if rtt.size else math.nan
+            record["ler_measured"] = _measured_rtt_rate(result, window, record["name"], "rtt_s", sent)
         elif kind == "ping":
             samples = counter_delta(trace["echoes_received"])
             ping_rtt = counter_delta(trace["rtt_sum_s"]) / samples if samples else math.nan
             record["rtt_s"] = ping_rtt
         flows.append(record)
     return {"flows": flows, "ping_rtt_s": ping_rtt}
+
+
+def _measured_rtt_rate(
+    result: Any, window: Any, name: str, rtt_field: str, sent: float
+) -> float:
+    """A flow's uniform loss events per packet sent with its measured RTT (``ler_measured``).
+
+    The send times of its drops (``monitor.drop_log``) that fall in the measurement window are
+    grouped by :func:`grouped_loss_events` with the RTT series ``rtt_field`` of its state
+    trace, each sample taken at the end of its bin. The window is by send time, where the
+    monitor's ``loss_events`` are binned by the time of the drop that opened them: the counts
+    may differ by an event at each edge.
+    """
+    if not sent:
+        return math.nan
+    lost = np.sort(result.drop_send_times(name))
+    lost = lost[(lost >= window.from_s) & (lost < window.to_s)]
+    if lost.size == 0:
+        return 0.0
+    fields, values = result._state_of(result.flow_index(name))
+    rtt = values[list(fields).index(rtt_field)]
+    sample_times = result.time_s + result.info.bin_s
+    events = grouped_loss_events(lost, (sample_times, rtt)).size
+    return float(metrics.loss_event_rate(float(events), sent))
 
 
 _Key = tuple[str, tuple[tuple[str, Any], ...], int]
@@ -272,7 +311,7 @@ def _by_type(
     }
 
 
-_FIELDS = ("rate_bps", "plr", "ler_base", "ler_own", "p_avg", "p_end", "rtt_s")
+_FIELDS = ("rate_bps", "plr", "ler_base", "ler_measured", "ler_own", "p_avg", "p_end", "rtt_s")
 
 
 def _cbr_arrays(grid: list[list[dict[str, Any]]]) -> dict[str, np.ndarray]:
