@@ -127,3 +127,22 @@ def test_quick_definitions_side_by_side(quick: dict[str, Outcome]) -> None:
     )
     # The load knob works: more background flows, more loss.
     assert a["ping_plr"][0, 1] > a["ping_plr"][0, 0]
+
+
+def test_quick_measured_rtt_count(quick: dict[str, Outcome]) -> None:
+    # The uniform count with each flow's measured RTT, from the monitor's drop log: defined,
+    # positive and near the base-RTT count (the measured RTT is within tens of percent of the
+    # base RTT under adaptive RED), for every measured TFRC and TCP flow of every quick run.
+    a = quick["rhee2005/fig01-03"].analysis
+    for kind in ("tfrc", "tcp"):
+        measured, base = a[f"{kind}_ler_measured"], a[f"{kind}_ler_base"]
+        assert np.all(np.isfinite(measured) & (measured > 0)), kind
+        assert np.all((measured > 0.5 * base) & (measured < 1.5 * base)), kind
+        assert np.all(measured <= a[f"{kind}_plr"] + 1e-12), kind
+    flows = [f for run in rhee2005._RUNS.values() for f in run["flows"]]
+    measured_flows = [f for f in flows if f["type"] in ("tfrc", "tcp")]
+    assert len(measured_flows) >= 20
+    for f in measured_flows:
+        assert 0.5 * f["ler_base"] < f["ler_measured"] < 1.5 * f["ler_base"], f
+    # The other flows are not logged.
+    assert all(np.isnan(f["ler_measured"]) for f in flows if f["type"] in ("cbr", "ping"))

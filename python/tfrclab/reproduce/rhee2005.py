@@ -860,6 +860,13 @@ def _loads_plot(analysis: Analysis, path: Path) -> Path:
             label=f"{kind.upper()} (monitor, base RTT)",
         )
         _band(
+            fig2,
+            loads,
+            analysis[f"{kind}_ler_measured"],
+            fmt=f"{color}.:",
+            label=f"{kind.upper()} (uniform, measured RTT)",
+        )
+        _band(
             fig3,
             loads,
             analysis[f"{kind}_rate_bps"] / 1e3,
@@ -947,15 +954,19 @@ def _variants_plot(analysis: Analysis, path: Path) -> Path:
         own = np.nanmean(_gap(analysis, f"{label}/tfrc_ler_own", f"{label}/tcp_ler_own"), axis=0)
         base = np.nanmean(_gap(analysis, f"{label}/tfrc_ler_base", f"{label}/tcp_ler_base"), axis=0)
         rate = np.nanmean(_gap(analysis, f"{label}/tfrc_rate_bps", f"{label}/tcp_rate_bps"), axis=0)
+        measured = np.nanmean(
+            _gap(analysis, f"{label}/tfrc_ler_measured", f"{label}/tcp_ler_measured"), axis=0
+        )
         left.bar(at, own, width, color=f"C{v}", label=label)
         left.plot(at, base, "k_", ms=10)
+        left.plot(at, measured, "k.", ms=5)
         right.bar(at, rate, width, color=f"C{v}", label=label)
     for ax in (left, right):
         ax.set_xticks(np.arange(len(loads)) + 0.4 - width / 2)
         ax.set_xticklabels([f"{int(n)} bg flows" for n in loads])
         ax.axhline(0, color="0.5", lw=0.7)
     left.set_ylabel("difference ratio (p_tfrc, p_tcp)")
-    left.set_title("TFRC vs TCP loss event rate (bars: own; dashes: monitor)")
+    left.set_title("TFRC vs TCP loss event rate (bars: own; dashes: base RTT; dots: measured RTT)")
     right.set_ylabel("difference ratio (TFRC rate, TCP rate)")
     right.set_title("TFRC vs TCP sending rate")
     right.legend(fontsize=7)
@@ -981,7 +992,7 @@ FIG01_03 = Experiment(
     f"{', '.join(map(str, LOADS_QUICK))}, 300 s after 100 s, one seed). Loss event rates under "
     "each definition: TCP's own (window reductions per packet), TFRC's own (its receiver's "
     "events per packet), the monitor's (base-RTT grouping; CBR's, 'measured the same way as "
-    "TFRC').",
+    "TFRC') and, for TFRC and TCP, the same grouping with the flow's measured RTT.",
     kind="channel",
     scenarios=(_SCENARIO,),
     cells=(),
