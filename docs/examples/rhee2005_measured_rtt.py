@@ -1,8 +1,9 @@
 """rhee2005: the uniform loss event count with each flow's *measured* RTT, from a packet trace.
 
-A run does not keep per-flow drop send times, so ``tfrclab reproduce rhee2005`` reports the
-uniform count with the base RTT (netsim's monitor) and the protocols' own counts. This script
-makes one short run of ``cbr-loads.toml`` with the per-packet trace on, finds each measured
+``tfrclab reproduce rhee2005`` reports this count as ``ler_measured``, from the send times
+the monitor logs for the measured flows (``monitor.drop_log``). This script cross-checks it
+independently of that log, and adds what the log cannot give (TCP's uncut events): it makes
+one short run of ``cbr-loads.toml`` with the per-packet trace on, finds each measured
 flow's drops and the send time of each dropped packet, and groups them with
 :func:`tfrclab.loss_events.grouped_loss_events` twice: with the base RTT and with the flow's
 RTT samples (TCP's ``srtt``, TFRC's ``rtt_s``, every 100 ms). It prints, per type (mean of the

@@ -385,10 +385,7 @@ fn results_dict<'py>(py: Python<'py>, results: &mut Results) -> PyResult<Bound<'
 /// The drop logs of the flows the scenario logs (`monitor.drop_log`), by flow name: a dict of
 /// the uint64 array `send_ns` (send times of the dropped packets, in drop order), `limit` and
 /// `overflowed`.
-fn drop_logs_dict<'py>(
-    py: Python<'py>,
-    flows: &mut [FlowResult],
-) -> PyResult<Bound<'py, PyDict>> {
+fn drop_logs_dict<'py>(py: Python<'py>, flows: &mut [FlowResult]) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     for flow in flows {
         let Some(log) = flow.record.drop_log.take() else {

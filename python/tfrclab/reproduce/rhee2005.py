@@ -176,7 +176,9 @@ def measure_run(relative: str, changes: tuple[tuple[str, Any], ...], seed: int) 
             )
             samples = counter_delta(trace["rtt_samples"])
             record["rtt_s"] = counter_delta(trace["rtt_sum"]) / samples if samples else math.nan
-            record["ler_measured"] = _measured_rtt_rate(result, window, record["name"], "srtt", sent)
+            record["ler_measured"] = _measured_rtt_rate(
+                result, window, record["name"], "srtt", sent
+            )
         elif kind.startswith("tfrc"):
             own = tfrc_receiver_p(trace["rx_p"][1:], trace["rx_loss_events"], trace["packets_sent"])
             record["ler_own"] = own.events_per_packet
@@ -184,7 +186,9 @@ def measure_run(relative: str, changes: tuple[tuple[str, Any], ...], seed: int) 
             rtt = trace["rtt_s"][1:]
             rtt = rtt[np.isfinite(rtt) & (rtt > 0)]
             record["rtt_s"] = float(rtt.mean()) if rtt.size else math.nan
-            record["ler_measured"] = _measured_rtt_rate(result, window, record["name"], "rtt_s", sent)
+            record["ler_measured"] = _measured_rtt_rate(
+                result, window, record["name"], "rtt_s", sent
+            )
         elif kind == "ping":
             samples = counter_delta(trace["echoes_received"])
             ping_rtt = counter_delta(trace["rtt_sum_s"]) / samples if samples else math.nan
@@ -193,9 +197,7 @@ def measure_run(relative: str, changes: tuple[tuple[str, Any], ...], seed: int) 
     return {"flows": flows, "ping_rtt_s": ping_rtt}
 
 
-def _measured_rtt_rate(
-    result: Any, window: Any, name: str, rtt_field: str, sent: float
-) -> float:
+def _measured_rtt_rate(result: Any, window: Any, name: str, rtt_field: str, sent: float) -> float:
     """A flow's uniform loss events per packet sent with its measured RTT (``ler_measured``).
 
     The send times of its drops (``monitor.drop_log``) that fall in the measurement window are
