@@ -214,6 +214,8 @@ def _measured_rtt_rate(result: Any, window: Any, name: str, rtt_field: str, sent
         return 0.0
     fields, values = result._state_of(result.flow_index(name))
     rtt = values[list(fields).index(rtt_field)]
+    if not np.any(np.isfinite(rtt) & (rtt > 0)):
+        return math.nan  # a flow that never had an RTT estimate (starved from its start)
     sample_times = result.time_s + result.info.bin_s
     events = grouped_loss_events(lost, (sample_times, rtt)).size
     return float(metrics.loss_event_rate(float(events), sent))
