@@ -28,7 +28,7 @@ use tfrc::Time;
 use crate::loss::LossModel;
 use crate::monitor::{DropCause, LinkMonitor};
 use crate::packet::{NodeId, Packet};
-use crate::prefetch::prefetch;
+use crate::prefetch::{prefetch, prefetch_span};
 use crate::queue::{Enqueued, Queue};
 use crate::rng::SimRng;
 use crate::serialization::transmission_time;
@@ -136,7 +136,7 @@ impl Link {
     /// Asks for the packet at the head of the pipe, which the link's next arrival takes.
     pub(crate) fn prefetch_pipe_head(&self) {
         if let Some(head) = self.pipe.front() {
-            prefetch(head);
+            prefetch_span(head);
         }
     }
 
@@ -351,5 +351,17 @@ mod tests {
             "8 ms + 4 ms on the wire + 10 ms in the pipe"
         );
         assert_eq!(link.last_started().map(|p| p.seq), Some(1));
+    }
+
+    /// What an arrival reads (the far end's node, the pipe) and the transmitter's state an offer
+    /// reads stay within the record's first cache line, and records start on a line.
+    #[test]
+    fn the_hot_fields_share_the_first_cache_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Link>(), 64);
+        assert!(offset_of!(Link, to) + size_of::<NodeId>() <= 64);
+        assert!(offset_of!(Link, pipe) + size_of::<VecDeque<(Time, Packet)>>() <= 64);
+        assert!(offset_of!(Link, busy_until) + size_of::<Time>() <= 64);
+        assert!(offset_of!(Link, end_seq) + size_of::<u64>() <= 64);
     }
 }
