@@ -127,13 +127,14 @@ impl Link {
         }
     }
 
-    /// Asks for the link's own state, where the next event will read it (see
-    /// [`crate::prefetch`]).
+    /// Asks for the link's first cache line, which holds what the next event will read first
+    /// (see the layout note on [`Link`] and [`crate::prefetch`]).
     pub(crate) fn prefetch(&self) {
         prefetch(self);
     }
 
-    /// Asks for the packet at the head of the pipe, which the link's next arrival takes.
+    /// Asks for every cache line of the packet at the head of the pipe, which the link's next
+    /// arrival takes.
     pub(crate) fn prefetch_pipe_head(&self) {
         if let Some(head) = self.pipe.front() {
             prefetch_span(head);
