@@ -28,7 +28,7 @@ use tfrc::Time;
 use crate::loss::LossModel;
 use crate::monitor::{DropCause, LinkMonitor};
 use crate::packet::{NodeId, Packet};
-use crate::prefetch::{prefetch, prefetch_span};
+use crate::prefetch::prefetch;
 use crate::queue::{Enqueued, Queue};
 use crate::rng::SimRng;
 use crate::serialization::transmission_time;
@@ -133,11 +133,10 @@ impl Link {
         prefetch(self);
     }
 
-    /// Asks for every cache line of the packet at the head of the pipe, which the link's next
-    /// arrival takes.
+    /// Asks for the packet at the head of the pipe, which the link's next arrival takes.
     pub(crate) fn prefetch_pipe_head(&self) {
         if let Some(head) = self.pipe.front() {
-            prefetch_span(head);
+            prefetch(head);
         }
     }
 

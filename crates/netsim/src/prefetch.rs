@@ -20,30 +20,3 @@ pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
 }
-
-/// Asks for every cache line `value` spans (its first and last byte: a value of up to 64 bytes
-/// spans at most two lines), for records such as a pipe's packets that need not start a line.
-#[inline(always)]
-pub(crate) fn prefetch_span<T>(value: &T) {
-    prefetch(value);
-    if std::mem::size_of::<T>() > 1 {
-        let last = std::ptr::from_ref(value)
-            .cast::<u8>()
-            .wrapping_add(std::mem::size_of::<T>() - 1);
-        prefetch_address(last);
-    }
-}
-
-/// [`prefetch`] of a raw address (never dereferenced: a prefetch cannot fault).
-#[inline(always)]
-#[allow(unsafe_code)]
-fn prefetch_address(address: *const u8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: as in `prefetch`; a prefetch of any address, mapped or not, never faults.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>());
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = address;
-}
