@@ -66,30 +66,38 @@ pub(crate) struct AttachedLoss {
 }
 
 /// The running state of a link.
+///
+/// Laid out by hand (`repr(C)`, in declaration order, from a cache-line boundary): what every
+/// arrival reads (the far end's node and the propagation pipe) shares the first cache line with
+/// the transmitter's state that every offer reads, ahead of the queue, the monitor and the loss
+/// models. With thousands of links the record is rarely cached when its event comes up; an
+/// arrival (most events) then needs this one line, where the compiler's own order could spread
+/// these fields over several (cachegrind: 1.5% fewer first-level data misses at 2048 flows).
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub(crate) struct Link {
     pub(crate) to: NodeId,
-    pub(crate) rate_bps: u64,
-    pub(crate) delay: Duration,
-    pub(crate) queue: Queue,
-    queue_rng: SimRng,
-    pub(crate) losses: Vec<AttachedLoss>,
-    /// When the transmission in progress ends (in the past when the transmitter is idle).
-    busy_until: Time,
     /// Whether a `TransmissionEnd` event is pending for `busy_until`.
     end_pending: bool,
-    /// The event-queue sequence number reserved for the current transmission's end event when
-    /// the transmission started, so that the event, if it is ever scheduled, ranks among
-    /// equal-time events as ns-2's (scheduled at the start) would.
-    pub(crate) end_seq: u64,
     /// Whether the queue still has to be told, by an empty dequeue at `busy_until`, that the
     /// transmitter became free (the queue contract; see the module documentation).
     idle_unreported: bool,
     pipe: VecDeque<(Time, Packet)>,
+    /// When the transmission in progress ends (in the past when the transmitter is idle).
+    busy_until: Time,
+    /// The event-queue sequence number reserved for the current transmission's end event when
+    /// the transmission started, so that the event, if it is ever scheduled, ranks among
+    /// equal-time events as ns-2's (scheduled at the start) would.
+    pub(crate) end_seq: u64,
     /// The last packet size served and its transmission time: a flow's packets mostly share one
     /// size, and this spares the 128-bit division of [`transmission_time`] per packet.
     serialization: (u32, Duration),
+    pub(crate) delay: Duration,
+    pub(crate) rate_bps: u64,
+    pub(crate) queue: Queue,
     pub(crate) monitor: LinkMonitor,
+    pub(crate) losses: Vec<AttachedLoss>,
+    queue_rng: SimRng,
 }
 
 impl Link {
@@ -120,12 +128,10 @@ impl Link {
         }
     }
 
-    /// Asks for the link's own state, where the next event will read it (see
-    /// [`crate::prefetch`]).
+    /// Asks for the link's first cache line, which holds what the next event will read first
+    /// (see the layout note on [`Link`] and [`crate::prefetch`]).
     pub(crate) fn prefetch(&self) {
-        prefetch(&self.pipe);
-        prefetch(&self.to);
-        prefetch(&self.busy_until);
+        prefetch(self);
     }
 
     /// Asks for the packet at the head of the pipe, which the link's next arrival takes.
@@ -346,5 +352,17 @@ mod tests {
             "8 ms + 4 ms on the wire + 10 ms in the pipe"
         );
         assert_eq!(link.last_started().map(|p| p.seq), Some(1));
+    }
+
+    /// What an arrival reads (the far end's node, the pipe) and the transmitter's state an offer
+    /// reads stay within the record's first cache line, and records start on a line.
+    #[test]
+    fn the_hot_fields_share_the_first_cache_line() {
+        use std::mem::{align_of, offset_of, size_of};
+        assert_eq!(align_of::<Link>(), 64);
+        assert!(offset_of!(Link, to) + size_of::<NodeId>() <= 64);
+        assert!(offset_of!(Link, pipe) + size_of::<VecDeque<(Time, Packet)>>() <= 64);
+        assert!(offset_of!(Link, busy_until) + size_of::<Time>() <= 64);
+        assert!(offset_of!(Link, end_seq) + size_of::<u64>() <= 64);
     }
 }
