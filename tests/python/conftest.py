@@ -6,7 +6,9 @@ import math
 import os
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from hypothesis import settings
 
@@ -88,3 +90,8 @@ def small_scenario_dict() -> dict[str, object]:
     from tfrclab import Scenario
 
     return Scenario.from_toml(SMALL_SCENARIO).to_dict()
+
+
+def robust_claim_keys(experiments: Iterable[Any]) -> set[str]:
+    """The ``experiment/claim`` keys of the claims marked robust to ``--quick``."""
+    return {f"{e.id}/{c.id}" for e in experiments for c in e.claims if c.robust_to_quick}

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import run_cli
+from conftest import robust_claim_keys, run_cli
 from tfrclab.reproduce import floyd2000_dynamics as dynamics
 from tfrclab.reproduce.floyd2000 import TABLE25_EXPERIMENT
 from tfrclab.reproduce.registry import experiments, registry, scenario_path
@@ -76,10 +76,8 @@ def test_every_owned_id_is_registered() -> None:
 
 def test_claims_robust_to_quick_are_the_expected_ones() -> None:
     # Paper values, tolerances and finite bounds: test_reproduce.py, for every registered claim.
-    for e in dynamics.EXPERIMENTS:
-        robust = {f"{e.id}/{c.id}" for c in e.claims if c.robust_to_quick}
-        owned = {key for key in EXPECTED_QUICK if key.startswith(e.id + "/")}
-        assert robust == owned, robust ^ owned
+    robust = robust_claim_keys(dynamics.EXPERIMENTS)
+    assert robust == set(EXPECTED_QUICK), robust ^ set(EXPECTED_QUICK)
 
 
 def test_shared_runs_use_table25s_cells_and_plans() -> None:

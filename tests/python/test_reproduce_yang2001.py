@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import robust_claim_keys
 from tfrclab.reproduce import yang2001
 from tfrclab.reproduce.claims import ClaimResult
 from tfrclab.reproduce.registry import experiments, registry, scenario_path
@@ -108,8 +109,7 @@ def test_quick_run_of_yang2001(tmp_path: Path) -> None:
         assert outcome.figure.is_file()
         for result in outcome.results:
             verdicts[f"{outcome.experiment.id}/{result.claim.id}"] = result
-    robust = {f"{e.id}/{c.id}" for e in yang2001.EXPERIMENTS for c in e.claims if c.robust_to_quick}
-    assert robust == set(EXPECTED_QUICK)
+    assert robust_claim_keys(yang2001.EXPERIMENTS) == set(EXPECTED_QUICK)
     for key, expected in EXPECTED_QUICK.items():
         assert verdicts[key].verdict == expected, (key, verdicts[key])
     # One loss per RTT halves TCP's window within about one RTT (yang2001 §IV: D_TCP = 1).
