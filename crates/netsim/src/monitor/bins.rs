@@ -12,9 +12,14 @@ use tfrc::time::duration_nanos;
 use tfrc::Time;
 
 /// The bin grid: a width in nanoseconds and the arithmetic that maps times to bins.
+///
+/// The monitors map a time to its bin several times per event, so the division by the width
+/// is done as a multiplication by its precomputed reciprocal (`floor((2^64 - 1) / w)`), which
+/// gives the quotient or up to two less, and a correction that makes it exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Bins {
     width_ns: u64,
+    reciprocal: u64,
 }
 
 impl Bins {
@@ -26,7 +31,22 @@ impl Bins {
     pub fn new(width: Duration) -> Bins {
         let width_ns = duration_nanos(width);
         assert!(width_ns > 0, "monitor bin width must be positive");
-        Bins { width_ns }
+        Bins {
+            width_ns,
+            reciprocal: u64::MAX / width_ns,
+        }
+    }
+
+    /// floor(ns / w), exactly: the reciprocal's estimate is at most two short (the estimate
+    /// errs by less than ns / 2^64 + 1 < 2), and each correction step adds one.
+    fn quotient(&self, ns: u64) -> u64 {
+        let mut q = ((u128::from(ns) * u128::from(self.reciprocal)) >> 64) as u64;
+        let mut rest = ns - q * self.width_ns;
+        while rest >= self.width_ns {
+            q += 1;
+            rest -= self.width_ns;
+        }
+        q
     }
 
     /// The bin width.
@@ -41,7 +61,7 @@ impl Bins {
 
     /// The index of the bin holding `t`: floor(t / w).
     pub fn index(&self, t: Time) -> usize {
-        usize::try_from(t.as_nanos() / self.width_ns).unwrap_or(usize::MAX)
+        usize::try_from(self.quotient(t.as_nanos())).unwrap_or(usize::MAX)
     }
 
     /// How many bins a run over [0, end) has: ceil(end / w), so 0 when `end` is zero and a last,
@@ -69,7 +89,7 @@ impl Bins {
     pub fn split(&self, from: Time, to: Time, mut f: impl FnMut(usize, u64)) {
         let (mut t, to) = (from.as_nanos(), to.as_nanos());
         while t < to {
-            let k = t / self.width_ns;
+            let k = self.quotient(t);
             let bin_end = k.saturating_add(1).saturating_mul(self.width_ns);
             // bin_end > t always (it only saturates at u64::MAX, and t < to <= u64::MAX).
             let seg_end = bin_end.min(to);
@@ -170,6 +190,49 @@ impl<T: Copy> PerBin<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The reciprocal's quotient is the division's, for any time and width.
+        #[test]
+        fn quotient_is_exact_division(ns in any::<u64>(), width in 1..=u64::MAX) {
+            let b = Bins::new(Duration::from_nanos(width));
+            prop_assert_eq!(b.quotient(ns), ns / width);
+        }
+    }
+
+    #[test]
+    fn quotient_is_exact_at_the_edges() {
+        for width in [
+            1,
+            2,
+            3,
+            7,
+            1_000_000,
+            10_000_000,
+            u64::MAX / 2,
+            u64::MAX - 1,
+            u64::MAX,
+        ] {
+            let b = Bins::new(Duration::from_nanos(width));
+            for ns in [
+                0,
+                1,
+                width - 1,
+                width,
+                width.saturating_add(1),
+                u64::MAX - 1,
+                u64::MAX,
+            ] {
+                assert_eq!(b.quotient(ns), ns / width, "{ns} / {width}");
+            }
+            for k in [1_u64, 2, 1000, 123_456_789] {
+                let ns = k.saturating_mul(width);
+                assert_eq!(b.quotient(ns), ns / width, "{ns} / {width}");
+                assert_eq!(b.quotient(ns - 1), (ns - 1) / width, "{ns}-1 / {width}");
+            }
+        }
+    }
 
     fn ms(n: u64) -> Time {
         Time::from_nanos(n * 1_000_000)
