@@ -35,6 +35,22 @@ impl DropTail {
         }
     }
 
+    /// Offers a packet to the empty queue of an idle transmitter, which would take it back at
+    /// once: the counts of [`enqueue`](DropTail::enqueue) and [`dequeue`](DropTail::dequeue)
+    /// without storing the packet (most packets on access links). `Ok` holds the packet to
+    /// transmit, `Err` the packet dropped because it does not fit in an empty buffer.
+    pub fn pass_through(&mut self, packet: Packet) -> Result<Packet, Packet> {
+        debug_assert!(self.fifo.is_empty(), "passing a packet by waiting ones");
+        self.stats.arrivals += 1;
+        if self.limit.fits(&self.fifo, &packet) {
+            self.stats.departures += 1;
+            Ok(packet)
+        } else {
+            self.stats.forced_drops += 1;
+            Err(packet)
+        }
+    }
+
     /// Takes the packet at the head, if any.
     pub fn dequeue(&mut self) -> Option<Packet> {
         let packet = self.fifo.pop()?;
@@ -96,6 +112,27 @@ mod tests {
         assert_eq!(q.enqueue(packet(3, 500)), Enqueued::Accepted);
         assert_eq!(q.len_bytes(), 2500);
         assert!(matches!(q.enqueue(packet(4, 1)), Enqueued::Dropped(_)));
+    }
+
+    #[test]
+    fn passing_through_an_empty_queue_counts_as_enqueue_and_dequeue() {
+        for limit in [
+            QueueLimit::Packets(1),
+            QueueLimit::Packets(0),
+            QueueLimit::Bytes(999),
+        ] {
+            let (mut passed, mut queued) = (DropTail::new(limit), DropTail::new(limit));
+            for seq in 0..3 {
+                let through = passed.pass_through(packet(seq, 1000));
+                let via_fifo = match queued.enqueue(packet(seq, 1000)) {
+                    Enqueued::Dropped(p) => Err(p),
+                    _ => queued.dequeue().ok_or(packet(seq, 1000)),
+                };
+                assert_eq!(through, via_fifo, "{limit:?}");
+                assert_eq!(passed.stats(), queued.stats(), "{limit:?}");
+                assert_eq!(passed.len_packets(), 0);
+            }
+        }
     }
 
     #[test]
