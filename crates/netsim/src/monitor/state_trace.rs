@@ -44,6 +44,17 @@ impl StateSamples {
         }
     }
 
+    /// Asks for what the next sample reads and writes: the last sample and the end of the
+    /// encoding (see [`crate::prefetch`]); a hint only.
+    pub(crate) fn prefetch_tail(&self) {
+        if let Some(last) = self.last.first() {
+            crate::prefetch::prefetch(last);
+        }
+        if let Some(end) = self.bytes.last() {
+            crate::prefetch::prefetch(end);
+        }
+    }
+
     /// How many fields each sample has.
     pub fn fields(&self) -> usize {
         self.fields
@@ -80,10 +91,8 @@ impl StateSamples {
         if bin > self.len {
             self.push_fill(bin - self.len);
         }
-        let bits: Vec<u64> = (0..self.fields)
-            .map(|i| values.get(i).copied().unwrap_or(f64::NAN).to_bits())
-            .collect();
-        self.push_bits(&bits);
+        // Without collecting the bits first: this runs once per flow and bin.
+        self.push_with(|i| values.get(i).copied().unwrap_or(f64::NAN).to_bits());
     }
 
     /// Records that bin `bin` has the same state as the last bin recorded (the agents were not
@@ -115,8 +124,13 @@ impl StateSamples {
 
     /// Appends one sample given as bits.
     fn push_bits(&mut self, bits: &[u64]) {
+        self.push_with(|i| bits[i]);
+    }
+
+    /// Appends one sample whose field `i` has the bits `bit(i)`, for `i` below `fields`.
+    fn push_with(&mut self, bit: impl Fn(usize) -> u64) {
         self.len += 1;
-        if bits == self.last.as_slice() {
+        if self.last.iter().enumerate().all(|(i, &old)| bit(i) == old) {
             self.repeats += 1;
             return;
         }
@@ -125,7 +139,8 @@ impl StateSamples {
         self.repeats = 0;
         let mask_at = self.bytes.len();
         self.bytes.resize(mask_at + self.fields.div_ceil(8), 0);
-        for (i, (&new, old)) in bits.iter().zip(self.last.iter_mut()).enumerate() {
+        for (i, old) in self.last.iter_mut().enumerate() {
+            let new = bit(i);
             let xor = new ^ *old;
             if xor == 0 {
                 continue;
