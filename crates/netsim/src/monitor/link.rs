@@ -126,9 +126,40 @@ pub struct LinkMonitor {
     /// The latest time any call reported.
     latest: Time,
     /// Transmissions that end after `latest`: (start, end).
-    in_progress: Vec<(Time, Time)>,
+    in_progress: InProgress,
     /// Whether the per-bin series are kept (totals are always kept).
     binned: bool,
+}
+
+/// The transmissions that end after the latest time reported. A link has one transmitter, so
+/// the engine's transmissions never overlap and at most one is in progress: it is kept in the
+/// monitor itself (every transmission updates it), and only overlapping ones, which a caller
+/// of the monitor alone may report, go to a list.
+#[derive(Clone, Debug, Default)]
+struct InProgress {
+    latest: Option<(Time, Time)>,
+    overlapping: Vec<(Time, Time)>,
+}
+
+impl InProgress {
+    /// A transmission over [start, end) was reported, `latest` being the latest time reported
+    /// (at least `start`): forgets those that ended by `latest`.
+    fn start(&mut self, start: Time, end: Time, latest: Time) {
+        if let Some(previous) = self.latest.take() {
+            if previous.1 > latest {
+                self.overlapping.push(previous);
+            }
+        }
+        if !self.overlapping.is_empty() {
+            self.overlapping.retain(|&(_, e)| e > latest);
+        }
+        self.latest = (end > latest).then_some((start, end));
+    }
+
+    /// Every transmission kept: (start, end).
+    fn iter(&self) -> impl Iterator<Item = (Time, Time)> + '_ {
+        self.overlapping.iter().copied().chain(self.latest)
+    }
 }
 
 impl LinkMonitor {
@@ -154,7 +185,7 @@ impl LinkMonitor {
             level_bytes: 0,
             level_since: Time::ZERO,
             latest: Time::ZERO,
-            in_progress: Vec::new(),
+            in_progress: InProgress::default(),
             binned: true,
         }
     }
@@ -260,11 +291,7 @@ impl LinkMonitor {
         self.total_busy_ns = self
             .total_busy_ns
             .saturating_add(end.as_nanos().saturating_sub(start.as_nanos()));
-        let latest = self.latest;
-        self.in_progress.retain(|&(_, e)| e > latest);
-        if end > latest {
-            self.in_progress.push((start, end));
-        }
+        self.in_progress.start(start, end, self.latest);
     }
 
     /// The totals so far, over [0, t] where t is the latest time reported: the current queue
@@ -292,7 +319,7 @@ impl LinkMonitor {
         let n = if self.binned { self.bins.count(end) } else { 0 };
         let grid_end = self.bins.start(n);
         let busy_total = self.busy_clipped_at(end);
-        for &(start, stop) in &self.in_progress {
+        for (start, stop) in self.in_progress.iter() {
             let busy = &mut self.busy_ns;
             self.bins
                 .split(start.max(end), stop.min(grid_end), |k, ns| {
@@ -365,8 +392,8 @@ impl LinkMonitor {
         let after: u64 = self
             .in_progress
             .iter()
-            .filter(|&&(_, stop)| stop > t)
-            .map(|&(start, stop)| stop.as_nanos() - start.max(t).as_nanos())
+            .filter(|&(_, stop)| stop > t)
+            .map(|(start, stop)| stop.as_nanos() - start.max(t).as_nanos())
             .sum();
         self.total_busy_ns.saturating_sub(after)
     }
@@ -563,12 +590,36 @@ mod tests {
     }
 
     #[test]
+    fn overlapping_transmissions_are_each_clipped() {
+        // Not what one transmitter does, but the monitor alone accepts it: both count until
+        // they end.
+        let mut m = monitor();
+        m.on_transmission(ns(0), ns(100), 100);
+        m.on_transmission(ns(10), ns(50), 100);
+        assert_eq!(m.in_progress.iter().count(), 2);
+        assert_eq!(m.finish(ns(30)).totals.busy, Duration::from_nanos(30 + 20));
+        let mut m = monitor();
+        m.on_transmission(ns(0), ns(100), 100);
+        m.on_transmission(ns(10), ns(50), 100);
+        m.on_transmission(ns(60), ns(70), 100);
+        assert_eq!(
+            m.in_progress.iter().count(),
+            2,
+            "the one that ended at 50 is gone"
+        );
+        assert_eq!(
+            m.finish(ns(65)).totals.busy,
+            Duration::from_nanos(65 + 40 + 5)
+        );
+    }
+
+    #[test]
     fn finished_transmissions_are_forgotten() {
         let mut m = monitor();
         for i in 0..100 {
             m.on_transmission(ns(10 * i), ns(10 * i + 10), 100);
         }
-        assert_eq!(m.in_progress.len(), 1);
+        assert_eq!(m.in_progress.iter().count(), 1);
         assert_eq!(m.rate_bps(), 1_000_000);
         assert_eq!(m.bins().width_nanos(), 10);
         let r = m.finish(ns(1000));
