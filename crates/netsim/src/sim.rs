@@ -178,6 +178,10 @@ enum Event {
     Toggle(u32),
 }
 
+/// How many flows ahead the end-of-bin sampling pass asks for a flow's state (see
+/// [`crate::prefetch`]): far enough for the loads to arrive, near enough to stay cached.
+const SAMPLE_PREFETCH_AHEAD: usize = 4;
+
 /// One agent with its place in the network and its timer bookkeeping.
 #[derive(Debug)]
 struct AgentSlot {
@@ -925,13 +929,26 @@ impl Simulation {
 
     /// Samples every flow's agent state, and every sampled RED queue's average, as the state
     /// at the end of bin `bin`.
+    #[inline(never)]
     fn sample_state(&mut self, bin: u64) {
         for (link, series) in self.links.iter().zip(&mut self.red_averages) {
             if let (Some(series), Some(red)) = (series.as_mut(), link.queue.as_red()) {
                 series.push(red.average_queue());
             }
         }
-        for (index, flow) in self.flows.iter_mut().enumerate() {
+        for index in 0..self.flows.len() {
+            // With thousands of flows their agents are not cached when the bin ends; ask for
+            // those a few flows ahead, to overlap the loads with this flow's sample.
+            if let Some(ahead) = self.flows.get(index + SAMPLE_PREFETCH_AHEAD) {
+                if ahead.state_dirty && !ahead.trace_buffer.is_empty() {
+                    let source = 2 * (index + SAMPLE_PREFETCH_AHEAD);
+                    self.agents[source].agent.prefetch_state();
+                    self.agents[source + 1].agent.prefetch_state();
+                    ahead.monitor.prefetch_state();
+                    prefetch(&ahead.trace_buffer[0]);
+                }
+            }
+            let flow = &mut self.flows[index];
             if flow.trace_buffer.is_empty() {
                 continue;
             }

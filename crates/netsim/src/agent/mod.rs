@@ -353,6 +353,34 @@ macro_rules! dispatch {
     };
 }
 
+impl AnyAgent {
+    /// Asks for the agent's whole state (a boxed agent's box) ahead of reading it in several
+    /// places (see [`crate::prefetch`]); a hint only.
+    pub(crate) fn prefetch_state(&self) {
+        use crate::prefetch::prefetch_whole;
+        match self {
+            AnyAgent::TfrcSource(a) => prefetch_whole(&**a),
+            AnyAgent::TfrcSink(a) => prefetch_whole(&**a),
+            AnyAgent::TcpSender(a) => prefetch_whole(&**a),
+            AnyAgent::TcpSink(a) => prefetch_whole(&**a),
+            AnyAgent::RapSource(a) => prefetch_whole(&**a),
+            AnyAgent::PingSource(a) => prefetch_whole(&**a),
+            AnyAgent::ShortTcpSource(a) => prefetch_whole(&**a),
+            AnyAgent::ShortTcpSink(a) => prefetch_whole(&**a),
+            AnyAgent::WebServer(a) => prefetch_whole(&**a),
+            AnyAgent::WebClient(a) => prefetch_whole(&**a),
+            AnyAgent::TearSource(a) => prefetch_whole(&**a),
+            AnyAgent::TearSink(a) => prefetch_whole(&**a),
+            // Unboxed: in the agent's slot, which the caller reads in order.
+            AnyAgent::Cbr(_)
+            | AnyAgent::Sink(_)
+            | AnyAgent::RapSink(_)
+            | AnyAgent::OnOff(_)
+            | AnyAgent::PingSink(_) => {}
+        }
+    }
+}
+
 impl Agent for AnyAgent {
     fn trace_fields(&self) -> &'static [&'static str] {
         dispatch!(self, a => a.trace_fields())

@@ -296,6 +296,11 @@ impl FlowMonitor {
         self.state.record(bin, values);
     }
 
+    /// Asks for what recording the next state sample touches (see [`crate::prefetch`]).
+    pub(crate) fn prefetch_state(&self) {
+        self.state.prefetch_tail();
+    }
+
     /// Bin `bin`'s state is the last bin's (the agents were not called since), so it is not
     /// sampled again: the cheap path for the many flows idle in a bin.
     pub fn repeat_state(&mut self, bin: usize) {
