@@ -589,6 +589,23 @@ mod tests {
     }
 
     #[test]
+    fn counts_held_for_the_open_bin_land_in_their_bins_in_any_order() {
+        let mut m = monitor();
+        m.on_sent(ms(15), 100);
+        m.on_sent(ms(5), 100);
+        m.on_sent(ms(16), 50);
+        m.on_received(ms(5), 100);
+        m.on_sent(ms(19), 10);
+        let snapshot = m.clone().finish(ms(40));
+        assert_eq!(snapshot.bins.sent_packets.to_vec(), vec![1, 3, 0, 0]);
+        assert_eq!(snapshot.bins.sent_bytes.to_vec(), vec![100, 160, 0, 0]);
+        assert_eq!(snapshot.bins.received_packets.to_vec(), vec![1, 0, 0, 0]);
+        // The clone finished on its own; the monitor goes on counting.
+        m.on_sent(ms(25), 1);
+        assert_eq!(m.finish(ms(40)).bins.sent_packets.to_vec(), vec![1, 3, 1, 0]);
+    }
+
+    #[test]
     fn finish_pads_truncates_and_handles_an_empty_run() {
         let mut m = monitor();
         m.on_sent(ms(5), 100);
