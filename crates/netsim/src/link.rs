@@ -160,6 +160,27 @@ impl Link {
             let none = self.queue.dequeue(self.busy_until);
             debug_assert!(none.is_none(), "a packet waited without an end event");
         }
+        if let (true, Queue::DropTail(queue)) = (idle, &mut self.queue) {
+            if queue.len_packets() == 0 {
+                // Enqueued and dequeued at once: the same counts, and the same monitor state
+                // (a level of 1 packet held for no time is not integrated), without the copy
+                // into the queue and back.
+                return match queue.pass_through(packet) {
+                    Ok(packet) => {
+                        self.note_queue(now);
+                        Offer::Queued {
+                            started: true,
+                            events: self.transmit(now, packet),
+                        }
+                    }
+                    Err(packet) => {
+                        self.monitor
+                            .on_drop(now, packet.size_bytes, DropCause::Queue);
+                        Offer::Dropped(packet, DropCause::Queue)
+                    }
+                };
+            }
+        }
         match self.queue.enqueue(now, packet, &mut self.queue_rng) {
             Enqueued::Dropped(packet) => {
                 self.monitor
@@ -211,14 +232,19 @@ impl Link {
     /// pipe at once, stamped with its arrival time at the far end. Asks for an end event only if
     /// another packet already waits.
     fn start_next(&mut self, now: Time) -> LinkEvents {
-        let mut events = LinkEvents::default();
         let Some(packet) = self.queue.dequeue(now) else {
             // Only reached if a queue lost a waiting packet on its own; the dequeue just made
             // was the idle report.
             self.idle_unreported = false;
-            return events;
+            return LinkEvents::default();
         };
         self.note_queue(now);
+        self.transmit(now, packet)
+    }
+
+    /// Puts `packet`, just taken from the queue, on the wire at `now` and into the pipe.
+    fn transmit(&mut self, now: Time, packet: Packet) -> LinkEvents {
+        let mut events = LinkEvents::default();
         let end = now + self.transmission_time(packet.size_bytes);
         self.monitor.on_transmission(now, end, packet.size_bytes);
         self.busy_until = end;

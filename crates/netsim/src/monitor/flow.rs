@@ -602,7 +602,10 @@ mod tests {
         assert_eq!(snapshot.bins.received_packets.to_vec(), vec![1, 0, 0, 0]);
         // The clone finished on its own; the monitor goes on counting.
         m.on_sent(ms(25), 1);
-        assert_eq!(m.finish(ms(40)).bins.sent_packets.to_vec(), vec![1, 3, 1, 0]);
+        assert_eq!(
+            m.finish(ms(40)).bins.sent_packets.to_vec(),
+            vec![1, 3, 1, 0]
+        );
     }
 
     #[test]
