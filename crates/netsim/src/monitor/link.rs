@@ -129,6 +129,30 @@ pub struct LinkMonitor {
     in_progress: InProgress,
     /// Whether the per-bin series are kept (totals are always kept).
     binned: bool,
+    /// The bin of the latest binned call, with its counts not yet in the series.
+    open: OpenBin,
+}
+
+/// The bin `[start_ns, end_ns)` of a binned link monitor's latest call, with what the calls
+/// added to it, not yet in the series: a binned link (a bottleneck) gets several calls per
+/// packet, and a series lookup per counter and call cost more than the counting. Empty
+/// (`end_ns` 0) before the first call.
+#[derive(Clone, Copy, Debug, Default)]
+struct OpenBin {
+    bin: usize,
+    start_ns: u64,
+    end_ns: u64,
+    arrivals: u64,
+    drops: u64,
+    departures: u64,
+    departed_bytes: u64,
+    busy_ns: u64,
+    /// Whether a queue level was integrated over part of the bin (its maximum counts then,
+    /// even at level 0, as the series' own maximum would).
+    queue_held: bool,
+    queue_pkt_ns: u64,
+    queue_byte_ns: u64,
+    max_queue: u32,
 }
 
 /// The transmissions that end after the latest time reported. A link has one transmitter, so
@@ -187,6 +211,7 @@ impl LinkMonitor {
             latest: Time::ZERO,
             in_progress: InProgress::default(),
             binned: true,
+            open: OpenBin::default(),
         }
     }
 
@@ -235,8 +260,8 @@ impl LinkMonitor {
     pub fn on_arrival(&mut self, now: Time, _size_bytes: u32) {
         self.saw(now);
         if self.binned {
-            let a = self.arrivals.at(self.bins.index(now));
-            *a = a.saturating_add(1);
+            let open = self.open_at(now);
+            open.arrivals = open.arrivals.saturating_add(1);
         }
         self.totals.arrivals = self.totals.arrivals.saturating_add(1);
     }
@@ -246,14 +271,74 @@ impl LinkMonitor {
     pub fn on_drop(&mut self, now: Time, _size_bytes: u32, cause: DropCause) {
         self.saw(now);
         if self.binned {
-            let d = self.drops.at(self.bins.index(now));
-            *d = d.saturating_add(1);
+            let open = self.open_at(now);
+            open.drops = open.drops.saturating_add(1);
         }
         let total = match cause {
             DropCause::Queue => &mut self.totals.queue_drops,
             DropCause::LossModel => &mut self.totals.loss_model_drops,
         };
         *total = total.saturating_add(1);
+    }
+
+    /// The open bin for a call at `now` (see [`OpenBin`]).
+    #[inline]
+    fn open_at(&mut self, now: Time) -> &mut OpenBin {
+        let t = now.as_nanos();
+        if t < self.open.start_ns || t >= self.open.end_ns {
+            let k = self.bins.index(now);
+            self.open_bin(k);
+        }
+        &mut self.open
+    }
+
+    /// Makes bin `k` the open one, adding the counts of the one it replaces to the series.
+    fn open_bin(&mut self, k: usize) {
+        self.close_open_bin();
+        let start = self.bins.start(k).as_nanos();
+        self.open = OpenBin {
+            bin: k,
+            start_ns: start,
+            end_ns: start.saturating_add(self.bins.width_nanos()),
+            ..OpenBin::default()
+        };
+    }
+
+    /// Adds the open bin's counts to the series (saturating adds, and a maximum, so adding them
+    /// at once gives what adding each call's gives) and empties it.
+    fn close_open_bin(&mut self) {
+        let open = std::mem::take(&mut self.open);
+        if open.end_ns == 0 {
+            return;
+        }
+        let k = open.bin;
+        let narrow = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
+        if open.arrivals > 0 {
+            let a = self.arrivals.at(k);
+            *a = a.saturating_add(narrow(open.arrivals));
+        }
+        if open.drops > 0 {
+            let d = self.drops.at(k);
+            *d = d.saturating_add(narrow(open.drops));
+        }
+        if open.departures > 0 {
+            let d = self.departures.at(k);
+            *d = d.saturating_add(narrow(open.departures));
+            let b = self.departed_bytes.at(k);
+            *b = b.saturating_add(open.departed_bytes);
+        }
+        if open.busy_ns > 0 {
+            let v = self.busy_ns.at(k);
+            *v = v.saturating_add(open.busy_ns);
+        }
+        if open.queue_held {
+            let p = self.queue_pkt_ns.at(k);
+            *p = p.saturating_add(open.queue_pkt_ns);
+            let b = self.queue_byte_ns.at(k);
+            *b = b.saturating_add(open.queue_byte_ns);
+            let m = self.max_queue.at(k);
+            *m = (*m).max(open.max_queue);
+        }
     }
 
     /// The waiting queue changed at `now` to `len_packets` packets, `len_bytes` bytes (the packet
@@ -272,16 +357,25 @@ impl LinkMonitor {
     pub fn on_transmission(&mut self, start: Time, end: Time, size_bytes: u32) {
         self.saw(start);
         if self.binned {
-            let k = self.bins.index(start);
-            let d = self.departures.at(k);
-            *d = d.saturating_add(1);
-            let b = self.departed_bytes.at(k);
-            *b = b.saturating_add(u64::from(size_bytes));
-            let busy = &mut self.busy_ns;
-            self.bins.split(start, end, |k, ns| {
-                let v = busy.at(k);
-                *v = v.saturating_add(ns);
-            });
+            let open = self.open_at(start);
+            open.departures = open.departures.saturating_add(1);
+            open.departed_bytes = open.departed_bytes.saturating_add(u64::from(size_bytes));
+            if end.as_nanos() <= open.end_ns {
+                open.busy_ns = open
+                    .busy_ns
+                    .saturating_add(end.as_nanos().saturating_sub(start.as_nanos()));
+            } else {
+                // Into later bins: the part in this bin here, the rest straight to the series.
+                let (open, busy) = (&mut self.open, &mut self.busy_ns);
+                self.bins.split(start, end, |k, ns| {
+                    if k == open.bin {
+                        open.busy_ns = open.busy_ns.saturating_add(ns);
+                    } else {
+                        let v = busy.at(k);
+                        *v = v.saturating_add(ns);
+                    }
+                });
+            }
         }
         self.totals.departures = self.totals.departures.saturating_add(1);
         self.totals.bytes_departed = self
@@ -316,6 +410,7 @@ impl LinkMonitor {
     /// un-count what was integrated past it).
     pub fn finish(mut self, end: Time) -> LinkRecord {
         self.integrate_queue(end);
+        self.close_open_bin();
         let n = if self.binned { self.bins.count(end) } else { 0 };
         let grid_end = self.bins.start(n);
         let busy_total = self.busy_clipped_at(end);
@@ -369,7 +464,10 @@ impl LinkMonitor {
             self.level_since = to;
             return;
         }
-        let (q_pkt, q_byte, q_max) = (
+        // The open bin takes its part (the span mostly lies in it); earlier bins go straight
+        // to the series.
+        let (open, q_pkt, q_byte, q_max) = (
+            &mut self.open,
             &mut self.queue_pkt_ns,
             &mut self.queue_byte_ns,
             &mut self.max_queue,
@@ -377,12 +475,23 @@ impl LinkMonitor {
         self.bins.split(self.level_since, to, |k, ns| {
             // One bin's integral fits a u64 for any realistic level (2^64 ns·bytes is 18 GB held
             // for 1 s); saturate rather than wrap beyond that.
-            let p = q_pkt.at(k);
-            *p = p.saturating_add(saturating_u64(pkts * u128::from(ns)));
-            let b = q_byte.at(k);
-            *b = b.saturating_add(saturating_u64(bytes * u128::from(ns)));
-            let m = q_max.at(k);
-            *m = (*m).max(level);
+            let (p, b) = (
+                saturating_u64(pkts * u128::from(ns)),
+                saturating_u64(bytes * u128::from(ns)),
+            );
+            if k == open.bin && open.end_ns > 0 {
+                open.queue_held = true;
+                open.queue_pkt_ns = open.queue_pkt_ns.saturating_add(p);
+                open.queue_byte_ns = open.queue_byte_ns.saturating_add(b);
+                open.max_queue = open.max_queue.max(level);
+            } else {
+                let at = q_pkt.at(k);
+                *at = at.saturating_add(p);
+                let at = q_byte.at(k);
+                *at = at.saturating_add(b);
+                let m = q_max.at(k);
+                *m = (*m).max(level);
+            }
         });
         self.level_since = to;
     }
