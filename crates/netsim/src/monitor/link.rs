@@ -464,8 +464,24 @@ impl LinkMonitor {
             self.level_since = to;
             return;
         }
-        // The open bin takes its part (the span mostly lies in it); earlier bins go straight
-        // to the series.
+        let open = &mut self.open;
+        if open.end_ns > 0
+            && self.level_since.as_nanos() >= open.start_ns
+            && to.as_nanos() <= open.end_ns
+        {
+            // Within the open bin, as most spans are.
+            open.queue_held = true;
+            open.queue_pkt_ns = open
+                .queue_pkt_ns
+                .saturating_add(saturating_u64(pkts * span));
+            open.queue_byte_ns = open
+                .queue_byte_ns
+                .saturating_add(saturating_u64(bytes * span));
+            open.max_queue = open.max_queue.max(level);
+            self.level_since = to;
+            return;
+        }
+        // The open bin takes its part; other bins go straight to the series.
         let (open, q_pkt, q_byte, q_max) = (
             &mut self.open,
             &mut self.queue_pkt_ns,
