@@ -213,7 +213,8 @@ struct FlowSlot {
     start: Duration,
     /// When it stops for good, if the scenario says (drawn, if a distribution).
     stop: Option<Duration>,
-    trace_buffer: Vec<f64>,
+    /// How many state-trace fields the flow's two agents have (0: nothing to sample).
+    trace_fields: usize,
     /// Whether one of the flow's agents was called since its state was last sampled; a flow
     /// whose agents were not has the state it had, and is not sampled again (its monitor
     /// repeats the last sample), so idle flows cost no work per bin.
@@ -248,6 +249,9 @@ pub struct Simulation {
     red_averages: Vec<Option<Vec<f64>>>,
     /// The next bin whose end-of-bin state sample is due.
     next_sample: u64,
+    /// Room for one flow's state sample (one buffer for all flows: fewer cold cache lines per
+    /// sample than one each).
+    trace_buffer: Vec<f64>,
 }
 
 impl Simulation {
@@ -321,6 +325,7 @@ impl Simulation {
         let mut loss_event_rtts = Vec::with_capacity(flows.len());
         let mut forward_paths = Vec::with_capacity(flows.len());
         let mut traced_state = false;
+        let mut most_fields = 0;
         let mut names = std::collections::BTreeSet::new();
         for (index, setup) in flows.iter().enumerate() {
             let flow_error = |reason: String| BuildError::Flow {
@@ -364,6 +369,7 @@ impl Simulation {
             let mut fields: Vec<&'static str> = source.trace_fields().to_vec();
             fields.extend_from_slice(sink.trace_fields());
             traced_state |= !fields.is_empty();
+            most_fields = most_fields.max(fields.len());
             for (agent, node, peer, reverse) in [
                 (source, setup.from, setup.to, false),
                 (sink, setup.to, setup.from, true),
@@ -397,7 +403,7 @@ impl Simulation {
                 stopped: false,
                 start,
                 stop,
-                trace_buffer: vec![0.0; fields.len()],
+                trace_fields: fields.len(),
                 state_dirty: true,
             });
             base_rtts.push(base_rtt);
@@ -428,6 +434,7 @@ impl Simulation {
             traced_state: traced_state || red_averages.iter().any(Option::is_some),
             red_averages,
             next_sample: 0,
+            trace_buffer: vec![0.0; most_fields],
         })
     }
 
@@ -940,16 +947,15 @@ impl Simulation {
             // With thousands of flows their agents are not cached when the bin ends; ask for
             // those a few flows ahead, to overlap the loads with this flow's sample.
             if let Some(ahead) = self.flows.get(index + SAMPLE_PREFETCH_AHEAD) {
-                if ahead.state_dirty && !ahead.trace_buffer.is_empty() {
+                if ahead.state_dirty && ahead.trace_fields > 0 {
                     let source = 2 * (index + SAMPLE_PREFETCH_AHEAD);
                     self.agents[source].agent.prefetch_state();
                     self.agents[source + 1].agent.prefetch_state();
                     ahead.monitor.prefetch_state();
-                    prefetch(&ahead.trace_buffer[0]);
                 }
             }
             let flow = &mut self.flows[index];
-            if flow.trace_buffer.is_empty() {
+            if flow.trace_fields == 0 {
                 continue;
             }
             if !flow.state_dirty {
@@ -960,10 +966,11 @@ impl Simulation {
             let source = &self.agents[2 * index].agent;
             let sink = &self.agents[2 * index + 1].agent;
             let split = source.trace_fields().len();
-            let (head, tail) = flow.trace_buffer.split_at_mut(split);
+            let values = &mut self.trace_buffer[..flow.trace_fields];
+            let (head, tail) = values.split_at_mut(split);
             source.trace(head);
             sink.trace(tail);
-            flow.monitor.record_state(bin as usize, &flow.trace_buffer);
+            flow.monitor.record_state(bin as usize, values);
         }
     }
 
