@@ -200,6 +200,11 @@ struct AgentSlot {
     scheduled: Option<Time>,
     /// Bumped whenever a new timer event replaces the live one; older events are stale.
     generation: u32,
+    /// Whether the agent was called since its flow's state was last sampled; a flow neither
+    /// of whose agents was has the state it had, and is not sampled again (its monitor
+    /// repeats the last sample), so idle flows cost no work per bin. Kept here, beside what
+    /// every callback touches, rather than in the flow's record.
+    called: bool,
 }
 
 /// A flow's lifecycle state and monitor.
@@ -215,10 +220,6 @@ struct FlowSlot {
     stop: Option<Duration>,
     /// How many state-trace fields the flow's two agents have (0: nothing to sample).
     trace_fields: usize,
-    /// Whether one of the flow's agents was called since its state was last sampled; a flow
-    /// whose agents were not has the state it had, and is not sampled again (its monitor
-    /// repeats the last sample), so idle flows cost no work per bin.
-    state_dirty: bool,
 }
 
 /// A simulation being run.
@@ -384,6 +385,7 @@ impl Simulation {
                     deadline: None,
                     scheduled: None,
                     generation: 0,
+                    called: true,
                 });
             }
 
@@ -404,7 +406,6 @@ impl Simulation {
                 start,
                 stop,
                 trace_fields: fields.len(),
-                state_dirty: true,
             });
             base_rtts.push(base_rtt);
             loss_event_rtts.push(loss_event_rtt);
@@ -785,7 +786,7 @@ impl Simulation {
     /// Sends what the agent queued, then records its deadline, queueing a timer event only when
     /// the deadline is earlier than the one already queued (see `AgentSlot::scheduled`).
     fn after_callback(&mut self, agent: usize) {
-        self.flows[agent / 2].state_dirty = true;
+        self.agents[agent].called = true;
         if !self.outbox.packets().is_empty() {
             let mut outbox = std::mem::take(&mut self.outbox);
             for outgoing in outbox.drain() {
@@ -947,10 +948,11 @@ impl Simulation {
             // With thousands of flows their agents are not cached when the bin ends; ask for
             // those a few flows ahead, to overlap the loads with this flow's sample.
             if let Some(ahead) = self.flows.get(index + SAMPLE_PREFETCH_AHEAD) {
-                if ahead.state_dirty && ahead.trace_fields > 0 {
-                    let source = 2 * (index + SAMPLE_PREFETCH_AHEAD);
-                    self.agents[source].agent.prefetch_state();
-                    self.agents[source + 1].agent.prefetch_state();
+                let source = 2 * (index + SAMPLE_PREFETCH_AHEAD);
+                let (source_slot, sink_slot) = (&self.agents[source], &self.agents[source + 1]);
+                if (source_slot.called || sink_slot.called) && ahead.trace_fields > 0 {
+                    source_slot.agent.prefetch_state();
+                    sink_slot.agent.prefetch_state();
                     ahead.monitor.prefetch_state();
                 }
             }
@@ -958,13 +960,15 @@ impl Simulation {
             if flow.trace_fields == 0 {
                 continue;
             }
-            if !flow.state_dirty {
+            let (source, sink) = (2 * index, 2 * index + 1);
+            if !self.agents[source].called && !self.agents[sink].called {
                 flow.monitor.repeat_state(bin as usize);
                 continue;
             }
-            flow.state_dirty = false;
-            let source = &self.agents[2 * index].agent;
-            let sink = &self.agents[2 * index + 1].agent;
+            self.agents[source].called = false;
+            self.agents[sink].called = false;
+            let source = &self.agents[source].agent;
+            let sink = &self.agents[sink].agent;
             let split = source.trace_fields().len();
             let values = &mut self.trace_buffer[..flow.trace_fields];
             let (head, tail) = values.split_at_mut(split);
