@@ -26,6 +26,8 @@ pub mod calendar;
 pub mod heap;
 #[doc(hidden)]
 pub mod load;
+#[doc(hidden)]
+pub mod radix;
 
 use tfrc::Time;
 
@@ -119,6 +121,7 @@ mod tests {
     use super::calendar::CalendarQueue;
     use super::heap::HeapQueue;
     use super::load::Load;
+    use super::radix::RadixQueue;
     use super::EventQueue;
     use crate::rng::{stream, SimRng};
     use tfrc::Time;
@@ -380,6 +383,7 @@ mod tests {
     queue_tests!(event_queue, EventQueue);
     queue_tests!(calendar_queue, CalendarQueue);
     queue_tests!(heap_queue, HeapQueue);
+    queue_tests!(radix_queue, RadixQueue);
 
     /// `peek_two` gives the next two pops, ties included, and leaves them queued.
     #[test]
