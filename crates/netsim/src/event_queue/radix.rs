@@ -5,8 +5,8 @@
 //! Every filed key is above `last`, the key of the last popped event, and lies in the bucket
 //! named by the highest base-16 digit in which it differs from `last` and by its own value of
 //! that digit (the original radix heap splits by bits; digits of four bits make an event move
-//! at most 32 times instead of 128, in practice about four times instead of sixteen over the
-//! span of a simulation's pending times). A bucket holds the keys that agree with `last` above
+//! at most 32 times instead of 128, and a quarter as often over a given spread of pending
+//! times, for 16 times the buckets). A bucket holds the keys that agree with `last` above
 //! its digit and have its value there, a contiguous key range; every key in a lower bucket is
 //! below every key in a higher one, and the lowest non-empty bucket holds the minimum. When an
 //! event with key `k` is popped, `last` becomes `k`: the buckets below `k`'s bucket (relative
