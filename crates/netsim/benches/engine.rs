@@ -2,7 +2,7 @@
 //! increment later) on the simulator's loads, at several numbers of pending events, for the
 //! three event queues: the binary heap (`HeapQueue`), the calendar queue (`CalendarQueue`) and
 //! the radix heap (`RadixQueue`, which `EventQueue` wraps), reporting events per second. Run
-//! with `cargo bench -p netsim --bench engine` (about two minutes and a half).
+//! with `cargo bench -p netsim --bench engine` (about a minute).
 //!
 //! Loads (increment distributions):
 //! - `exp`: exponential, mean 1 ms;

@@ -25,7 +25,10 @@
 //! pairs, 2048 flows for 10 s) it was 2.89 vs 3.13 s for the heap in one series and 2.96 vs 2.63
 //! in the next: within the noise. Choosing the radix heap for large capacity hints only (an
 //! enum inside `EventQueue`) cost fig09 4% more instructions for the dispatch, and the radix
-//! heap's own 3.14 G at 2048 flows.
+//! heap's own 3.14 G at 2048 flows. In the hold model (M holds/s, radix vs heap, one run) the
+//! radix heap is slower at 64 pending (exp 11.8 vs 23.4, mix 18.1 vs 25.3, ties 14.9 vs 35.2),
+//! about level at 16k with exp and ties (mix 14.1 vs 8.2), and faster at 100k (exp 10.7 vs 5.0,
+//! mix 12.3 vs 3.8, ties 6.3 vs 5.6); the calendar queue is the fastest up to 16k.
 //!
 //! The engine also looks at the next two events without popping them ([`EventQueue::peek_two`]),
 //! to ask the processor for their links' and agents' state while it handles the current event
