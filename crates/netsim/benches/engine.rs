@@ -1,7 +1,8 @@
 //! The bare event loop: the classic "hold" model (pop the earliest event, schedule one an
 //! increment later) on the simulator's loads, at several numbers of pending events, for the
-//! calendar queue (`EventQueue`) and the binary heap it replaced (`HeapQueue`), reporting events
-//! per second. Run with `cargo bench -p netsim --bench engine` (about a minute and a half).
+//! three event queues: the binary heap (`HeapQueue`), the calendar queue (`CalendarQueue`) and
+//! the radix heap (`RadixQueue`, which `EventQueue` wraps), reporting events per second. Run
+//! with `cargo bench -p netsim --bench engine` (about a minute).
 //!
 //! Loads (increment distributions):
 //! - `exp`: exponential, mean 1 ms;
@@ -22,9 +23,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode, Throughput};
+use netsim::event_queue::calendar::CalendarQueue;
 use netsim::event_queue::heap::HeapQueue;
 use netsim::event_queue::load::Load;
-use netsim::event_queue::EventQueue;
+use netsim::event_queue::radix::RadixQueue;
 use netsim::rng::{exponential, stream, uniform, SimRng};
 use netsim::Time;
 
@@ -34,7 +36,7 @@ const HOLDS: u64 = 10_000;
 const TABLE: usize = 1 << 16;
 const PENDING: [usize; 4] = [64, 1024, 16_384, 100_000];
 
-/// The operations the hold loop needs, for both implementations.
+/// The operations the hold loop needs, for every implementation.
 trait Queue {
     fn make(capacity: usize) -> Self;
     fn push(&mut self, time: Time, event: u64);
@@ -57,8 +59,9 @@ macro_rules! impl_queue {
     };
 }
 
-impl_queue!(EventQueue);
 impl_queue!(HeapQueue);
+impl_queue!(CalendarQueue);
+impl_queue!(RadixQueue);
 
 /// The benchmark's own use of the shared loads: the steady-state fill.
 trait Fill {
@@ -135,7 +138,8 @@ fn hold(c: &mut Criterion) {
         let mut rng = stream(1, &format!("bench:{}", load.name()));
         let table: Vec<u64> = (0..TABLE).map(|_| load.increment(&mut rng)).collect();
         bench_one::<HeapQueue<u64>>(c, load, "heap", &table);
-        bench_one::<EventQueue<u64>>(c, load, "calendar", &table);
+        bench_one::<CalendarQueue<u64>>(c, load, "calendar", &table);
+        bench_one::<RadixQueue<u64>>(c, load, "radix", &table);
     }
 }
 

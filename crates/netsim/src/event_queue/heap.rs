@@ -7,22 +7,24 @@ use std::collections::BinaryHeap;
 use tfrc::Time;
 
 /// One scheduled event with its ordering key: (time, sequence number) packed into one `u128`,
-/// time in the high half, so that one integer comparison orders two entries.
+/// time in the high half, so that one integer comparison orders two entries. Shared with the
+/// radix heap, which files these entries by their key and keeps a binary heap of them aside.
 #[derive(Debug)]
-struct Entry<E> {
-    key: u128,
-    event: E,
+pub(super) struct Entry<E> {
+    /// `time_ns << 64 | seq`.
+    pub(super) key: u128,
+    pub(super) event: E,
 }
 
 impl<E> Entry<E> {
-    fn new(time: Time, seq: u64, event: E) -> Self {
+    pub(super) fn new(time: Time, seq: u64, event: E) -> Self {
         Entry {
             key: (u128::from(time.as_nanos()) << 64) | u128::from(seq),
             event,
         }
     }
 
-    fn time(&self) -> Time {
+    pub(super) fn time(&self) -> Time {
         Time::from_nanos((self.key >> 64) as u64)
     }
 }

@@ -1,16 +1,34 @@
 //! The pending-event set: events ordered by (time, insertion sequence), so that events due at
 //! the same instant run in the order they were scheduled, on every machine and every run.
 //!
-//! Two implementations order by exactly the same key and accept pushes at any time, also earlier
-//! than the last popped one: a binary heap (`heap`) and a calendar queue (Brown 1988,
-//! `calendar`). In isolation (the hold model of `benches/engine.rs`, 1k-16k pending events) the
-//! calendar queue is 1.1-1.8x faster. But the engine keeps few events pending: a link holds at
-//! most two (the next arrival at the far end, its propagation pipe being a FIFO, and the end of
-//! its transmission when a packet waits), so 32 flows on a dumbbell keep about a hundred. In the
-//! whole simulator (`benches/network.rs`) the heap is faster: 19.5 vs 15.0 M events/s on the bare loop, 8.3 vs
-//! 6.4 with 32 CBR flows on a RED dumbbell, 0.56 vs 0.54 with 1024 flows. So [`EventQueue`] is
-//! the heap; the calendar queue stays for the comparison and for loads that keep many
-//! thousands of timers pending.
+//! Three implementations order by exactly the same key and accept pushes at any time, also
+//! earlier than the last popped one: a binary heap (`heap`), a calendar queue (Brown 1988,
+//! `calendar`) and a radix heap (Ahuja et al. 1990, `radix`). In isolation (the hold model of
+//! `benches/engine.rs`, 1k-16k pending events) the calendar queue is 1.1-1.8x faster than the
+//! heap. But the engine keeps few events pending: a link holds at most two (the next arrival at
+//! the far end, its propagation pipe being a FIFO, and the end of its transmission when a packet
+//! waits), so 32 flows on a dumbbell keep about a hundred. In the whole simulator
+//! (`benches/network.rs`) the heap is faster than the calendar queue: 19.5 vs 15.0 M events/s on
+//! the bare loop, 8.3 vs 6.4 with 32 CBR flows on a RED dumbbell, 0.56 vs 0.54 with 1024 flows.
+//!
+//! The radix heap was built for thousands pending: 2048 flows on a 1 Gb/s dumbbell keep about
+//! 4400 events, and there a heap pop sifts through 12 levels of 32-byte entries, many of them
+//! cache misses. It pops in exactly the heap's order, but it is not faster, so [`EventQueue`]
+//! stays the heap. Measured with callgrind (the simulation loop only, `run_until_at_most`; D1
+//! 32 KiB, LL 512 KiB) on a 3 s run of 2048 flows (1.85 M events): heap 2.970 G instructions,
+//! 34.1 M D1 and 22.0 M LL read misses, 10.1 M D1 and 8.0 M LL write misses; radix heap
+//! 3.032 G (+2%), 27.9 M (-18%) and 20.5 M (-7%) read misses, 12.8 M and 9.2 M write misses
+//! (an event is written again every time its bucket is redistributed), about as many LL misses
+//! in all. Splitting by bits as the original radix heap does, not by base-16 digits, took
+//! 3.241 G. On floyd2000 fig09 (32 flows, 1.74 M events) the radix heap takes 13% more
+//! instructions (2.516 vs 2.229 G). Timed alternately on a shared machine (CPU seconds, five
+//! pairs, 2048 flows for 10 s) it was 2.89 vs 3.13 s for the heap in one series and 2.96 vs 2.63
+//! in the next: within the noise. Choosing the radix heap for large capacity hints only (an
+//! enum inside `EventQueue`) cost fig09 4% more instructions for the dispatch, and the radix
+//! heap's own 3.14 G at 2048 flows. In the hold model (M holds/s, radix vs heap, one run) the
+//! radix heap is slower at 64 pending (exp 11.8 vs 23.4, mix 18.1 vs 25.3, ties 14.9 vs 35.2),
+//! about level at 16k with exp and ties (mix 14.1 vs 8.2), and faster at 100k (exp 10.7 vs 5.0,
+//! mix 12.3 vs 3.8, ties 6.3 vs 5.6); the calendar queue is the fastest up to 16k.
 //!
 //! The engine also looks at the next two events without popping them ([`EventQueue::peek_two`]),
 //! to ask the processor for their links' and agents' state while it handles the current event
@@ -26,6 +44,8 @@ pub mod calendar;
 pub mod heap;
 #[doc(hidden)]
 pub mod load;
+#[doc(hidden)]
+pub mod radix;
 
 use tfrc::Time;
 
@@ -119,6 +139,7 @@ mod tests {
     use super::calendar::CalendarQueue;
     use super::heap::HeapQueue;
     use super::load::Load;
+    use super::radix::RadixQueue;
     use super::EventQueue;
     use crate::rng::{stream, SimRng};
     use tfrc::Time;
@@ -380,6 +401,7 @@ mod tests {
     queue_tests!(event_queue, EventQueue);
     queue_tests!(calendar_queue, CalendarQueue);
     queue_tests!(heap_queue, HeapQueue);
+    queue_tests!(radix_queue, RadixQueue);
 
     /// `peek_two` gives the next two pops, ties included, and leaves them queued.
     #[test]
