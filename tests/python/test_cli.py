@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,26 @@ def test_version_subprocess() -> None:
     assert result.returncode == 0
     assert result.stdout.strip() == f"tfrclab {tfrclab.__version__}"
     assert result.stderr == ""
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["run", "--help"]])
+def test_start_up_imports_no_heavy_library(argv: list[str]) -> None:
+    # What keeps `tfrclab --version` and `tfrclab run --help` fast: every command registers
+    # at start-up, and none may pull in numpy, pandas, pyarrow or matplotlib to do so.
+    probe = (
+        "import sys\n"
+        "from tfrclab.cli import main\n"
+        "try:\n"
+        f"    main({argv!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('numpy', 'pandas', 'pyarrow', 'matplotlib')\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_version_in_process(capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,21 @@ rate equations for TFRC). :class:`FluidModel` is the input, :func:`solve` integr
 figures and ``tfrclab plot`` read both. See docs/fluid.md.
 """
 
-from tfrclab.fluid.model import FluidFlow, FluidModel
-from tfrclab.fluid.solver import FluidRun, solve
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tfrclab._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from tfrclab.fluid.model import FluidFlow, FluidModel
+    from tfrclab.fluid.solver import FluidRun, solve
+
+# Imported when first used: the CLI imports tfrclab.fluid.cli at every start, and the solver
+# needs numpy.
+__getattr__ = lazy_exports(
+    __name__,
+    {"FluidFlow": "model", "FluidModel": "model", "FluidRun": "solver", "solve": "solver"},
+)
 
 __all__ = ["FluidFlow", "FluidModel", "FluidRun", "solve"]

@@ -13,9 +13,31 @@ any program) can be run against the same links the simulator models::
 Needs root and /dev/net/tun.
 """
 
-from tfrclab.testbed.emulator import ADDRESSES, Testbed
-from tfrclab.testbed.log import PacketLog, flows, read_log, throughput
-from tfrclab.testbed.netns import TestbedError
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tfrclab._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from tfrclab.testbed.emulator import ADDRESSES, Testbed
+    from tfrclab.testbed.log import PacketLog, flows, read_log, throughput
+    from tfrclab.testbed.netns import TestbedError
+
+# Imported when first used: the CLI imports tfrclab.testbed.cli at every start, and the log
+# reader needs numpy.
+__getattr__ = lazy_exports(
+    __name__,
+    {
+        "ADDRESSES": "emulator",
+        "Testbed": "emulator",
+        "PacketLog": "log",
+        "flows": "log",
+        "read_log": "log",
+        "throughput": "log",
+        "TestbedError": "netns",
+    },
+)
 
 __all__ = [
     "ADDRESSES",
