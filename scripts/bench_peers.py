@@ -15,7 +15,9 @@ table gives medians and their ratios:
   tfrclab's ``wall_seconds`` (the native stepping calls only); also ns-2 with one sample at the
   end instead of one per bin, which leaves out the Tcl sampling procedure's cost;
 - whole process: wall time of ``ns x.tcl`` against ``tfrclab run ... --json --quiet``;
-- peak RSS of the same two processes;
+- peak RSS of the same two processes (through GNU time where ``/usr/bin/time`` exists: Linux
+  carries a parent's peak RSS into a forked child, so without it the figure is at least this
+  script's own size);
 - start-up: wall time of ``ns empty.tcl`` against ``tfrclab --version``.
 
 Ratios say how many times faster (or smaller) tfrclab is: ns-2's median over tfrclab's.
@@ -73,11 +75,20 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 PYTHONDONTWRITEBYTECODE set, every run would compile the modules changed since the last cache)."""
 
 
+GNU_TIME = "/usr/bin/time"
+"""GNU time, which reports its child's own peak RSS. Linux carries a process's peak RSS across
+fork and exec, so a child started from this script reports at least this script's size; GNU
+time forks the measured program from its own small process, whose size is a few MiB."""
+
+
 def measure(argv: list[str], cwd: Path) -> Sample:
     """Run ``argv`` to its end and measure it (see the module documentation)."""
-    with tempfile.TemporaryFile() as out:
+    with tempfile.TemporaryFile() as out, tempfile.NamedTemporaryFile("r") as peak:
+        wrapped = argv
+        if Path(GNU_TIME).exists():
+            wrapped = [GNU_TIME, "--format=%M", f"--output={peak.name}", *argv]
         started = time.perf_counter()
-        proc = subprocess.Popen(argv, cwd=cwd, stdout=out, stderr=subprocess.PIPE, env=ENV)
+        proc = subprocess.Popen(wrapped, cwd=cwd, stdout=out, stderr=subprocess.PIPE, env=ENV)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - started
         proc.returncode = os.waitstatus_to_exitcode(status)
@@ -89,8 +100,13 @@ def measure(argv: list[str], cwd: Path) -> Sample:
             raise SystemExit(f"{' '.join(argv)}: exit {proc.returncode}: {tail}")
         out.seek(0)
         text = out.read().decode(errors="replace")
-    # ru_maxrss is in KiB on Linux.
-    return Sample(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, text)
+        # Both in KiB on Linux. The rusage of GNU time includes its child's CPU time; without
+        # GNU time the peak is an upper bound (at least this script's size).
+        rss_kib = usage.ru_maxrss
+        reported = peak.read().strip().splitlines()
+        if reported and reported[-1].isdigit():
+            rss_kib = int(reported[-1])
+    return Sample(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, text)
 
 
 def scenario_bin(scenario: Path) -> str | None:
