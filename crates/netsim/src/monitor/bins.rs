@@ -83,6 +83,16 @@ impl Bins {
         Time::from_nanos(k.saturating_mul(self.width_ns))
     }
 
+    /// Bin `k` as a span of nanoseconds.
+    pub fn span(&self, k: usize) -> BinSpan {
+        let start_ns = self.start(k).as_nanos();
+        BinSpan {
+            index: k,
+            start_ns,
+            end_ns: start_ns.saturating_add(self.width_ns),
+        }
+    }
+
     /// Splits the interval [from, to) across the bins it overlaps: calls `f(k, ns)` once per bin
     /// k, in increasing order, with the `ns` > 0 nanoseconds of the interval that lie in bin k.
     /// The `ns` add up to `to - from` exactly; an empty or reversed interval calls nothing.
@@ -96,6 +106,33 @@ impl Bins {
             f(usize::try_from(k).unwrap_or(usize::MAX), seg_end - t);
             t = seg_end;
         }
+    }
+}
+
+/// One bin of a grid as the half-open span `[start_ns, end_ns)`: the bin a monitor counts into
+/// while its calls stay in it, adding to its series only when a later bin comes (a lookup and a
+/// width check per counter and call cost more than the counting). The default is no bin: an
+/// empty span that holds no time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BinSpan {
+    /// The bin's index.
+    pub index: usize,
+    /// Where it starts (ns).
+    pub start_ns: u64,
+    /// Where the next starts (ns); 0 for no bin.
+    pub end_ns: u64,
+}
+
+impl BinSpan {
+    /// Whether `t` lies in the bin.
+    pub fn contains(&self, t: Time) -> bool {
+        let t = t.as_nanos();
+        self.start_ns <= t && t < self.end_ns
+    }
+
+    /// Whether this is a bin (not the default, empty span).
+    pub fn is_bin(&self) -> bool {
+        self.end_ns > 0
     }
 }
 
@@ -199,6 +236,25 @@ mod tests {
             let b = Bins::new(Duration::from_nanos(width));
             prop_assert_eq!(b.quotient(ns), ns / width);
         }
+    }
+
+    #[test]
+    fn a_span_holds_its_bin_and_the_default_holds_nothing() {
+        let b = Bins::new(Duration::from_millis(10));
+        let span = b.span(2);
+        assert_eq!(
+            (span.index, span.start_ns, span.end_ns),
+            (2, 20_000_000, 30_000_000)
+        );
+        assert!(span.is_bin() && span.contains(ms(20)) && span.contains(ms(29)));
+        assert!(!span.contains(ms(30)) && !span.contains(ms(19)));
+        let none = BinSpan::default();
+        assert!(!none.is_bin() && !none.contains(ms(0)));
+        assert_eq!(
+            b.span(usize::MAX).end_ns,
+            u64::MAX,
+            "saturates at the end of time"
+        );
     }
 
     #[test]

@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tfrc::Time;
 
-use super::bins::Bins;
+use super::bins::{BinSpan, Bins};
 use super::counts::Counts;
 use super::drop_log::{DropLog, DropLogRecord};
 use super::state_trace::{decode_blob, StateSamples};
@@ -276,8 +276,7 @@ impl FlowMonitor {
     /// replaces go to the series).
     #[inline]
     fn open_bin(&mut self, now: Time) -> &mut OpenBin {
-        let t = now.as_nanos();
-        if t < self.open.start_ns || t >= self.open.end_ns {
+        if !self.open.span.contains(now) {
             self.reopen(now);
         }
         &mut self.open
@@ -286,12 +285,8 @@ impl FlowMonitor {
     /// Adds the open bin's counts to the series and opens `now`'s bin.
     fn reopen(&mut self, now: Time) {
         self.close_open_bin();
-        let k = self.bins.index(now);
-        let start = self.bins.start(k).as_nanos();
         self.open = OpenBin {
-            bin: k,
-            start_ns: start,
-            end_ns: start.saturating_add(self.bins.width_nanos()),
+            span: self.bins.span(self.bins.index(now)),
             ..OpenBin::default()
         };
     }
@@ -300,7 +295,7 @@ impl FlowMonitor {
     /// packets at once gives what adding them one by one gives) and empties it.
     fn close_open_bin(&mut self) {
         let open = std::mem::take(&mut self.open);
-        let k = open.bin;
+        let k = open.span.index;
         if open.sent_packets > 0 {
             self.sent_packets.add(k, open.sent_packets);
             self.sent_bytes.add(k, open.sent_bytes);
@@ -379,15 +374,11 @@ impl FlowMonitor {
     }
 }
 
-/// The bin a flow's latest sends and receipts fell in, `[start_ns, end_ns)`, and their counts,
-/// not yet added to the series: adding each packet to the narrow series (a lookup and a width
-/// check per counter) cost more than the rest of counting it, and a flow mostly sends and
-/// receives several packets per bin. Empty (`end_ns` 0) before the first.
+/// The bin a flow's latest sends and receipts fell in, and their counts not yet added to the
+/// series (see [`BinSpan`]); no bin before the first.
 #[derive(Clone, Copy, Debug, Default)]
 struct OpenBin {
-    bin: usize,
-    start_ns: u64,
-    end_ns: u64,
+    span: BinSpan,
     sent_packets: u64,
     sent_bytes: u64,
     received_packets: u64,

@@ -27,7 +27,7 @@ use std::time::Duration;
 
 use tfrc::Time;
 
-use super::bins::{Bins, PerBin};
+use super::bins::{BinSpan, Bins, PerBin};
 use super::DropCause;
 
 /// A link's per-bin series, each exactly as long as the run has bins (`ceil(end / bin)`).
@@ -133,15 +133,12 @@ pub struct LinkMonitor {
     open: OpenBin,
 }
 
-/// The bin `[start_ns, end_ns)` of a binned link monitor's latest call, with what the calls
-/// added to it, not yet in the series: a binned link (a bottleneck) gets several calls per
-/// packet, and a series lookup per counter and call cost more than the counting. Empty
-/// (`end_ns` 0) before the first call.
+/// The bin of a binned link monitor's latest call (a bottleneck's: several calls per packet),
+/// with what the calls added to it, not yet in the series (see [`BinSpan`]); no bin before
+/// the first call.
 #[derive(Clone, Copy, Debug, Default)]
 struct OpenBin {
-    bin: usize,
-    start_ns: u64,
-    end_ns: u64,
+    span: BinSpan,
     arrivals: u64,
     drops: u64,
     departures: u64,
@@ -284,10 +281,8 @@ impl LinkMonitor {
     /// The open bin for a call at `now` (see [`OpenBin`]).
     #[inline]
     fn open_at(&mut self, now: Time) -> &mut OpenBin {
-        let t = now.as_nanos();
-        if t < self.open.start_ns || t >= self.open.end_ns {
-            let k = self.bins.index(now);
-            self.open_bin(k);
+        if !self.open.span.contains(now) {
+            self.open_bin(self.bins.index(now));
         }
         &mut self.open
     }
@@ -295,11 +290,8 @@ impl LinkMonitor {
     /// Makes bin `k` the open one, adding the counts of the one it replaces to the series.
     fn open_bin(&mut self, k: usize) {
         self.close_open_bin();
-        let start = self.bins.start(k).as_nanos();
         self.open = OpenBin {
-            bin: k,
-            start_ns: start,
-            end_ns: start.saturating_add(self.bins.width_nanos()),
+            span: self.bins.span(k),
             ..OpenBin::default()
         };
     }
@@ -308,10 +300,10 @@ impl LinkMonitor {
     /// at once gives what adding each call's gives) and empties it.
     fn close_open_bin(&mut self) {
         let open = std::mem::take(&mut self.open);
-        if open.end_ns == 0 {
+        if !open.span.is_bin() {
             return;
         }
-        let k = open.bin;
+        let k = open.span.index;
         let narrow = |x: u64| u32::try_from(x).unwrap_or(u32::MAX);
         if open.arrivals > 0 {
             let a = self.arrivals.at(k);
@@ -360,7 +352,7 @@ impl LinkMonitor {
             let open = self.open_at(start);
             open.departures = open.departures.saturating_add(1);
             open.departed_bytes = open.departed_bytes.saturating_add(u64::from(size_bytes));
-            if end.as_nanos() <= open.end_ns {
+            if end.as_nanos() <= open.span.end_ns {
                 open.busy_ns = open
                     .busy_ns
                     .saturating_add(end.as_nanos().saturating_sub(start.as_nanos()));
@@ -368,7 +360,7 @@ impl LinkMonitor {
                 // Into later bins: the part in this bin here, the rest straight to the series.
                 let (open, busy) = (&mut self.open, &mut self.busy_ns);
                 self.bins.split(start, end, |k, ns| {
-                    if k == open.bin {
+                    if k == open.span.index {
                         open.busy_ns = open.busy_ns.saturating_add(ns);
                     } else {
                         let v = busy.at(k);
@@ -465,9 +457,9 @@ impl LinkMonitor {
             return;
         }
         let open = &mut self.open;
-        if open.end_ns > 0
-            && self.level_since.as_nanos() >= open.start_ns
-            && to.as_nanos() <= open.end_ns
+        if open.span.is_bin()
+            && self.level_since.as_nanos() >= open.span.start_ns
+            && to.as_nanos() <= open.span.end_ns
         {
             // Within the open bin, as most spans are.
             open.queue_held = true;
@@ -495,7 +487,7 @@ impl LinkMonitor {
                 saturating_u64(pkts * u128::from(ns)),
                 saturating_u64(bytes * u128::from(ns)),
             );
-            if k == open.bin && open.end_ns > 0 {
+            if k == open.span.index && open.span.is_bin() {
                 open.queue_held = true;
                 open.queue_pkt_ns = open.queue_pkt_ns.saturating_add(p);
                 open.queue_byte_ns = open.queue_byte_ns.saturating_add(b);

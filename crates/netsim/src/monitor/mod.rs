@@ -28,7 +28,7 @@ pub mod link;
 pub mod packet_trace;
 pub mod state_trace;
 
-pub use bins::{Bins, PerBin};
+pub use bins::{BinSpan, Bins, PerBin};
 pub use counts::{Count, Counts, Narrow};
 pub use drop_log::{DropLog, DropLogRecord, DEFAULT_DROP_LOG_LIMIT};
 pub use flow::{FlowBins, FlowMonitor, FlowRecord, FlowTotals, StateTrace};
