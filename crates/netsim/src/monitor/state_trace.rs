@@ -176,9 +176,7 @@ impl StateSamples {
         let most = 10 + self.fields.div_ceil(8) + 9 * self.fields;
         if self.bytes.capacity() - self.bytes.len() < most {
             let total = self.sealed_len + self.bytes.len();
-            // At least eight samples' worth, so that the tail a chunk leaves unused when it is
-            // sealed (less than one sample) stays a small part of it.
-            let capacity = (8 * most).max((total / 8).min(MAX_CHUNK));
+            let capacity = most.max((total / 8).min(MAX_CHUNK)).max(64);
             if self.bytes.is_empty() {
                 self.bytes.reserve_exact(capacity);
             } else {
