@@ -19,12 +19,7 @@
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct StateSamples {
     fields: usize,
-    /// The encoded samples (module documentation) before those of `bytes`, in chunks that each
-    /// hold whole samples, filled in turn: growing the trace never copies what is written.
-    sealed: Vec<Vec<u8>>,
-    /// The bytes in `sealed`.
-    sealed_len: usize,
-    /// The encoded samples after those of `sealed`, up to the last one that differed.
+    /// The encoded samples (module documentation), up to the last one that differed.
     bytes: Vec<u8>,
     /// The last sample's bits per field (NaN's before any sample).
     last: Vec<u64>,
@@ -34,9 +29,6 @@ pub struct StateSamples {
     len: usize,
 }
 
-/// The largest chunk of encoded samples (see `StateSamples::reserve_sample`).
-const MAX_CHUNK: usize = 64 * 1024;
-
 /// The bits every field has before the first sample: NaN.
 const FILL: u64 = 0x7ff8_0000_0000_0000;
 
@@ -45,8 +37,6 @@ impl StateSamples {
     pub fn new(fields: usize) -> StateSamples {
         StateSamples {
             fields,
-            sealed: Vec::new(),
-            sealed_len: 0,
             bytes: Vec::new(),
             last: vec![FILL; fields],
             repeats: 0,
@@ -82,7 +72,7 @@ impl StateSamples {
 
     /// The encoded size in bytes (what the trace costs, beside a constant).
     pub fn encoded_bytes(&self) -> usize {
-        self.sealed_len + self.bytes.len()
+        self.bytes.len()
     }
 
     /// Records the sample of bin `bin`: `values` in field order, NaN for missing ones, extra
@@ -165,25 +155,15 @@ impl StateSamples {
         }
     }
 
-    /// Makes room for one more encoded sample in the current chunk, or starts a new chunk an
-    /// eighth of the trace's size (at most [`MAX_CHUNK`]) rather than doubling: the traces of a
-    /// large run are most of its memory, and doubling leaves up to half of each unused (a third
-    /// on average). A new chunk, not a larger copy of the old one: reallocating copied each
-    /// trace about eight times over as it grew, most of the sampling's memory traffic with
-    /// thousands of flows.
+    /// Makes room for one more encoded sample, growing by an eighth rather than doubling: the
+    /// traces of a large run are most of its memory, and doubling leaves up to half of each
+    /// unused (a third on average).
     fn reserve_sample(&mut self) {
         // A count (at most 10 bytes), the mask, and at most 9 bytes per field.
         let most = 10 + self.fields.div_ceil(8) + 9 * self.fields;
         if self.bytes.capacity() - self.bytes.len() < most {
-            let total = self.sealed_len + self.bytes.len();
-            let capacity = most.max((total / 8).min(MAX_CHUNK)).max(64);
-            if self.bytes.is_empty() {
-                self.bytes.reserve_exact(capacity);
-            } else {
-                let full = std::mem::replace(&mut self.bytes, Vec::with_capacity(capacity));
-                self.sealed_len += full.len();
-                self.sealed.push(full);
-            }
+            self.bytes
+                .reserve_exact(most.max(self.bytes.len() / 8).max(64));
         }
     }
 
@@ -220,30 +200,28 @@ impl StateSamples {
                 *bin += 1;
             }
         };
-        // Samples never straddle chunks: each chunk decodes on its own, in order.
-        for bytes in self.sealed.iter().chain(std::iter::once(&self.bytes)) {
-            let mut at = 0usize;
-            while at < bytes.len() {
-                let repeats = read_varint(bytes, &mut at);
-                emit(&last, repeats, &mut bin);
-                let mask_at = at;
-                at += self.fields.div_ceil(8);
-                for (i, old) in last.iter_mut().enumerate() {
-                    if bytes[mask_at + i / 8] & (1 << (i % 8)) == 0 {
-                        continue;
-                    }
-                    let header = bytes[at];
-                    at += 1;
-                    let lead = usize::from(header >> 4);
-                    let trail = usize::from(header & 0x0f);
-                    let mut xor = [0u8; 8];
-                    let width = 8 - lead - trail;
-                    xor[lead..8 - trail].copy_from_slice(&bytes[at..at + width]);
-                    at += width;
-                    *old ^= u64::from_be_bytes(xor);
+        let mut at = 0usize;
+        let bytes = &self.bytes;
+        while at < bytes.len() {
+            let repeats = read_varint(bytes, &mut at);
+            emit(&last, repeats, &mut bin);
+            let mask_at = at;
+            at += self.fields.div_ceil(8);
+            for (i, old) in last.iter_mut().enumerate() {
+                if bytes[mask_at + i / 8] & (1 << (i % 8)) == 0 {
+                    continue;
                 }
-                emit(&last, 1, &mut bin);
+                let header = bytes[at];
+                at += 1;
+                let lead = usize::from(header >> 4);
+                let trail = usize::from(header & 0x0f);
+                let mut xor = [0u8; 8];
+                let width = 8 - lead - trail;
+                xor[lead..8 - trail].copy_from_slice(&bytes[at..at + width]);
+                at += width;
+                *old ^= u64::from_be_bytes(xor);
             }
+            emit(&last, 1, &mut bin);
         }
         emit(&last, self.repeats, &mut bin);
         let fill = vec![FILL; self.fields];
@@ -277,11 +255,8 @@ impl StateSamples {
         } else {
             StateSamples::encode(fields, &self.decode(n), n)
         };
-        let mut blob = Vec::with_capacity(trace.encoded_bytes() + 10);
+        let mut blob = Vec::with_capacity(trace.bytes.len() + 10);
         write_varint(&mut blob, trace.repeats);
-        for chunk in &trace.sealed {
-            blob.extend_from_slice(chunk);
-        }
         blob.append(&mut trace.bytes);
         blob
     }
@@ -307,8 +282,6 @@ pub fn decode_blob(blob: &[u8], fields: usize, out: &mut [f64]) -> Result<(), St
     check_stream(&bytes, fields)?;
     let trace = StateSamples {
         fields,
-        sealed: Vec::new(),
-        sealed_len: 0,
         bytes,
         last: vec![FILL; fields],
         repeats,
@@ -511,40 +484,6 @@ mod tests {
         assert!(decode_blob(&blob[..blob.len() - 1], 3, &mut out).is_err());
         assert!(decode_blob(&[], 3, &mut out).is_err());
         assert!(decode_blob(&blob, 3, &mut [0.0; 5]).is_err());
-    }
-
-    #[test]
-    fn a_long_trace_spans_chunks_and_reads_back_whole() {
-        let fields = 3;
-        let mut trace = StateSamples::new(fields);
-        let mut rng = crate::rng::stream(7, "chunks");
-        let samples: Vec<Vec<f64>> = (0..20_000)
-            .map(|bin| {
-                let noise = (rand_core::RngCore::next_u32(&mut rng) % 1000) as f64;
-                vec![
-                    bin as f64,
-                    noise / 7.0,
-                    if bin % 3 == 0 { 1.0 } else { 2.0 },
-                ]
-            })
-            .collect();
-        for (bin, values) in samples.iter().enumerate() {
-            trace.record(bin, values);
-        }
-        assert!(trace.sealed.len() > 2, "{} chunks", trace.sealed.len());
-        let total: usize = trace.sealed.iter().map(Vec::len).sum::<usize>() + trace.bytes.len();
-        assert_eq!(trace.encoded_bytes(), total);
-        let columns = trace.decode(samples.len());
-        for (bin, values) in samples.iter().enumerate() {
-            for field in 0..fields {
-                assert_eq!(columns[field][bin].to_bits(), values[field].to_bits());
-            }
-        }
-        let n = samples.len();
-        let blob = trace.into_blob(n);
-        let mut out = vec![0.0; fields * n];
-        decode_blob(&blob, fields, &mut out).unwrap();
-        assert!((0..n).all(|bin| out[n + bin].to_bits() == samples[bin][1].to_bits()));
     }
 
     #[test]
