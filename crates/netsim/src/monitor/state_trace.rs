@@ -487,6 +487,37 @@ mod tests {
     }
 
     #[test]
+    fn a_long_trace_reads_back_whole() {
+        let fields = 3;
+        let mut trace = StateSamples::new(fields);
+        let mut rng = crate::rng::stream(7, "long");
+        let samples: Vec<Vec<f64>> = (0..20_000)
+            .map(|bin| {
+                let noise = (rand_core::RngCore::next_u32(&mut rng) % 1000) as f64;
+                vec![
+                    bin as f64,
+                    noise / 7.0,
+                    if bin % 3 == 0 { 1.0 } else { 2.0 },
+                ]
+            })
+            .collect();
+        for (bin, values) in samples.iter().enumerate() {
+            trace.record(bin, values);
+        }
+        let columns = trace.decode(samples.len());
+        for (bin, values) in samples.iter().enumerate() {
+            for field in 0..fields {
+                assert_eq!(columns[field][bin].to_bits(), values[field].to_bits());
+            }
+        }
+        let n = samples.len();
+        let blob = trace.into_blob(n);
+        let mut out = vec![0.0; fields * n];
+        decode_blob(&blob, fields, &mut out).unwrap();
+        assert!((0..n).all(|bin| out[n + bin].to_bits() == samples[bin][1].to_bits()));
+    }
+
+    #[test]
     fn varints_round_trip() {
         for value in [0, 1, 127, 128, 300, u64::from(u32::MAX), u64::MAX] {
             let mut out = Vec::new();
