@@ -134,37 +134,46 @@ impl StateSamples {
             self.repeats += 1;
             return;
         }
-        self.reserve_sample();
-        write_varint(&mut self.bytes, self.repeats);
+        let most = self.reserve_sample();
+        // Written into a zeroed stretch as long as the largest sample, with whole 8-byte stores
+        // for the middle bytes, then cut to what was written.
+        let start = self.bytes.len();
+        self.bytes.resize(start + most, 0);
+        let out = &mut self.bytes[start..];
+        let mut at = write_varint_at(out, self.repeats);
         self.repeats = 0;
-        let mask_at = self.bytes.len();
-        self.bytes.resize(mask_at + self.fields.div_ceil(8), 0);
+        let mask_at = at;
+        at += self.fields.div_ceil(8);
         for (i, old) in self.last.iter_mut().enumerate() {
             let new = bit(i);
             let xor = new ^ *old;
             if xor == 0 {
                 continue;
             }
-            self.bytes[mask_at + i / 8] |= 1 << (i % 8);
-            let bytes = xor.to_be_bytes();
-            let lead = (xor.leading_zeros() / 8) as usize;
-            let trail = (xor.trailing_zeros() / 8) as usize;
-            self.bytes.push(((lead as u8) << 4) | trail as u8);
-            self.bytes.extend_from_slice(&bytes[lead..8 - trail]);
+            out[mask_at + i / 8] |= 1 << (i % 8);
+            let lead = xor.leading_zeros() / 8;
+            let trail = xor.trailing_zeros() / 8;
+            out[at] = ((lead as u8) << 4) | trail as u8;
+            // The middle bytes first, big-endian; the zero bytes after them are overwritten by
+            // the next field or cut.
+            out[at + 1..at + 9].copy_from_slice(&(xor << (8 * lead)).to_be_bytes());
+            at += 9 - (lead + trail) as usize;
             *old = new;
         }
+        self.bytes.truncate(start + at);
     }
 
     /// Makes room for one more encoded sample, growing by an eighth rather than doubling: the
     /// traces of a large run are most of its memory, and doubling leaves up to half of each
-    /// unused (a third on average).
-    fn reserve_sample(&mut self) {
+    /// unused (a third on average). Returns the largest size of one sample.
+    fn reserve_sample(&mut self) -> usize {
         // A count (at most 10 bytes), the mask, and at most 9 bytes per field.
         let most = 10 + self.fields.div_ceil(8) + 9 * self.fields;
         if self.bytes.capacity() - self.bytes.len() < most {
             self.bytes
                 .reserve_exact(most.max(self.bytes.len() / 8).max(64));
         }
+        most
     }
 
     /// The trace as `fields` columns of exactly `n` bins: padded with NaN or truncated.
@@ -346,6 +355,19 @@ fn write_varint(out: &mut Vec<u8>, mut value: u64) {
     out.push(value as u8);
 }
 
+/// Writes `value` as a LEB128 varint at the start of `out` (at least 10 bytes long); returns
+/// its length.
+fn write_varint_at(out: &mut [u8], mut value: u64) -> usize {
+    let mut at = 0;
+    while value >= 0x80 {
+        out[at] = (value as u8) | 0x80;
+        value >>= 7;
+        at += 1;
+    }
+    out[at] = value as u8;
+    at + 1
+}
+
 /// Reads a LEB128 varint at `*at`, advancing it.
 fn read_varint(bytes: &[u8], at: &mut usize) -> u64 {
     let mut value = 0u64;
@@ -364,6 +386,7 @@ fn read_varint(bytes: &[u8], at: &mut usize) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::any;
 
     fn same_bits(a: &[f64], b: &[f64]) -> bool {
         a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
@@ -415,6 +438,49 @@ mod tests {
             assert!(flat[f * 45 + 40..f * 45 + 45].iter().all(|v| v.is_nan()));
         }
         assert!(same_bits(&s.decode(3)[2], &expect[2][..3]));
+    }
+
+    proptest::proptest! {
+        /// Any bits in any field, changed in any bytes (runs of equal samples included), read
+        /// back exactly, through the trace and through its blob.
+        #[test]
+        fn any_samples_round_trip(
+            fields in 1usize..20,
+            steps in proptest::collection::vec(
+                (proptest::collection::vec(any::<u64>(), 20), any::<u64>(), 0u8..3),
+                1..60,
+            ),
+        ) {
+            let mut s = StateSamples::new(fields);
+            let mut bits = vec![0u64; fields];
+            let mut expect: Vec<Vec<u64>> = Vec::new();
+            for (bin, (values, masks, kind)) in steps.iter().enumerate() {
+                for (f, b) in bits.iter_mut().enumerate() {
+                    // Keep, flip a few bytes, or replace, field by field.
+                    let mask = masks.rotate_left(8 * f as u32);
+                    *b = match kind {
+                        0 => *b,
+                        1 => *b ^ (values[f] & mask),
+                        _ => values[f],
+                    };
+                }
+                let row: Vec<f64> = bits.iter().map(|&b| f64::from_bits(b)).collect();
+                s.record(bin, &row);
+                expect.push(bits.clone());
+            }
+            let n = expect.len();
+            let got = s.decode(n);
+            for (f, column) in got.iter().enumerate() {
+                let want: Vec<u64> = expect.iter().map(|row| row[f]).collect();
+                let have: Vec<u64> = column.iter().map(|v| v.to_bits()).collect();
+                proptest::prop_assert_eq!(have, want, "field {}", f);
+            }
+            let mut flat = vec![0.0; fields * n];
+            decode_blob(&s.clone().into_blob(n), fields, &mut flat).unwrap();
+            for (f, column) in got.iter().enumerate() {
+                proptest::prop_assert!(same_bits(&flat[f * n..(f + 1) * n], column));
+            }
+        }
     }
 
     #[test]
