@@ -37,6 +37,15 @@
 //! library's binary heap (which sifts a hole to the bottom and back up, without bounds checks),
 //! for no time gained on this machine, so the binary heap stays; its entries order by the same
 //! packed key, one 128-bit comparison instead of two (3% fewer instructions on fig09).
+//!
+//! A pop leaves its entry at the root, marked stale, and the next push replaces it and sifts
+//! down (the standard heap's `peek_mut`): the engine pushes an event while handling most events
+//! it pops, so a pop and a push mostly cost one pass down the heap instead of a pass down and
+//! two up. Callgrind on the loop of the fat-LTO build: fig09 1.884 G to 1.822 G instructions
+//! (-3.3%), 2048 flows over 3 s 2.620 G to 2.286 G (-12.7%); fig09's loop CPU, 7 alternating
+//! runs, median 0.287 s to 0.260 s. A heap of our own that left the vacancy of a pop at a leaf
+//! for the next push to fill took 1.9% more instructions on fig09 than the standard one (its
+//! bounds checks, where the standard heap's are proven away with unsafe code).
 
 #[doc(hidden)]
 pub mod calendar;
@@ -59,13 +68,13 @@ pub struct EventQueue<E> {
     inner: heap::HeapQueue<E>,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// An empty queue.
     pub fn new() -> Self {
         EventQueue {
@@ -104,7 +113,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The time of the earliest pending event.
-    pub fn peek_time(&self) -> Option<Time> {
+    pub fn peek_time(&mut self) -> Option<Time> {
         self.inner.peek_time()
     }
 
