@@ -31,6 +31,9 @@ pub struct Evaluation {
 pub struct LossHistory {
     weights: Vec<f64>,
     closed: VecDeque<ClosedInterval>,
+    /// [`LossHistory::closed_mean`], recomputed whenever `closed` changes (at loss events),
+    /// not for every packet's evaluation.
+    closed_mean: Option<f64>,
     discount_threshold: Option<f64>,
     short_history: ShortHistory,
 }
@@ -55,6 +58,7 @@ impl LossHistory {
         LossHistory {
             weights: interval_weights(n),
             closed: VecDeque::with_capacity(n + 1),
+            closed_mean: None,
             discount_threshold,
             short_history,
         }
@@ -83,6 +87,7 @@ impl LossHistory {
             packets,
             discount: 1.0,
         });
+        self.closed_changed();
     }
 
     /// A new loss event closes the open interval, which held `packets` packets. The discount in
@@ -98,29 +103,26 @@ impl LossHistory {
             discount: 1.0,
         });
         self.closed.truncate(self.weights.len());
+        self.closed_changed();
     }
 
     /// The weighted mean of the closed intervals alone, I_tot1/W_tot1, with their stored
     /// discount factors; `None` with no history.
     pub fn closed_mean(&self) -> Option<f64> {
-        self.weighted_closed_mean(true)
+        self.closed_mean
     }
 
-    fn weighted_closed_mean(&self, with_discounts: bool) -> Option<f64> {
-        if self.closed.is_empty() {
-            return None;
-        }
-        let (mut total, mut weight) = (0.0, 0.0);
-        for (interval, w) in self.closed.iter().zip(&self.weights) {
-            let w = if with_discounts {
-                w * interval.discount
-            } else {
-                *w
-            };
-            total += interval.packets * w;
-            weight += w;
-        }
-        Some(total / weight)
+    /// Recomputes the cached [`LossHistory::closed_mean`] after `closed` changed.
+    fn closed_changed(&mut self) {
+        self.closed_mean = (!self.closed.is_empty()).then(|| {
+            let (mut total, mut weight) = (0.0, 0.0);
+            for (interval, w) in self.closed.iter().zip(&self.weights) {
+                let w = w * interval.discount;
+                total += interval.packets * w;
+                weight += w;
+            }
+            total / weight
+        });
     }
 
     /// The general discount factor DF for an open interval of `open_packets` (RFC 5348 §5.5):
@@ -192,6 +194,7 @@ mod tests {
                 discount: 1.0,
             });
         }
+        h.closed_changed();
         h
     }
 
