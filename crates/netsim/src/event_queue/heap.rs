@@ -145,6 +145,20 @@ impl<E: Copy> HeapQueue<E> {
         }
         // The root is stale: the next is the earlier of its children, and the one after it the
         // earliest of the other child and the next one's children.
+        if let [_, left, right, rest @ ..] = entries {
+            if rest.len() >= 4 {
+                // Both children have both children (the usual case), without the checks below.
+                let (at, first, other) = if left > right {
+                    (0, left, right)
+                } else {
+                    (2, right, left)
+                };
+                let (a, b) = (&rest[at], &rest[at + 1]);
+                let nephew = if a > b { a } else { b };
+                let second = if other > nephew { other } else { nephew };
+                return (Some(&first.event), Some(&second.event));
+            }
+        }
         let (left, right) = (entries.get(1), entries.get(2));
         let Some(first) = earlier(left, right) else {
             return (None, None);
