@@ -23,6 +23,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+use tfrc::time::duration_nanos;
 use tfrc::Time;
 
 use crate::loss::LossModel;
@@ -89,10 +90,13 @@ pub(crate) struct Link {
     /// the transmission started, so that the event, if it is ever scheduled, ranks among
     /// equal-time events as ns-2's (scheduled at the start) would.
     pub(crate) end_seq: u64,
-    /// The last packet size served and its transmission time: a flow's packets mostly share one
-    /// size, and this spares the 128-bit division of [`transmission_time`] per packet.
-    serialization: (u32, Duration),
-    pub(crate) delay: Duration,
+    /// The last packet size served and its transmission time in nanoseconds: a flow's packets
+    /// mostly share one size, and this spares the 128-bit division of [`transmission_time`] per
+    /// packet.
+    serialization: (u32, u64),
+    /// The propagation delay in nanoseconds (kept as an integer: adding a `Duration` to a time
+    /// converts it every time).
+    delay_ns: u64,
     pub(crate) rate_bps: u64,
     pub(crate) queue: Queue,
     pub(crate) monitor: LinkMonitor,
@@ -114,7 +118,7 @@ impl Link {
         Link {
             to,
             rate_bps,
-            delay,
+            delay_ns: duration_nanos(delay),
             queue,
             queue_rng,
             losses,
@@ -123,7 +127,7 @@ impl Link {
             end_seq: 0,
             idle_unreported: false,
             pipe: VecDeque::new(),
-            serialization: (0, transmission_time(0, rate_bps)),
+            serialization: (0, duration_nanos(transmission_time(0, rate_bps))),
             monitor,
         }
     }
@@ -245,10 +249,10 @@ impl Link {
     /// Puts `packet`, just taken from the queue, on the wire at `now` and into the pipe.
     fn transmit(&mut self, now: Time, packet: Packet) -> LinkEvents {
         let mut events = LinkEvents::default();
-        let end = now + self.transmission_time(packet.size_bytes);
+        let end = now.saturating_add_nanos(self.transmission_nanos(packet.size_bytes));
         self.monitor.on_transmission(now, end, packet.size_bytes);
         self.busy_until = end;
-        let arrival = end + self.delay;
+        let arrival = end.saturating_add_nanos(self.delay_ns);
         self.pipe.push_back((arrival, packet));
         if self.pipe.len() == 1 {
             events.arrival = Some(arrival);
@@ -262,10 +266,12 @@ impl Link {
         events
     }
 
-    /// [`transmission_time`] of `size_bytes` on this link, remembered for the last size.
-    fn transmission_time(&mut self, size_bytes: u32) -> Duration {
+    /// [`transmission_time`] of `size_bytes` on this link in nanoseconds, remembered for the
+    /// last size.
+    fn transmission_nanos(&mut self, size_bytes: u32) -> u64 {
         if self.serialization.0 != size_bytes {
-            self.serialization = (size_bytes, transmission_time(size_bytes, self.rate_bps));
+            let time = transmission_time(size_bytes, self.rate_bps);
+            self.serialization = (size_bytes, duration_nanos(time));
         }
         self.serialization.1
     }

@@ -28,6 +28,12 @@ impl Time {
         Time(secs_to_nanos(secs))
     }
 
+    /// The time `nanos` nanoseconds later, saturating at [`Time::MAX`]: `self + d` for a
+    /// duration kept as nanoseconds, without the conversion from `Duration` (hot paths).
+    pub const fn saturating_add_nanos(self, nanos: u64) -> Time {
+        Time(self.0.saturating_add(nanos))
+    }
+
     /// Nanoseconds since the origin.
     pub const fn as_nanos(self) -> u64 {
         self.0
