@@ -883,6 +883,7 @@ impl Simulation {
 
     /// A packet went on the wire of `link` now: schedules what the link asks for and records
     /// the start in the packet trace.
+    #[inline(always)]
     fn transmission_started(&mut self, link: u32, events: LinkEvents) {
         self.links[link as usize].end_seq = self.events.reserve_seq();
         self.schedule_link_events(link, events);
