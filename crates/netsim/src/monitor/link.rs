@@ -339,6 +339,12 @@ impl LinkMonitor {
     /// nothing.
     pub fn on_queue_change(&mut self, now: Time, len_packets: usize, len_bytes: u64) {
         self.saw(now);
+        if !self.binned && (len_packets, len_bytes) == (self.level_packets, self.level_bytes) {
+            // Integrating a level in two spans gives what one span gives (integers), so an
+            // unbinned monitor leaves the span open while the level holds: most calls on an
+            // access link, where packets pass an empty queue.
+            return;
+        }
         self.integrate_queue(now);
         self.level_packets = len_packets;
         self.level_bytes = len_bytes;
@@ -754,9 +760,19 @@ mod tests {
             m.on_queue_change(ns(1), 1, 100);
             m.on_transmission(ns(2), ns(25), 100);
             m.on_queue_change(ns(2), 0, 0);
+            // Unchanged levels, which the bare monitor does not integrate at once.
+            m.on_queue_change(ns(3), 0, 0);
+            m.on_queue_change(ns(5), 2, 200);
+            m.on_queue_change(ns(7), 2, 200);
             m.on_drop(ns(12), 100, DropCause::Queue);
+            m.on_queue_change(ns(14), 2, 200);
+        }
+        assert_eq!(bare.totals(), binned.totals());
+        for m in [&mut binned, &mut bare] {
+            m.on_queue_change(ns(21), 0, 0);
         }
         let (binned, bare) = (binned.finish(ns(30)), bare.finish(ns(30)));
+        assert_eq!(bare.totals.mean_queue_packets, (1.0 + 2.0 * 16.0) / 30.0);
         assert_eq!(bare.totals, binned.totals);
         assert_eq!(binned.bins.arrivals.len(), 3);
         assert_eq!(bare.bins, LinkBins::default());
