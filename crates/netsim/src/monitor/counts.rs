@@ -120,6 +120,27 @@ impl Narrow {
     }
 }
 
+/// Adds `delta` to value `k` of `values` (padding with zeros up to it), saturating at `cap`,
+/// if the sum fits the element type; `false`, with the value unchanged, if it does not.
+fn add_within<W: Copy + Default + Into<u64> + TryFrom<u64>>(
+    values: &mut Vec<W>,
+    k: usize,
+    delta: u64,
+    cap: u64,
+) -> bool {
+    if k >= values.len() {
+        values.resize(k + 1, W::default());
+    }
+    let sum = values[k].into().saturating_add(delta).min(cap);
+    match W::try_from(sum) {
+        Ok(value) => {
+            values[k] = value;
+            true
+        }
+        Err(_) => false,
+    }
+}
+
 /// A counter series of logical type `T` (module documentation), grown lazily like
 /// [`PerBin`](super::PerBin): writing bin k first extends it with zeros up to k, and after
 /// [`try_reserve`](Counts::try_reserve)`(n)` writes to bins at or past `n` are dropped.
@@ -176,6 +197,16 @@ impl<T: Count> Counts<T> {
     /// dropped (past the run's end).
     pub fn add(&mut self, k: usize, delta: u64) {
         if k >= self.limit {
+            return;
+        }
+        // The usual case, the sum fitting the current width, with one look at the width.
+        let fits = match &mut self.values {
+            Narrow::U8(v) => add_within(v, k, delta, T::MAX),
+            Narrow::U16(v) => add_within(v, k, delta, T::MAX),
+            Narrow::U32(v) => add_within(v, k, delta, T::MAX),
+            Narrow::U64(v) => add_within(v, k, delta, T::MAX),
+        };
+        if fits {
             return;
         }
         if k >= self.values.len() {
@@ -271,6 +302,37 @@ mod tests {
         assert_eq!(c.get(3), u64::MAX);
         assert_eq!(c.get(9), 0);
         assert_eq!(c.sum(), u64::MAX.wrapping_add(70_305));
+    }
+
+    proptest::proptest! {
+        /// Any adds, to any bins, at any sizes, read back as a plain saturating series would,
+        /// stored no wider than its largest value needs.
+        #[test]
+        fn adds_match_a_plain_series(
+            adds in proptest::collection::vec(
+                (0usize..40, proptest::prop_oneof![0u64..300, 0u64..70_000, proptest::num::u64::ANY]),
+                0..120,
+            ),
+        ) {
+            let mut c: Counts<u32> = Counts::new();
+            let mut plain: Vec<u64> = Vec::new();
+            for &(k, delta) in &adds {
+                c.add(k, delta);
+                if plain.len() <= k {
+                    plain.resize(k + 1, 0);
+                }
+                plain[k] = plain[k].saturating_add(delta).min(u64::from(u32::MAX));
+            }
+            proptest::prop_assert_eq!(c.to_vec(), plain.iter().map(|&v| v as u32).collect::<Vec<_>>());
+            let widest = plain.iter().copied().max().unwrap_or(0);
+            let width = match c.narrow() {
+                Narrow::U8(_) => u64::from(u8::MAX),
+                Narrow::U16(_) => u64::from(u16::MAX),
+                Narrow::U32(_) => u64::from(u32::MAX),
+                Narrow::U64(_) => u64::MAX,
+            };
+            proptest::prop_assert!(widest <= width);
+        }
     }
 
     #[test]
