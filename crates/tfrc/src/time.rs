@@ -82,19 +82,24 @@ pub fn duration_from_secs(secs: f64) -> Duration {
 }
 
 fn secs_to_nanos(secs: f64) -> u64 {
-    let nanos = (secs * 1e9).round();
-    if nanos.is_nan() || nanos <= 0.0 {
+    let nanos = secs * 1e9;
+    if nanos.is_nan() || nanos < 0.5 {
         0
     } else if nanos >= u64::MAX as f64 {
         u64::MAX
     } else {
-        nanos as u64
+        // Rounding half away from zero, as `f64::round`, which the baseline x86-64 target
+        // makes a library call (a sender converts a few times per packet): the whole part by
+        // truncation, and the fraction, exact below 2^53 (the values above it are whole).
+        let whole = nanos as u64;
+        whole + u64::from(nanos - whole as f64 >= 0.5)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn arithmetic_is_exact_and_saturating() {
@@ -107,6 +112,29 @@ mod tests {
             Duration::from_nanos(600)
         );
         assert_eq!(Time::ZERO.saturating_since(t), Duration::ZERO);
+    }
+
+    proptest::proptest! {
+        /// The conversion rounds as `f64::round` would, then clamps, for any seconds.
+        #[test]
+        fn secs_to_nanos_rounds_like_round(
+            secs in proptest::prop_oneof![
+                proptest::num::f64::ANY,
+                0.0f64..20.0,
+                (0u64..1 << 40).prop_map(|n| n as f64 * 1e-9 + 0.5e-9),
+                (0u64..1 << 40).prop_map(|n| (n as f64 + 0.5) / 1e9),
+            ],
+        ) {
+            let rounded = (secs * 1e9).round();
+            let expected = if rounded.is_nan() || rounded <= 0.0 {
+                0
+            } else if rounded >= u64::MAX as f64 {
+                u64::MAX
+            } else {
+                rounded as u64
+            };
+            proptest::prop_assert_eq!(secs_to_nanos(secs), expected);
+        }
     }
 
     #[test]
