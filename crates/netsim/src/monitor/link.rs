@@ -335,8 +335,10 @@ impl LinkMonitor {
 
     /// The waiting queue changed at `now` to `len_packets` packets, `len_bytes` bytes (the packet
     /// on the wire excluded). The previous level is integrated over [previous change, now).
-    /// A `now` earlier than the previous change (which the engine does not produce) integrates
-    /// nothing.
+    /// Calls come in time order, as the engine makes them: a `now` earlier than the previous
+    /// change integrates nothing, and an unbinned monitor, which counts a call that leaves the
+    /// level as it was as no change, measures "previous change" from the last call that changed
+    /// the level.
     pub fn on_queue_change(&mut self, now: Time, len_packets: usize, len_bytes: u64) {
         self.saw(now);
         if !self.binned && (len_packets, len_bytes) == (self.level_packets, self.level_bytes) {
