@@ -262,6 +262,8 @@ pub struct Simulation {
     red_averages: Vec<Option<Vec<f64>>>,
     /// The next bin whose end-of-bin state sample is due.
     next_sample: u64,
+    /// When that bin ends (saturating): the loop compares each event's time with it.
+    next_sample_end: Time,
     /// Room for one flow's state sample (one buffer for all flows: fewer cold cache lines per
     /// sample than one each).
     trace_buffer: Vec<f64>,
@@ -449,6 +451,7 @@ impl Simulation {
             prefetch_ahead,
             red_averages,
             next_sample: 0,
+            next_sample_end: Time::from_nanos(duration_nanos(config.bin)),
             trace_buffer: vec![0.0; most_fields],
         })
     }
@@ -597,7 +600,7 @@ impl Simulation {
                 return false;
             }
             budget -= 1;
-            if self.traced_state {
+            if self.traced_state && time >= self.next_sample_end {
                 self.sample_bins_ending_by(time);
             }
             let (time, event) = self.events.pop().expect("peeked");
@@ -627,8 +630,7 @@ impl Simulation {
             // there is the final state.
             let bins = crate::monitor::Bins::new(self.bin).count(end) as u64;
             while self.next_sample < bins {
-                self.sample_state(self.next_sample);
-                self.next_sample += 1;
+                self.sample_next_bin();
             }
         }
         let topology = &self.topology;
@@ -949,11 +951,17 @@ impl Simulation {
     /// at `time` runs: bin k covers [k·bin, (k+1)·bin), so its sample must not see events at
     /// (k+1)·bin. The state only changes at events, so sampling late is exact.
     fn sample_bins_ending_by(&mut self, time: Time) {
-        let width = duration_nanos(self.bin);
-        while width.saturating_mul(self.next_sample + 1) <= time.as_nanos() {
-            self.sample_state(self.next_sample);
-            self.next_sample += 1;
+        while self.next_sample_end <= time {
+            self.sample_next_bin();
         }
+    }
+
+    /// Samples the state as that at the end of bin `next_sample`, and moves on to the next bin.
+    fn sample_next_bin(&mut self) {
+        self.sample_state(self.next_sample);
+        self.next_sample += 1;
+        let width = duration_nanos(self.bin);
+        self.next_sample_end = Time::from_nanos(width.saturating_mul(self.next_sample + 1));
     }
 
     /// Samples every flow's agent state, and every sampled RED queue's average, as the state
