@@ -190,6 +190,11 @@ const SAMPLE_PREFETCH_AHEAD: usize = 4;
 /// 256 flows 1.07x, 2048 flows 1.23x; fig09 (32 flows) 0.86x.
 const PREFETCH_MIN_STATES: usize = 1024;
 
+/// When bin `k` of width `bin` ends, (k + 1)·bin (saturating).
+fn bin_end(bin: Duration, k: u64) -> Time {
+    Time::from_nanos(duration_nanos(bin).saturating_mul(k.saturating_add(1)))
+}
+
 /// One agent with its place in the network and its timer bookkeeping.
 #[derive(Debug)]
 struct AgentSlot {
@@ -451,7 +456,7 @@ impl Simulation {
             prefetch_ahead,
             red_averages,
             next_sample: 0,
-            next_sample_end: Time::from_nanos(duration_nanos(config.bin)),
+            next_sample_end: bin_end(config.bin, 0),
             trace_buffer: vec![0.0; most_fields],
         })
     }
@@ -960,8 +965,7 @@ impl Simulation {
     fn sample_next_bin(&mut self) {
         self.sample_state(self.next_sample);
         self.next_sample += 1;
-        let width = duration_nanos(self.bin);
-        self.next_sample_end = Time::from_nanos(width.saturating_mul(self.next_sample + 1));
+        self.next_sample_end = bin_end(self.bin, self.next_sample);
     }
 
     /// Samples every flow's agent state, and every sampled RED queue's average, as the state

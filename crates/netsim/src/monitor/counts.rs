@@ -209,9 +209,7 @@ impl<T: Count> Counts<T> {
         if fits {
             return;
         }
-        if k >= self.values.len() {
-            self.values.resize(k + 1);
-        }
+        // Wider values are needed; `add_within` already padded the series up to bin `k`.
         let value = self.values.get(k).saturating_add(delta).min(T::MAX);
         while value > self.values.max() {
             let capacity = if self.limit == usize::MAX {
