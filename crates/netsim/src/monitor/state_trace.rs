@@ -347,12 +347,10 @@ fn try_varint(bytes: &[u8], at: &mut usize) -> Option<u64> {
 }
 
 /// Appends `value` as a LEB128 varint.
-fn write_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
+fn write_varint(out: &mut Vec<u8>, value: u64) {
+    let mut bytes = [0u8; 10];
+    let len = write_varint_at(&mut bytes, value);
+    out.extend_from_slice(&bytes[..len]);
 }
 
 /// Writes `value` as a LEB128 varint at the start of `out` (at least 10 bytes long); returns
