@@ -16,11 +16,11 @@ models, figures, sweeps and the ``tfrclab`` CLI.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
 
 from tfrclab._native import ConfigError, CostError, ScenarioError
 from tfrclab._native import version as _native_version
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from tfrclab import metrics, models
     from tfrclab.channel import ChannelRun, LossStep, run_channel

@@ -20,19 +20,21 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, TypeVar
 
 from tfrclab import ConfigError, ScenarioError, __version__
 from tfrclab.equation import throughput_bytes_per_s
 from tfrclab.units import format_duration, parse_duration, parse_size
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
+    from typing import Any, Literal, NoReturn, TypeVar
+
     from rich.console import Console
 
     from tfrclab.result import Result
     from tfrclab.scenario import Scenario
 
-T = TypeVar("T")
+    T = TypeVar("T")
 
 PRESETS = ("floyd2000", "rfc5348")
 """The TFRC presets the commands accept."""
@@ -42,8 +44,57 @@ MAX_DEMO_SECONDS = 10_000.0
 figure draws every one)."""
 
 
+def _terminal_columns() -> int:
+    """The width argparse formats help for, as ``shutil.get_terminal_size`` finds it.
+
+    Read once per :func:`build_parser` call (see :class:`_HelpFormatter`): ``COLUMNS`` if it is
+    a positive number, else the width of the terminal on stdout, else 80.
+    """
+    global _columns
+    if _columns is None:
+        try:
+            _columns = int(os.environ.get("COLUMNS", "0"))
+        except ValueError:
+            _columns = 0
+        if _columns <= 0:
+            stdout = sys.__stdout__
+            try:
+                _columns = os.get_terminal_size(stdout.fileno()).columns if stdout else 80
+            except (AttributeError, ValueError, OSError):
+                _columns = 80
+    return _columns
+
+
+_columns: int | None = None
+"""The terminal width :func:`_terminal_columns` read for the parser being built (None: not yet)."""
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help formatter, with the terminal width read once instead of per formatter.
+
+    argparse makes a formatter for every ``add_argument`` call (to check the metavar), and each
+    asks ``shutil`` for the terminal size; across the command's ~200 options that, and importing
+    ``shutil`` for it, was a tenth of ``tfrclab --version``'s start-up. The width is argparse's:
+    the terminal's less 2.
+    """
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        width = _terminal_columns() - 2 if width is None else width
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
 class _Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are a single line on stderr, with exit status 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         one_line = " ".join(message.split())
@@ -632,6 +683,8 @@ def _add_set_option(parser: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tfrclab`` command, with one subparser per command."""
+    global _columns
+    _columns = None
     parser = _Parser(
         prog="tfrclab",
         description="A toolkit for TCP-friendly congestion control (TFRC, RFC 5348).",
@@ -849,7 +902,7 @@ def build_parser() -> argparse.ArgumentParser:
     from tfrclab.reproduce import cli as reproduce_cli
 
     reproduce_cli.register(commands)
-    from tfrclab import transport as transport_cli
+    from tfrclab import transport_cli
 
     transport_cli.register(commands)
     from tfrclab.testbed import cli as testbed_cli

@@ -8,10 +8,9 @@ figures and ``tfrclab plot`` read both. See docs/fluid.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tfrclab._lazy import lazy_exports
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from tfrclab.fluid.model import FluidFlow, FluidModel
     from tfrclab.fluid.solver import FluidRun, solve

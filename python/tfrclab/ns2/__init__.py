@@ -11,10 +11,10 @@ docs/crosscheck.md describes what is exported and how the two compare.
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
 
 # Loaded on first use (PEP 562): the ``tfrclab`` parser imports tfrclab.ns2.cli, and with it
 # this package, for every command, ``--version`` included.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from tfrclab.ns2.export import export_tcl
     from tfrclab.ns2.plan import ExportError, Plan, resolve

@@ -6,13 +6,15 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from tfrclab.units import parse_duration
 
 # The commands import what they run only when run: building the ``tfrclab`` parser (every
 # command, ``--version`` and ``--help`` included) must not load numpy or the simulator.
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
+    from typing import Any
+
     from tfrclab.ns2.crosscheck import Comparison
 
 __all__ = ["format_table", "parse_seeds", "register"]

@@ -7,7 +7,10 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any, Literal
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any, Literal
 
 __all__ = ["register"]
 

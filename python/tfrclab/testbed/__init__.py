@@ -15,10 +15,9 @@ Needs root and /dev/net/tun.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from tfrclab._lazy import lazy_exports
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from tfrclab.testbed.emulator import ADDRESSES, Testbed
     from tfrclab.testbed.log import PacketLog, flows, read_log, throughput

@@ -14,10 +14,12 @@ import contextlib
 import json
 import os
 import signal
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["register"]
 
@@ -131,6 +133,8 @@ def _cmd_testbed(args: argparse.Namespace) -> int:
         elif args.side is not None:
             status = tb.popen(args.side, cmd, env=env).wait()
         else:
+            import subprocess
+
             status = subprocess.run(cmd, env=env, check=False).returncode
     _print_report(bed.report, args.report)
     return status
