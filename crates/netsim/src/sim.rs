@@ -213,11 +213,19 @@ struct AgentSlot {
     scheduled: Option<Time>,
     /// Bumped whenever a new timer event replaces the live one; older events are stale.
     generation: u32,
-    /// Whether the agent was called since its flow's state was last sampled; a flow neither
-    /// of whose agents was has the state it had, and is not sampled again (its monitor
-    /// repeats the last sample), so idle flows cost no work per bin. Kept here, beside what
-    /// every callback touches, rather than in the flow's record.
-    called: bool,
+}
+
+/// Where a flow stands for the next end-of-bin state sample.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Sampling {
+    /// Its agents have no state fields: never sampled.
+    Untraced,
+    /// Neither agent was called since its last sample, so its state is that sample's: it is
+    /// skipped, and its monitor repeats the sample when the flow is next sampled.
+    Idle,
+    /// An agent was called since its last sample (or it has none yet): the flow is in
+    /// `Simulation::due_flows`, to be sampled at the end of the bin.
+    Due,
 }
 
 /// A flow's lifecycle state and monitor.
@@ -263,8 +271,9 @@ pub struct Simulation {
     /// networks of at least [`PREFETCH_MIN_STATES`] links and agents, whose state outgrows the
     /// caches. On smaller ones everything stays cached and the peeking is pure cost.
     prefetch_ahead: bool,
-    /// RED's average queue at the end of each bin, for binned links with a RED queue.
-    red_averages: Vec<Option<Vec<f64>>>,
+    /// RED's average queue at the end of each bin, for the binned links with a RED queue
+    /// only (their index, in link order), so that a bin's sample visits those links alone.
+    red_averages: Vec<(u32, Vec<f64>)>,
     /// The next bin whose end-of-bin state sample is due.
     next_sample: u64,
     /// When that bin ends (saturating): the loop compares each event's time with it.
@@ -272,6 +281,13 @@ pub struct Simulation {
     /// Room for one flow's state sample (one buffer for all flows: fewer cold cache lines per
     /// sample than one each).
     trace_buffer: Vec<f64>,
+    /// Each flow's [`Sampling`] state, apart from the flows' records so that a callback and
+    /// the end-of-bin pass read one dense byte per flow.
+    sampling: Vec<Sampling>,
+    /// The flows to sample at the end of the bin, in the order they became due: the pass
+    /// visits only these, so a bin costs in proportion to the flows active in it, and idle
+    /// flows (thousands, in a large run) are not touched.
+    due_flows: Vec<u32>,
 }
 
 impl Simulation {
@@ -289,7 +305,7 @@ impl Simulation {
         }
         let routes = topology.routes();
         let mut links = Vec::with_capacity(topology.links().len());
-        let mut red_averages = Vec::with_capacity(topology.links().len());
+        let mut red_averages = Vec::new();
         for (index, spec) in topology.links().iter().enumerate() {
             let binned = config
                 .binned_links
@@ -307,7 +323,9 @@ impl Simulation {
                         error,
                     }
                 })?;
-            red_averages.push((binned && queue.as_red().is_some()).then(Vec::new));
+            if binned && queue.as_red().is_some() {
+                red_averages.push((index as u32, Vec::new()));
+            }
             links.push(Link::new(
                 spec.to,
                 spec.rate_bps,
@@ -346,6 +364,8 @@ impl Simulation {
         let mut forward_paths = Vec::with_capacity(flows.len());
         let mut traced_state = false;
         let mut most_fields = 0;
+        let mut sampling = Vec::with_capacity(flows.len());
+        let mut due_flows = Vec::with_capacity(flows.len());
         let mut names = std::collections::BTreeSet::new();
         for (index, setup) in flows.iter().enumerate() {
             let flow_error = |reason: String| BuildError::Flow {
@@ -390,6 +410,13 @@ impl Simulation {
             fields.extend_from_slice(sink.trace_fields());
             traced_state |= !fields.is_empty();
             most_fields = most_fields.max(fields.len());
+            // Every traced flow's state is sampled at the end of the first bin.
+            if fields.is_empty() {
+                sampling.push(Sampling::Untraced);
+            } else {
+                sampling.push(Sampling::Due);
+                due_flows.push(index as u32);
+            }
             for (agent, node, peer, reverse) in [
                 (source, setup.from, setup.to, false),
                 (sink, setup.to, setup.from, true),
@@ -404,7 +431,6 @@ impl Simulation {
                     deadline: None,
                     scheduled: None,
                     generation: 0,
-                    called: true,
                 });
             }
 
@@ -452,12 +478,14 @@ impl Simulation {
             bin: config.bin,
             processed: 0,
             seed,
-            traced_state: traced_state || red_averages.iter().any(Option::is_some),
+            traced_state: traced_state || !red_averages.is_empty(),
             prefetch_ahead,
             red_averages,
             next_sample: 0,
             next_sample_end: bin_end(config.bin, 0),
             trace_buffer: vec![0.0; most_fields],
+            sampling,
+            due_flows,
         })
     }
 
@@ -574,7 +602,7 @@ impl Simulation {
         for flow in &mut self.flows {
             flow.monitor.try_reserve_bins(bins).map_err(failed)?;
         }
-        for series in self.red_averages.iter_mut().flatten() {
+        for (_, series) in &mut self.red_averages {
             series.try_reserve(bins).map_err(failed)?;
         }
         Ok(())
@@ -637,6 +665,14 @@ impl Simulation {
             while self.next_sample < bins {
                 self.sample_next_bin();
             }
+            // Flows idle since their last sample have that sample's state in every bin after.
+            if let Some(last) = self.next_sample.checked_sub(1) {
+                for (flow, sampling) in self.flows.iter_mut().zip(&self.sampling) {
+                    if *sampling != Sampling::Untraced {
+                        flow.monitor.repeat_state_through(last as usize);
+                    }
+                }
+            }
         }
         let topology = &self.topology;
         let flows = self
@@ -658,12 +694,16 @@ impl Simulation {
                 record: slot.monitor.finish(end),
             })
             .collect();
-        let mut red_averages = std::mem::take(&mut self.red_averages).into_iter();
+        let mut red_averages = vec![Vec::new(); self.links.len()];
+        for (link, series) in std::mem::take(&mut self.red_averages) {
+            red_averages[link as usize] = series;
+        }
         let links = self
             .links
             .into_iter()
             .zip(topology.links())
-            .map(|(link, spec)| LinkResult {
+            .zip(red_averages)
+            .map(|((link, spec), red_average)| LinkResult {
                 name: spec.name.clone(),
                 from: topology.node_name(spec.from).to_string(),
                 to: topology.node_name(spec.to).to_string(),
@@ -671,7 +711,7 @@ impl Simulation {
                 delay: spec.delay,
                 queue: link.queue.stats(),
                 setup: QueueSetup::of(&spec.queue, &link.queue),
-                red_average: red_averages.next().flatten().unwrap_or_default(),
+                red_average,
                 record: link.monitor.finish(end),
             })
             .collect();
@@ -813,7 +853,12 @@ impl Simulation {
     /// Sends what the agent queued, then records its deadline, queueing a timer event only when
     /// the deadline is earlier than the one already queued (see `AgentSlot::scheduled`).
     fn after_callback(&mut self, agent: usize) {
-        self.agents[agent].called = true;
+        // A flow's agents are its source and sink, 2·flow and 2·flow + 1.
+        let flow = agent / 2;
+        if self.sampling[flow] == Sampling::Idle {
+            self.sampling[flow] = Sampling::Due;
+            self.due_flows.push(flow as u32);
+        }
         if !self.outbox.packets().is_empty() {
             let mut outbox = std::mem::take(&mut self.outbox);
             for outgoing in outbox.drain() {
@@ -968,51 +1013,43 @@ impl Simulation {
         self.next_sample_end = bin_end(self.bin, self.next_sample);
     }
 
-    /// Samples every flow's agent state, and every sampled RED queue's average, as the state
-    /// at the end of bin `bin`.
+    /// Samples the agent state of every flow due (one of its agents was called since its last
+    /// sample), and every sampled RED queue's average, as the state at the end of bin `bin`.
+    /// The other flows' state is their last sample's, which their monitors repeat.
     #[inline(never)]
     fn sample_state(&mut self, bin: u64) {
-        for (link, series) in self.links.iter().zip(&mut self.red_averages) {
-            if let (Some(series), Some(red)) = (series.as_mut(), link.queue.as_red()) {
+        for (link, series) in &mut self.red_averages {
+            if let Some(red) = self.links[*link as usize].queue.as_red() {
                 series.push(red.average_queue());
             }
         }
-        for index in 0..self.flows.len() {
+        let due = std::mem::take(&mut self.due_flows);
+        for (k, &index) in due.iter().enumerate() {
             // With thousands of flows their agents are not cached when the bin ends; ask for
             // those a few flows ahead, to overlap the loads with this flow's sample.
-            let ahead = self
-                .flows
-                .get(index + SAMPLE_PREFETCH_AHEAD)
-                .filter(|_| self.prefetch_ahead);
-            if let Some(ahead) = ahead {
-                let source = 2 * (index + SAMPLE_PREFETCH_AHEAD);
-                let (source_slot, sink_slot) = (&self.agents[source], &self.agents[source + 1]);
-                if (source_slot.called || sink_slot.called) && ahead.trace_fields > 0 {
-                    source_slot.agent.prefetch_state();
-                    sink_slot.agent.prefetch_state();
-                    ahead.monitor.prefetch_state();
+            if self.prefetch_ahead {
+                if let Some(&ahead) = due.get(k + SAMPLE_PREFETCH_AHEAD) {
+                    let ahead = ahead as usize;
+                    self.agents[2 * ahead].agent.prefetch_state();
+                    self.agents[2 * ahead + 1].agent.prefetch_state();
+                    self.flows[ahead].monitor.prefetch_state();
                 }
             }
+            let index = index as usize;
+            self.sampling[index] = Sampling::Idle;
             let flow = &mut self.flows[index];
-            if flow.trace_fields == 0 {
-                continue;
-            }
-            let (source, sink) = (2 * index, 2 * index + 1);
-            if !self.agents[source].called && !self.agents[sink].called {
-                flow.monitor.repeat_state(bin as usize);
-                continue;
-            }
-            self.agents[source].called = false;
-            self.agents[sink].called = false;
-            let source = &self.agents[source].agent;
-            let sink = &self.agents[sink].agent;
+            let source = &self.agents[2 * index].agent;
+            let sink = &self.agents[2 * index + 1].agent;
             let split = source.trace_fields().len();
             let values = &mut self.trace_buffer[..flow.trace_fields];
             let (head, tail) = values.split_at_mut(split);
             source.trace(head);
             sink.trace(tail);
-            flow.monitor.record_state(bin as usize, values);
+            flow.monitor.record_state_after_idle(bin as usize, values);
         }
+        // Kept for its capacity: the flows due next bin go in the same buffer.
+        self.due_flows = due;
+        self.due_flows.clear();
     }
 
     fn record(&mut self, event: PacketEvent, link: Option<u32>, node: NodeId, packet: &Packet) {

@@ -335,10 +335,21 @@ impl FlowMonitor {
         self.state.prefetch_tail();
     }
 
-    /// Bin `bin`'s state is the last bin's (the agents were not called since), so it is not
-    /// sampled again: the cheap path for the many flows idle in a bin.
-    pub fn repeat_state(&mut self, bin: usize) {
-        self.state.repeat(bin);
+    /// As [`record_state`](FlowMonitor::record_state), except that the bins between the last
+    /// sample and `bin` had the last sample's state rather than none: a run's sampling pass
+    /// skips a flow whose agents were not called since its last sample, so idle flows cost
+    /// nothing per bin.
+    pub fn record_state_after_idle(&mut self, bin: usize, values: &[f64]) {
+        if let Some(before) = bin.checked_sub(1) {
+            self.state.repeat_through(before);
+        }
+        self.state.record(bin, values);
+    }
+
+    /// The bins after the last sample, up to `bin` included, had the last sample's state (the
+    /// agents were not called since): how a run closes the trace of a flow idle at its end.
+    pub fn repeat_state_through(&mut self, bin: usize) {
+        self.state.repeat_through(bin);
     }
 
     /// The totals so far.
@@ -577,6 +588,21 @@ mod tests {
         assert!(rate[1].is_nan() && rate[4].is_nan());
         assert_eq!((p[0], p[2]), (0.15, 0.3));
         assert!(p[1].is_nan() && p[3].is_nan() && p[4].is_nan());
+    }
+
+    #[test]
+    fn idle_bins_repeat_the_last_sample() {
+        let mut m = FlowMonitor::new(
+            Duration::from_millis(10),
+            Duration::from_millis(100),
+            &["x"],
+        );
+        m.record_state_after_idle(0, &[1.0]);
+        m.record_state_after_idle(3, &[2.0]); // bins 1 and 2: idle, so 1.0
+        m.repeat_state_through(5); // idle to the end
+        let x = &m.finish(ms(70)).state.values()[0];
+        assert_eq!(x[..6], [1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
+        assert!(x[6].is_nan()); // never sampled
     }
 
     #[test]

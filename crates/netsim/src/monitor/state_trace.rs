@@ -95,22 +95,14 @@ impl StateSamples {
         self.push_with(|i| values.get(i).copied().unwrap_or(f64::NAN).to_bits());
     }
 
-    /// Records that bin `bin` has the same state as the last bin recorded (the agents were not
-    /// called since): the cheap path of a run's sampling. Bins skipped before it read NaN, as in
-    /// [`record`](StateSamples::record).
-    pub fn repeat(&mut self, bin: usize) {
-        if bin < self.len {
-            return;
+    /// Records that bins `len()` through `bin` have the state of the last bin recorded (the
+    /// agents were not called since), in one step however many bins: the cheap path of a
+    /// run's sampling. Nothing changes for bins already covered.
+    pub fn repeat_through(&mut self, bin: usize) {
+        if bin >= self.len {
+            self.repeats += (bin + 1 - self.len) as u64;
+            self.len = bin + 1;
         }
-        if bin > self.len {
-            // Skipped bins are unsampled: NaN, then the state comes back.
-            let last = self.last.clone();
-            self.push_fill(bin - self.len);
-            self.push_bits(&last);
-            return;
-        }
-        self.repeats += 1;
-        self.len += 1;
     }
 
     /// Appends `n` bins of NaN in every field.
@@ -413,7 +405,7 @@ mod tests {
                 })
                 .collect();
             if bin % 5 == 1 && bin > 0 && bin % 7 != 4 {
-                s.repeat(bin);
+                s.repeat_through(bin);
                 for column in expect.iter_mut() {
                     column[bin] = column[bin - 1];
                 }
@@ -487,7 +479,7 @@ mod tests {
         s.record(0, &[1.0; 16]);
         let after_first = s.encoded_bytes();
         for bin in 1..100_000 {
-            s.repeat(bin);
+            s.repeat_through(bin);
         }
         assert_eq!(s.encoded_bytes(), after_first);
         // A counter growing by one changes few bytes of one field.
@@ -512,14 +504,21 @@ mod tests {
         assert!(got[0][1].is_nan() && got[0][4].is_nan());
         assert_eq!((got[1][0], got[1][2]), (0.15, 0.3));
         assert!(got[1][1].is_nan() && got[1][3].is_nan() && got[1][4].is_nan());
-        // A repeat after a gap: NaN in the gap, then the last state again.
+        // Repeats through a later bin fill every bin up to it with the last state, in the
+        // same encoding as repeating bin by bin; bins already covered are left alone.
         let mut r = StateSamples::new(1);
         r.record(0, &[7.0]);
-        r.repeat(3);
-        let got = r.decode(4);
-        assert_eq!(got[0][0], 7.0);
-        assert!(got[0][1].is_nan() && got[0][2].is_nan());
-        assert_eq!(got[0][3], 7.0);
+        r.repeat_through(3);
+        r.repeat_through(2);
+        let mut one_by_one = StateSamples::new(1);
+        one_by_one.record(0, &[7.0]);
+        for bin in 1..=3 {
+            one_by_one.repeat_through(bin);
+        }
+        assert_eq!(r, one_by_one);
+        assert_eq!(r.len(), 4);
+        assert_eq!(r.decode(5)[0][..4], [7.0; 4]);
+        assert!(r.decode(5)[0][4].is_nan());
         let empty = StateSamples::new(0);
         assert_eq!(empty.decode(3), Vec::<Vec<f64>>::new());
     }
@@ -531,7 +530,7 @@ mod tests {
             if bin % 3 == 0 {
                 s.record(bin, &[bin as f64, 0.5, -(bin as f64) / 7.0]);
             } else {
-                s.repeat(bin);
+                s.repeat_through(bin);
             }
         }
         let dense = s.decode(25);
