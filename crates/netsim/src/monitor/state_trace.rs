@@ -29,6 +29,13 @@ pub struct StateSamples {
     len: usize,
 }
 
+/// The least a trace's encoding grows by, in bytes (see `StateSamples::reserve_sample`): at
+/// most this much unused per flow while a trace is small (8 MiB at 2048 flows), and below 32 KiB
+/// a trace is moved at most eight times. Measured on 2048 flows (3 s, callgrind): against a
+/// least growth of 64 bytes, 3.4% fewer loop instructions and 8.7% fewer second-level read
+/// misses; over 150 s, peak RSS 839 MiB against 824 MiB.
+const MIN_GROWTH: usize = 4096;
+
 /// The bits every field has before the first sample: NaN.
 const FILL: u64 = 0x7ff8_0000_0000_0000;
 
@@ -157,13 +164,15 @@ impl StateSamples {
 
     /// Makes room for one more encoded sample, growing by an eighth rather than doubling: the
     /// traces of a large run are most of its memory, and doubling leaves up to half of each
-    /// unused (a third on average). Returns the largest size of one sample.
+    /// unused (a third on average). But by at least [`MIN_GROWTH`] bytes: a small trace that
+    /// grew by an eighth was moved every few samples, and at 2048 flows those copies were a
+    /// tenth of the loop's cache misses. Returns the largest size of one sample.
     fn reserve_sample(&mut self) -> usize {
         // A count (at most 10 bytes), the mask, and at most 9 bytes per field.
         let most = 10 + self.fields.div_ceil(8) + 9 * self.fields;
         if self.bytes.capacity() - self.bytes.len() < most {
             self.bytes
-                .reserve_exact(most.max(self.bytes.len() / 8).max(64));
+                .reserve_exact(most.max(self.bytes.len() / 8).max(MIN_GROWTH));
         }
         most
     }
