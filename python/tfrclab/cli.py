@@ -48,7 +48,7 @@ def _terminal_columns() -> int:
     """The width argparse formats help for, as ``shutil.get_terminal_size`` finds it.
 
     Read once per :func:`build_parser` call (see :class:`_HelpFormatter`): ``COLUMNS`` if it is
-    a positive number, else the width of the terminal on stdout, else 80.
+    a positive number, else the width of the terminal on stdout if it reports one, else 80.
     """
     global _columns
     if _columns is None:
@@ -59,9 +59,10 @@ def _terminal_columns() -> int:
         if _columns <= 0:
             stdout = sys.__stdout__
             try:
-                _columns = os.get_terminal_size(stdout.fileno()).columns if stdout else 80
+                _columns = os.get_terminal_size(stdout.fileno()).columns if stdout else 0
             except (AttributeError, ValueError, OSError):
-                _columns = 80
+                _columns = 0
+            _columns = _columns or 80
     return _columns
 
 
