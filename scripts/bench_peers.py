@@ -144,6 +144,17 @@ def machine() -> str:
     return f"{model}, {os.cpu_count()} cores, load average {load}, {platform.system()}"
 
 
+def tfrclab_build(tfrclab: str) -> str:
+    """How the measured tfrclab was built, from ``tfrclab --version``.
+
+    ``profile-guided`` or ``plain`` (scripts/install.sh); the speed depends on it.
+    """
+    line = subprocess.run(
+        [tfrclab, "--version"], capture_output=True, text=True, check=True, env=ENV
+    ).stdout.strip()
+    return line.rsplit("(", 1)[-1].removesuffix(" build)") if "(" in line else "unknown"
+
+
 SCALING_SCENARIO = """name = "scaling-{flows}"
 description = "bench_peers scaling point: {flows} flows on a {rate} dumbbell"
 duration = "{duration}"
@@ -354,9 +365,19 @@ def main(argv: list[str]) -> int:
             points = scaling(args, ns, tfrclab, Path(tmp)) if args.scaling else []
             overhead = sweep_overhead(args, tfrclab, Path(tmp)) if args.sweep_runs else None
         if args.json:
-            print(json.dumps({"machine": machine(), "scaling": points, "sweep": overhead}))
+            print(
+                json.dumps(
+                    {
+                        "machine": machine(),
+                        "build": tfrclab_build(tfrclab),
+                        "scaling": points,
+                        "sweep": overhead,
+                    }
+                )
+            )
         else:
             print(f"machine: {machine()}")
+            print(f"tfrclab build: {tfrclab_build(tfrclab)}")
             print_extras(points, overhead)
         return 0
     if ns is None:
@@ -433,6 +454,7 @@ def main(argv: list[str]) -> int:
                     "pairs": args.pairs,
                     "date": when,
                     "machine": machine(),
+                    "build": tfrclab_build(tfrclab),
                     "rows": [
                         {"metric": m, "ns2": a, "tfrclab": b, "ratio": a / b} for m, a, b in rows
                     ],
@@ -444,6 +466,7 @@ def main(argv: list[str]) -> int:
         return 0
     print(f"{args.scenario}: medians of {args.pairs} runs each, {when}")
     print(f"machine: {machine()}")
+    print(f"tfrclab build: {tfrclab_build(tfrclab)}")
     print()
     print("| measure | ns-2.35 | tfrclab | ns-2 / tfrclab |")
     print("|---|---:|---:|---:|")

@@ -48,5 +48,12 @@ fi
 install_if_missing tshark tshark "the trace tests (tests/python/test_traces.py)"
 # tcpdump: the testbed experiments record a pcap of each run inside the sending namespace.
 install_if_missing tcpdump tcpdump "the testbed experiments' pcaps (tests/python/test_testbed_experiments.py)"
+# llvm-profdata of rustc's LLVM version, for the profile-guided build that the tests then run
+# (scripts/install.sh): rustup's llvm-tools where rustup can fetch it, else Debian's llvm-N.
+if ! bash scripts/pgo/profdata.sh >/dev/null; then
+    llvm_major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+    install_if_missing "llvm-profdata-$llvm_major" "llvm-$llvm_major" \
+        "the profile-guided build (scripts/install.sh; without it the build has no profile)"
+fi
 echo "== python"
 bash scripts/test_python.sh

@@ -220,6 +220,13 @@ def quantity(text: str) -> tuple[str, float] | None:
 def version() -> str:
     """The version of the tfrclab crates this module was built from."""
 
+def build() -> str:
+    """How this module was built: ``"profile-guided"`` or ``"plain"``.
+
+    Profile-guided: by scripts/install.sh with a training profile. Speed depends on it; results
+    do not.
+    """
+
 def testbed_check(config: str) -> None:
     """Check a testbed relay configuration (TOML); ``ScenarioError`` names the key at fault."""
 

@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from tfrclab import ConfigError, ScenarioError, __version__
+from tfrclab._native import build as _native_build
 from tfrclab.equation import throughput_bytes_per_s
 from tfrclab.units import format_duration, parse_duration, parse_size
 
@@ -682,6 +683,14 @@ def _add_set_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def version_line() -> str:
+    """What ``tfrclab --version`` prints: the version and how the native module was built.
+
+    The build is ``profile-guided`` or ``plain``: the speed differs, the results do not.
+    """
+    return f"tfrclab {__version__} ({_native_build()} build)"
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``tfrclab`` command, with one subparser per command."""
     global _columns
@@ -690,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tfrclab",
         description="A toolkit for TCP-friendly congestion control (TFRC, RFC 5348).",
     )
-    parser.add_argument("--version", action="version", version=f"tfrclab {__version__}")
+    parser.add_argument("--version", action="version", version=version_line())
     commands = parser.add_subparsers(title="commands", dest="command", required=True)
 
     run = commands.add_parser(

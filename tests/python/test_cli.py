@@ -11,7 +11,8 @@ import pytest
 
 import tfrclab
 from conftest import rfc5348_rate, run_cli
-from tfrclab.cli import main
+from tfrclab import _native
+from tfrclab.cli import main, version_line
 
 KNOWN = ("--size", "1460", "--rtt", "100ms", "--p", "0.01")
 
@@ -19,7 +20,7 @@ KNOWN = ("--size", "1460", "--rtt", "100ms", "--p", "0.01")
 def test_version_subprocess() -> None:
     result = run_cli("--version")
     assert result.returncode == 0
-    assert result.stdout.strip() == f"tfrclab {tfrclab.__version__}"
+    assert result.stdout.strip() == f"tfrclab {tfrclab.__version__} ({_native.build()} build)"
     assert result.stderr == ""
 
 
@@ -51,7 +52,7 @@ def test_start_up_imports_no_heavy_library(argv: list[str]) -> None:
 
 def test_version_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"tfrclab {tfrclab.__version__}"
+    assert capsys.readouterr().out.strip() == version_line()
 
 
 def test_equation_json_subprocess() -> None:

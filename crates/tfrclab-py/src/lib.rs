@@ -28,6 +28,17 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// How this module was built: `"profile-guided"` when scripts/install.sh built it with a
+/// training profile (it sets `TFRCLAB_PGO_BUILD` while compiling), else `"plain"`. Performance
+/// figures depend on it; results do not (docs/performance.md).
+#[pyfunction]
+fn build() -> &'static str {
+    match option_env!("TFRCLAB_PGO_BUILD") {
+        Some(_) => "profile-guided",
+        None => "plain",
+    }
+}
+
 /// Private bindings of tfrclab; use the `tfrclab` package instead.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -56,5 +67,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(testbed::testbed_check, m)?)?;
     m.add_function(wrap_pyfunction!(testbed::testbed_relay, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
+    m.add_function(wrap_pyfunction!(build, m)?)?;
     Ok(())
 }

@@ -1,0 +1,66 @@
+"""The training set of the profile-guided build (scripts/install.sh, scripts/pgo/).
+
+It must stay valid and cover every flow kind and TCP variant netsim accepts, so that no agent's
+hot path is left for the optimizer to treat as cold.
+"""
+
+from __future__ import annotations
+
+import re
+import runpy
+from pathlib import Path
+
+import pytest
+
+import tfrclab
+
+ROOT = Path(__file__).resolve().parents[2]
+TRAIN = ROOT / "scripts" / "pgo" / "train.py"
+
+
+def training_scenarios() -> list[Path]:
+    paths: list[Path] = runpy.run_path(str(TRAIN))["training_scenarios"]()
+    return paths
+
+
+def accepted(field: str, flow: dict[str, str]) -> set[str]:
+    """The choices netsim names when ``field`` of a flow is given a value it does not know."""
+    tables = {
+        "duration": "1s",
+        "topology": {
+            "kind": "dumbbell",
+            "hosts": 1,
+            "bottleneck": {"rate": "10Mbps", "delay": "10ms"},
+        },
+        "flows": [{**flow, field: "no-such-choice"}],
+    }
+    with pytest.raises(tfrclab.ScenarioError) as refused:
+        tfrclab.Scenario.from_dict(tables)
+    assert refused.value.path == f"flows[0].{field}"
+    return set(re.findall(r'"([a-z0-9_]+)"', refused.value.expected))
+
+
+def test_training_covers_every_flow_kind_and_tcp_variant() -> None:
+    kinds: set[str] = set()
+    variants: set[str] = set()
+    for path in training_scenarios():
+        for flow in tfrclab.Scenario.load(path).to_dict().get("flows", []):
+            kinds.add(flow["kind"])
+            if flow["kind"] == "tcp":
+                variants.add(flow.get("variant", "sack"))
+    all_kinds = accepted("kind", {})
+    all_variants = accepted("variant", {"kind": "tcp"})
+    assert len(all_kinds) >= 11
+    assert len(all_variants) >= 5
+    assert all_kinds - kinds == set(), "flow kinds no training scenario runs"
+    assert all_variants - variants == set(), "TCP variants no training scenario runs"
+
+
+def test_training_includes_a_network_large_enough_to_prefetch() -> None:
+    # The loop prefetches the next events' state only on networks of 1024 links plus agents
+    # and more (netsim's PREFETCH_MIN_STATES); a dumbbell of n flows has 6n + 2.
+    flows = [
+        sum(flow.get("count", 1) for flow in tfrclab.Scenario.load(path).to_dict()["flows"])
+        for path in training_scenarios()
+    ]
+    assert max(flows) * 6 + 2 >= 1024
