@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Install tfrclab (the native module built with the release profile plus whole-program
 # optimisation, Cargo profile `extension`) into ./.venv, creating it if missing.
-# Usage: scripts/install.sh [EXTRA]   e.g. `dev` for the test tools. Safe to run again: it
-# rebuilds only what changed. Needs only python3 (with venv) and a Rust toolchain.
+# Usage: scripts/install.sh [EXTRA]   e.g. `dev` for the test tools. Safe to run again: with
+# nothing changed it rebuilds nothing. Needs only python3 (with venv) and a Rust toolchain.
 #
 # Profile-guided optimisation (PGO, docs/performance.md): where an llvm-profdata of rustc's LLVM
-# version is at hand, the module is built twice: once instrumented, which runs the training
-# scenarios of scripts/pgo/ (a few seconds) to learn which paths are hot, then again using that
-# profile. The simulation loop runs about a tenth faster; results are the same bit for bit (the
-# profile steers inlining and code layout, never arithmetic). llvm-profdata is looked for in
-# rustup's llvm-tools component (added if rustup can fetch it), then as Debian's
-# llvm-profdata-N (scripts/pgo/profdata.sh). Without one, or with TFRCLAB_PGO=0, the module is
-# built once, without a profile.
+# version is at hand (scripts/pgo/profdata.sh: rustup's llvm-tools component, which it adds to
+# the toolchain if rustup can fetch it, or Debian's llvm-profdata-N), the module is first built
+# instrumented on the side (target/pgo-instrumented; the installed module is not touched), run
+# on the training scenarios of scripts/pgo/ (a few seconds) to learn which paths are hot, and
+# then built and installed using that profile. The simulation loop runs about a tenth faster;
+# results are the same bit for bit (the profile steers inlining and code layout, never
+# arithmetic). A changed profile rebuilds every crate, so a code change costs about twice the
+# build time it did. TFRCLAB_PGO: unset or 1, PGO where possible, else a plain build (saying
+# why); 0 (or no, false, off), a plain build; require, PGO or fail (scripts/test.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -28,47 +30,85 @@ if [[ $# -gt 0 ]]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check 'maturin>=1.16,<2'
 
-# Builds the module with the RUSTFLAGS given and installs it into the venv (editable). With a
-# second argument, TFRCLAB_PGO_BUILD is set while compiling: tfrclab._native.build() and
-# `tfrclab --version` then say the build is profile-guided.
-develop() {  # RUSTFLAGS [PGO]
-    local pgo=()
-    if [[ $# -gt 1 ]]; then
-        pgo=("TFRCLAB_PGO_BUILD=1")
+# The user's Rust flags (CARGO_ENCODED_RUSTFLAGS, else RUSTFLAGS split on spaces) plus FLAG, as
+# CARGO_ENCODED_RUSTFLAGS wants them: separated by 0x1f, so a path with spaces stays one flag.
+encoded_flags() {  # FLAG
+    local sep=$'\x1f' base="${CARGO_ENCODED_RUSTFLAGS:-}"
+    if [[ -z "$base" ]]; then
+        local -a words
+        read -r -a words <<<"${RUSTFLAGS:-}"
+        base=$(IFS="$sep"; printf '%s' "${words[*]}")
     fi
-    env -u TFRCLAB_PGO_BUILD "${pgo[@]}" \
+    printf '%s' "${base:+$base$sep}$1"
+}
+
+# Builds the module and installs it into the venv (editable). With LABEL and flags, they are
+# the build's CARGO_ENCODED_RUSTFLAGS and TFRCLAB_PGO_BUILD (what tfrclab._native.build() and
+# `tfrclab --version` report); without, the user's flags apply unchanged.
+develop() {  # [LABEL ENCODED-RUSTFLAGS]
+    local build=()
+    if [[ $# -gt 0 ]]; then
+        build=("TFRCLAB_PGO_BUILD=$1" "CARGO_ENCODED_RUSTFLAGS=$2")
+    fi
+    env -u TFRCLAB_PGO_BUILD "${build[@]}" \
         VIRTUAL_ENV="$venv" PATH="$venv/bin:$PATH" PIP_QUIET=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
-        RUSTFLAGS="$1" "$venv/bin/maturin" develop --profile extension --quiet "${extras[@]}" \
+        "$venv/bin/maturin" develop --profile extension --quiet "${extras[@]}" \
         --manifest-path crates/tfrclab-py/Cargo.toml >&2
 }
 
-# The PGO build: instrumented build (its own target directory, so both builds stay
-# incremental), training, merged profile, optimised build. Returns non-zero if a step fails,
-# leaving the caller to build without the profile.
+# The PGO build. Returns non-zero if a step fails, leaving the caller to decide.
 build_with_profile() {  # LLVM-PROFDATA
     local profdata=$1 dir="$PWD/target/pgo"
-    rm -rf "$dir/raw"
-    mkdir -p "$dir/raw"
-    echo "==> PGO 1/3: building $name instrumented" >&2
-    CARGO_TARGET_DIR="$PWD/target/pgo-instrumented" \
-        develop "-Cprofile-generate=$dir/raw" || return 1
-    echo "==> PGO 2/3: training (scripts/pgo/train.py)" >&2
-    LLVM_PROFILE_FILE="$dir/raw/%p-%m.profraw" "$venv/bin/python" scripts/pgo/train.py || return 1
-    "$profdata" merge -o "$dir/merged.profdata" "$dir"/raw/*.profraw || return 1
-    echo "==> PGO 3/3: building $name with the profile" >&2
-    develop "-Cprofile-use=$dir/merged.profdata" pgo
+    echo "==> PGO 1/3: building the module instrumented (target/pgo-instrumented)" >&2
+    # Build scripts and proc macros are instrumented too; their profiles go to stray/, apart
+    # from the training's.
+    TFRCLAB_PGO_BUILD=instrumented PYO3_PYTHON="$venv/bin/python" \
+        CARGO_TARGET_DIR="$PWD/target/pgo-instrumented" \
+        CARGO_ENCODED_RUSTFLAGS=$(encoded_flags "-Cprofile-generate=$dir/stray") \
+        cargo build --profile extension -p tfrclab-py --locked --quiet || return 1
+    # Profiles differ a little from run to run (the Python side), and every crate's build
+    # depends on the profile file: train again only when the instrumented module or the
+    # training changed, so that a run with nothing changed rebuilds nothing.
+    local module="$PWD/target/pgo-instrumented/extension/lib_native.so" stamp
+    stamp=$( (cat "$module" && find -L scripts/pgo scenarios -type f \( -name '*.toml' -o \
+        -name '*.py' \) -print0 | sort -z | xargs -0 cat) | sha256sum | cut -d' ' -f1) || return 1
+    if [[ -f "$dir/merged.profdata" && "$(cat "$dir/stamp" 2>/dev/null)" == "$stamp" ]]; then
+        echo "==> PGO 2/3: the profile of $(cut -c1-12 <<<"$stamp") is current" >&2
+    else
+        # The package with the instrumented module, on the side: nothing else imports it.
+        rm -rf "$dir/python" "$dir/raw" "$dir/stamp"
+        mkdir -p "$dir/python" "$dir/raw"
+        cp -R python/tfrclab "$dir/python/" || return 1
+        cp "$module" "$dir/python/tfrclab/_native.abi3.so" || return 1
+        echo "==> PGO 2/3: training (scripts/pgo/train.py)" >&2
+        PYTHONPATH="$dir/python" LLVM_PROFILE_FILE="$dir/raw/train-%p-%m.profraw" \
+            TFRCLAB_TRAIN_BUILD=instrumented "$venv/bin/python" scripts/pgo/train.py || return 1
+        "$profdata" merge -o "$dir/merged.profdata" "$dir"/raw/train-*.profraw || return 1
+        echo "$stamp" >"$dir/stamp"
+    fi
+    echo "==> PGO 3/3: building and installing $name with the profile" >&2
+    develop profile-guided "$(encoded_flags "-Cprofile-use=$dir/merged.profdata")"
 }
 
-if [[ "${TFRCLAB_PGO:-1}" != 0 ]]; then
-    if profdata=$(bash scripts/pgo/profdata.sh); then
-        if build_with_profile "$profdata"; then
-            exit 0
+pgo="${TFRCLAB_PGO:-1}"
+case "$pgo" in
+    0 | no | false | off) ;;
+    *)
+        if profdata=$(bash scripts/pgo/profdata.sh); then
+            if build_with_profile "$profdata"; then
+                exit 0
+            fi
+            why="a step failed (above)"
+        else
+            why="no llvm-profdata for rustc's LLVM"
+            why+=" (rustup component add llvm-tools, or Debian's llvm-N)"
         fi
-        echo "==> PGO failed (above); building without a profile" >&2
-    else
-        echo "==> no llvm-profdata for rustc's LLVM (rustup component add llvm-tools, or" \
-            "Debian's llvm-N): building without profile-guided optimisation" >&2
-    fi
-fi
+        if [[ "$pgo" == require ]]; then
+            echo "==> TFRCLAB_PGO=require, but the profile-guided build failed: $why" >&2
+            exit 1
+        fi
+        echo "==> no profile-guided build: $why" >&2
+        ;;
+esac
 echo "==> building and installing $name (release, whole-program optimised)" >&2
-develop ""
+develop

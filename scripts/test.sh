@@ -50,10 +50,22 @@ install_if_missing tshark tshark "the trace tests (tests/python/test_traces.py)"
 install_if_missing tcpdump tcpdump "the testbed experiments' pcaps (tests/python/test_testbed_experiments.py)"
 # llvm-profdata of rustc's LLVM version, for the profile-guided build that the tests then run
 # (scripts/install.sh): rustup's llvm-tools where rustup can fetch it, else Debian's llvm-N.
-if ! bash scripts/pgo/profdata.sh >/dev/null; then
+# Where one is found, the build must succeed profile-guided (TFRCLAB_PGO=require): a broken
+# training or profile fails the run instead of passing quietly on a plain build.
+echo "== llvm-profdata (for the profile-guided build, scripts/install.sh)"
+if ! profdata=$(bash scripts/pgo/profdata.sh); then
     llvm_major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
-    install_if_missing "llvm-profdata-$llvm_major" "llvm-$llvm_major" \
-        "the profile-guided build (scripts/install.sh; without it the build has no profile)"
+    if [[ -n "$llvm_major" ]]; then
+        install_if_missing "llvm-profdata-$llvm_major" "llvm-$llvm_major" \
+            "the profile-guided build (without it the tests run a plain build)"
+    fi
+    profdata=$(bash scripts/pgo/profdata.sh) || profdata=""
+fi
+if [[ -n "$profdata" ]]; then
+    export TFRCLAB_LLVM_PROFDATA="$profdata"
+    export TFRCLAB_PGO="${TFRCLAB_PGO:-require}"
+else
+    echo "no llvm-profdata for rustc's LLVM: the tests run a plain build"
 fi
 echo "== python"
 bash scripts/test_python.sh

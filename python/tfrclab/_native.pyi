@@ -221,10 +221,10 @@ def version() -> str:
     """The version of the tfrclab crates this module was built from."""
 
 def build() -> str:
-    """How this module was built: ``"profile-guided"`` or ``"plain"``.
+    """How this module was built: ``"profile-guided"``, ``"instrumented"`` or ``"plain"``.
 
-    Profile-guided: by scripts/install.sh with a training profile. Speed depends on it; results
-    do not.
+    Profile-guided: by scripts/install.sh with a training profile; instrumented: the build that
+    records that profile. Speed depends on it; results do not.
     """
 
 def testbed_check(config: str) -> None:

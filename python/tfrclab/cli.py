@@ -686,7 +686,8 @@ def _add_set_option(parser: argparse.ArgumentParser) -> None:
 def version_line() -> str:
     """What ``tfrclab --version`` prints: the version and how the native module was built.
 
-    The build is ``profile-guided`` or ``plain``: the speed differs, the results do not.
+    The build is ``profile-guided``, ``plain`` or ``instrumented`` (the one that records the
+    profile): the speed differs, the results do not.
     """
     return f"tfrclab {__version__} ({_native_build()} build)"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,7 +53,10 @@ def test_start_up_imports_no_heavy_library(argv: list[str]) -> None:
 
 def test_version_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == version_line()
+    line = capsys.readouterr().out.strip()
+    assert line == version_line()
+    builds = "profile-guided|plain|instrumented"
+    assert re.fullmatch(rf"tfrclab \d+\.\d+\.\d+ \(({builds}) build\)", line)
 
 
 def test_equation_json_subprocess() -> None:

@@ -6,20 +6,27 @@ hot path is left for the optimizer to treat as cold.
 
 from __future__ import annotations
 
+import os
 import re
 import runpy
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import tfrclab
+from tfrclab import _native
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = ROOT / "scripts" / "pgo" / "train.py"
 
 
+def train_module() -> dict[str, Any]:
+    return runpy.run_path(str(TRAIN))
+
+
 def training_scenarios() -> list[Path]:
-    paths: list[Path] = runpy.run_path(str(TRAIN))["training_scenarios"]()
+    paths: list[Path] = train_module()["training_scenarios"]()
     return paths
 
 
@@ -56,11 +63,32 @@ def test_training_covers_every_flow_kind_and_tcp_variant() -> None:
     assert all_variants - variants == set(), "TCP variants no training scenario runs"
 
 
+def test_every_training_scenario_is_valid_after_the_cut() -> None:
+    # train.py cuts long runs to CAP_S and drops their measurement window; what it would run
+    # must still be a valid scenario, or the install would lose its profile.
+    module = train_module()
+    for path in training_scenarios():
+        scenario = module["training_scenario"](path)
+        assert scenario.duration_s <= module["CAP_S"], path
+
+
 def test_training_includes_a_network_large_enough_to_prefetch() -> None:
     # The loop prefetches the next events' state only on networks of 1024 links plus agents
-    # and more (netsim's PREFETCH_MIN_STATES); a dumbbell of n flows has 6n + 2.
-    flows = [
-        sum(flow.get("count", 1) for flow in tfrclab.Scenario.load(path).to_dict()["flows"])
-        for path in training_scenarios()
-    ]
-    assert max(flows) * 6 + 2 >= 1024
+    # and more (netsim's PREFETCH_MIN_STATES): on a dumbbell of h host pairs and n flows,
+    # 4h + 2 links and 2n agents.
+    states = []
+    for path in training_scenarios():
+        tables = tfrclab.Scenario.load(path).to_dict()
+        if tables["topology"]["kind"] != "dumbbell":
+            continue
+        flows = sum(flow.get("count", 1) for flow in tables["flows"])
+        states.append(4 * tables["topology"]["hosts"] + 2 + 2 * flows)
+    assert max(states) >= 1024
+
+
+@pytest.mark.skipif(
+    os.environ.get("TFRCLAB_PGO") != "require",
+    reason="only where the install had to be profile-guided (scripts/test.sh with llvm-profdata)",
+)
+def test_the_installed_module_is_profile_guided() -> None:
+    assert _native.build() == "profile-guided"

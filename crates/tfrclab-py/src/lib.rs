@@ -28,14 +28,16 @@ fn version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
-/// How this module was built: `"profile-guided"` when scripts/install.sh built it with a
-/// training profile (it sets `TFRCLAB_PGO_BUILD` while compiling), else `"plain"`. Performance
-/// figures depend on it; results do not (docs/performance.md).
+/// How this module was built, as scripts/install.sh says while compiling it
+/// (`TFRCLAB_PGO_BUILD`): `"profile-guided"` (built with a training profile), `"instrumented"`
+/// (the build that records the profile, slower) or `"plain"`. Performance figures depend on
+/// it; results do not (docs/performance.md).
 #[pyfunction]
 fn build() -> &'static str {
     match option_env!("TFRCLAB_PGO_BUILD") {
-        Some(_) => "profile-guided",
-        None => "plain",
+        Some("profile-guided") => "profile-guided",
+        Some("instrumented") => "instrumented",
+        _ => "plain",
     }
 }
 
