@@ -81,6 +81,12 @@ build_with_profile() {  # LLVM-PROFDATA
         cp -R python/tfrclab "$dir/python/" || return 1
         cp "$module" "$dir/python/tfrclab/_native.abi3.so" || return 1
         echo "==> PGO 2/3: training (scripts/pgo/train.py)" >&2
+        # The training imports the package's dependencies, which maturin installs only with
+        # the module (step 3): on a fresh venv, install them first.
+        local -a requirements
+        mapfile -t requirements < <(bash scripts/pgo/requirements.sh)
+        "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
+            "${requirements[@]}" || return 1
         PYTHONPATH="$dir/python" LLVM_PROFILE_FILE="$dir/raw/train-%p-%m.profraw" \
             TFRCLAB_TRAIN_BUILD=instrumented "$venv/bin/python" scripts/pgo/train.py || return 1
         "$profdata" merge -o "$dir/merged.profdata" "$dir"/raw/train-*.profraw || return 1

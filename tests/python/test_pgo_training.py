@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 import re
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,11 @@ import pytest
 
 import tfrclab
 from tfrclab import _native
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 TRAIN = ROOT / "scripts" / "pgo" / "train.py"
@@ -92,3 +99,16 @@ def test_training_includes_a_network_large_enough_to_prefetch() -> None:
 )
 def test_the_installed_module_is_profile_guided() -> None:
     assert _native.build() == "profile-guided"
+
+
+def test_requirements_script_reads_pyproject_as_a_toml_parser_does() -> None:
+    # scripts/install.sh installs these before the training imports the package.
+    listed = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "pgo" / "requirements.sh")],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        project = tomllib.load(file)["project"]
+    assert listed == project["dependencies"]
