@@ -12,6 +12,7 @@ __all__ = [
     "CostError",
     "ScenarioError",
     "Simulation",
+    "build",
     "check_scenario",
     "decode_state",
     "equation",
