@@ -33,6 +33,12 @@ smallest N (the target: within 1.5x); tfrclab's peak RSS at 2D; ns-2 (process CP
 at D) runs the same exported scenario for N up to ``--scaling-ns-max``. Each point runs
 ``--scaling-pairs`` times, tfrclab and ns-2 alternating.
 
+Timed, that series is noisy on a shared machine (a small N's point is the difference of two
+short runs). ``--scaling-count`` adds what does not vary: the simulation loop of the same two
+runs under callgrind (valgrind), with a simulated last-level cache of one core's second level on
+the project's machines (512 KiB, 8-way, 64-byte lines), per delivered packet between D and 2D:
+instructions and second-level read and write misses. Slow: about a minute per million events.
+
 ``--sweep-runs 10,50`` adds the sweep overhead: ``tfrclab sweep`` of a tiny scenario (two flows,
 1 s) with ``--jobs 2`` and that many seeds; the per-run overhead is the slope between the two
 sizes of the sweep's CPU time (its workers included) less the runs' own simulation time, so the
@@ -155,6 +161,44 @@ def tfrclab_build(tfrclab: str) -> str:
     return line.rsplit("(", 1)[-1].removesuffix(" build)") if "(" in line else "unknown"
 
 
+CALLGRIND_LL = "524288,8,64"
+"""The last level ``--scaling-count`` simulates: 512 KiB, 8-way, 64-byte lines."""
+
+
+def counted(argv: list[str], out: Path) -> dict[str, int]:
+    """Callgrind's counts for the simulation loop alone of the tfrclab run ``argv``.
+
+    Keys are callgrind's event names: ``Ir`` instructions, ``DLmr``/``DLmw`` last-level data
+    read/write misses, and the rest. Deterministic: the same binary and input give the same
+    counts whatever else the machine does.
+    """
+    valgrind = [
+        "valgrind",
+        "--tool=callgrind",
+        f"--callgrind-out-file={out}",
+        "--cache-sim=yes",
+        f"--LL={CALLGRIND_LL}",
+        "--toggle-collect=netsim::sim::Simulation::run_until_at_most",
+    ]
+    subprocess.run(
+        [*valgrind, *argv],
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=ENV,
+    )
+    names: list[str] = []
+    totals: list[int] = []
+    for line in out.read_text(encoding="utf-8").splitlines():
+        if line.startswith("events:"):
+            names = line.split()[1:]
+        elif line.startswith("summary:"):
+            totals = [int(x) for x in line.split()[1:]]
+    # Callgrind leaves out trailing zero counts.
+    totals += [0] * (len(names) - len(totals))
+    return dict(zip(names, totals, strict=True))
+
+
 SCALING_SCENARIO = """name = "scaling-{flows}"
 description = "bench_peers scaling point: {flows} flows on a {rate} dumbbell"
 duration = "{duration}"
@@ -269,6 +313,17 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
             "ns2_cpu_s": median([r.cpu_s for r in runs["ns"]]) if "ns" in runs else None,
             "ns2_rss_mib": median([r.rss_mib for r in runs["ns"]]) if "ns" in runs else None,
         }
+        if args.scaling_count:
+            print(f"scaling {flows} flows, counting (callgrind)", file=sys.stderr)
+            once = counted(commands["tfrclab"], work / f"callgrind-{flows}.out")
+            twice = counted(commands["tfrclab_double"], work / f"callgrind-{flows}-double.out")
+            packets_between = max(1, packets_double - packets)
+            for key, name in (
+                ("Ir", "instructions_per_packet"),
+                ("DLmr", "l2_read_misses_per_packet"),
+                ("DLmw", "l2_write_misses_per_packet"),
+            ):
+                point[name] = (twice[key] - once[key]) / packets_between
         points.append(point)
     base = points[0]["cpu_us_per_packet"] if points else 1.0
     for point in points:
@@ -324,6 +379,19 @@ def print_extras(points: list[dict], overhead: dict | None) -> None:
                 f"{p['rss_mib']:.1f} | "
                 f"{ns_cpu} | {ns_rss} |"
             )
+    if points and "instructions_per_packet" in points[0]:
+        print()
+        print("counted (callgrind, the loop only; second level: 512 KiB), per packet D..2D:")
+        print()
+        print("| flows | instructions | vs smallest | L2 read misses | L2 write misses |")
+        print("|---:|---:|---:|---:|---:|")
+        first = points[0]["instructions_per_packet"]
+        for p in points:
+            print(
+                f"| {p['flows']} | {p['instructions_per_packet']:.0f} | "
+                f"{p['instructions_per_packet'] / first:.2f}x | "
+                f"{p['l2_read_misses_per_packet']:.2f} | {p['l2_write_misses_per_packet']:.2f} |"
+            )
     if overhead is not None:
         print()
         print(
@@ -353,6 +421,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--scaling-ns-max", type=int, default=128, help="largest N ns-2 runs (default 128)"
     )
+    parser.add_argument(
+        "--scaling-count",
+        action="store_true",
+        help="also count instructions and cache misses per packet with callgrind (slow)",
+    )
     parser.add_argument("--sweep-runs", help="two sweep sizes for the overhead, e.g. 10,50")
     parser.add_argument(
         "--skip-peers", action="store_true", help="only the scaling series and sweep overhead"
@@ -360,6 +433,9 @@ def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
     ns = shutil.which(args.ns)
     tfrclab = args.tfrclab
+    if args.scaling_count and shutil.which("valgrind") is None:
+        print("bench_peers: --scaling-count needs valgrind (Debian: apt-get install valgrind)")
+        return 2
     if args.skip_peers:
         with tempfile.TemporaryDirectory(prefix="tfrclab-bench-") as tmp:
             points = scaling(args, ns, tfrclab, Path(tmp)) if args.scaling else []
