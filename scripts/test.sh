@@ -54,7 +54,7 @@ install_if_missing tcpdump tcpdump "the testbed experiments' pcaps (tests/python
 # training or profile fails the run instead of passing quietly on a plain build.
 echo "== llvm-profdata (for the profile-guided build, scripts/install.sh)"
 if ! profdata=$(bash scripts/pgo/profdata.sh); then
-    llvm_major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+    llvm_major=$(bash scripts/pgo/profdata.sh --llvm-major)
     if [[ -n "$llvm_major" ]]; then
         install_if_missing "llvm-profdata-$llvm_major" "llvm-$llvm_major" \
             "the profile-guided build (without it the tests run a plain build)"

@@ -4,8 +4,15 @@
 # by TFRCLAB_LLVM_PROFDATA; rustup's llvm-tools component, if installed; Debian's
 # llvm-profdata-N (package llvm-N); rustup's llvm-tools after adding it to the toolchain, if
 # rustup can fetch it (the only step that may touch the network or the toolchain). Used by
-# scripts/install.sh for the profile-guided build.
+# scripts/install.sh for the profile-guided build. With --llvm-major, prints only rustc's LLVM
+# major version (the N of Debian's llvm-N, which scripts/test.sh installs where none is found).
 set -euo pipefail
+
+major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
+if [[ "${1:-}" == --llvm-major ]]; then
+    [[ -n "$major" ]] && echo "$major"
+    exit 0
+fi
 
 if [[ -n "${TFRCLAB_LLVM_PROFDATA:-}" ]]; then
     echo "$TFRCLAB_LLVM_PROFDATA"
@@ -13,7 +20,6 @@ if [[ -n "${TFRCLAB_LLVM_PROFDATA:-}" ]]; then
 fi
 sysroot=$(rustc --print sysroot)
 host=$(rustc -vV | sed -n 's/^host: //p')
-major=$(rustc -vV | sed -n 's/^LLVM version: \([0-9]*\).*/\1/p')
 tool="$sysroot/lib/rustlib/$host/bin/llvm-profdata"
 if [[ -x "$tool" ]]; then
     echo "$tool"
