@@ -108,7 +108,6 @@ pub struct Receiver {
     rtt: Duration,
     /// Timestamp of the newest data packet and when it arrived, echoed in feedback.
     last_data: Option<(Time, Time)>,
-    first_arrival: Option<Time>,
     /// A run of consecutive packets far ahead of the window: (first seq, next expected seq).
     far_run: Option<(u64, u64)>,
     /// (arrival, bytes) of the packets within one RTT of the newest arrival, for X_recv.
@@ -142,7 +141,6 @@ impl Receiver {
             far_run: None,
             rtt: Duration::ZERO,
             last_data: None,
-            first_arrival: None,
             recent: VecDeque::new(),
             recent_bytes: 0,
             bytes_since_feedback: 0,
@@ -171,7 +169,6 @@ impl Receiver {
         if !self.started {
             self.started = true;
             self.base_seq = header.seq;
-            self.first_arrival = Some(now);
         }
         if header.seq < self.base_seq {
             self.stats.packets_ignored += 1;
@@ -203,8 +200,14 @@ impl Receiver {
 
         if !header.rtt.is_zero() {
             self.rtt = header.rtt.min(MAX_PEER_RTT);
+            self.shorten_feedback_timer();
         }
-        if self.last_data.is_none_or(|(ts, _)| header.timestamp >= ts) {
+        // t_recvdata (RFC 5348 §6.2) is the newest timestamp among the packets received since
+        // the last report: the newest, so that reordering never makes an echo go back in time;
+        // since the last report, so that one forged timestamp far in the future (a spoofed
+        // packet) is echoed by one report at most instead of by every later one.
+        if !self.data_since_feedback || self.last_data.is_none_or(|(ts, _)| header.timestamp >= ts)
+        {
             self.last_data = Some((header.timestamp, now));
         }
         self.bytes_since_feedback += u64::from(size_bytes);
@@ -231,6 +234,19 @@ impl Receiver {
             || self.next_feedback.is_none()
         {
             self.feedback_now = true;
+        }
+    }
+
+    /// Brings the feedback timer forward when the RTT the data carries has fallen below half the
+    /// interval the timer was set to: a report is due at least once per RTT (RFC 5348 §6.2), and
+    /// one packet carrying an absurd RTT (a forged one, clamped to [`MAX_PEER_RTT`]) must not
+    /// silence the receiver for that long. A sender's R moves by at most a tenth per report
+    /// (q = 0.9), so an honest flow never halves it within one timer interval.
+    fn shorten_feedback_timer(&mut self) {
+        if let (Some(last), Some(next)) = (self.last_feedback, self.next_feedback) {
+            if next.saturating_since(last) > 2 * self.rtt {
+                self.next_feedback = Some(last + self.rtt);
+            }
         }
     }
 
@@ -431,15 +447,23 @@ impl Receiver {
 
     /// X_recv (RFC 5348 §6.2): bytes since the last report over the time since it, or, when the
     /// report comes less than an RTT after the last one, the bytes of the last RTT over one RTT.
+    ///
+    /// The first report carries X_recv = 0 (RFC 5348 §6.3; DCCP's CCID 3 does the same), and so
+    /// does any report while the data carries no RTT: there is then no interval a rate can be
+    /// measured over. On a real host the first report is built microseconds after the first
+    /// arrival, and one packet over those microseconds is a rate hundreds of times the path's,
+    /// which §6.3.1 would turn into a first loss interval of millions of packets.
     fn receive_rate(&mut self, now: Time) -> f64 {
         self.trim_recent(now);
-        let since = self.last_feedback.or(self.first_arrival).unwrap_or(now);
-        let elapsed = now.saturating_since(since);
-        if self.last_feedback.is_some() && !self.rtt.is_zero() && elapsed < self.rtt {
-            return self.recent_rate();
-        }
-        if elapsed.is_zero() {
+        let Some(since) = self.last_feedback else {
             return 0.0;
+        };
+        if self.rtt.is_zero() {
+            return 0.0;
+        }
+        let elapsed = now.saturating_since(since);
+        if elapsed < self.rtt {
+            return self.recent_rate();
         }
         self.bytes_since_feedback as f64 / elapsed.as_secs_f64()
     }
@@ -540,6 +564,93 @@ mod tests {
         // The next packet is reported at once (fewer than one packet per RTT).
         deliver(&mut receiver, 1, 900);
         assert!(receiver.poll_feedback(at(900)).is_some());
+    }
+
+    #[test]
+    fn first_report_carries_no_receive_rate_however_soon_it_is_built() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        deliver(&mut receiver, 0, 100);
+        // Built 7 µs after the arrival, as on a real host: one packet in 7 µs is no rate.
+        let report = receiver
+            .poll_feedback(at(100) + Duration::from_micros(7))
+            .unwrap();
+        assert_eq!(report.x_recv_bytes_per_s, 0.0);
+        assert_eq!(receiver.stats().max_x_recv_bytes_per_s, 0.0);
+    }
+
+    #[test]
+    fn microsecond_reports_do_not_shrink_the_first_loss_interval() {
+        // Every report is built 5 µs after the arrival that triggers it; 100 packets/s, R =
+        // 100 ms, and the first loss at packet 80. The synthesized interval follows the
+        // receive rate the flow really had (100 kB/s), not one packet over 5 µs.
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        for seq in 0..100u64 {
+            if seq == 80 {
+                continue;
+            }
+            let now = at(1000 + seq * 10);
+            deliver(&mut receiver, seq, 1000 + seq * 10);
+            if let Some(deadline) = receiver.poll_timeout() {
+                if deadline <= now {
+                    receiver.handle_timeout(now);
+                }
+            }
+            let _ = receiver.poll_feedback(now + Duration::from_micros(5));
+        }
+        let stats = receiver.stats();
+        assert!(
+            stats.max_x_recv_bytes_per_s < 110_000.0,
+            "{}",
+            stats.max_x_recv_bytes_per_s
+        );
+        let p = stats.inv_theta_hat_sum;
+        let allowed =
+            crate::equation::throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, p);
+        assert!(allowed < 120_000.0, "allowed {allowed} at p = {p}");
+    }
+
+    #[test]
+    fn a_forged_future_timestamp_is_echoed_by_one_report_at_most() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        stream(&mut receiver, 0..20, &[], 10);
+        // A spoofed packet a little ahead, stamped at the end of time.
+        let forged = DataHeader {
+            seq: 22,
+            timestamp: Time::from_nanos(u64::MAX),
+            rtt: RTT,
+        };
+        receiver.handle_data(at(1200), &forged, 1000, Ecn::NotCe);
+        let mut echoes = Vec::new();
+        for seq in 20..60 {
+            let now = at(1000 + seq * 10);
+            deliver(&mut receiver, seq, 1000 + seq * 10);
+            receiver.handle_timeout(now);
+            if let Some(report) = receiver.poll_feedback(now) {
+                echoes.push(report.timestamp_echo);
+            }
+        }
+        let forged_echoes = echoes.iter().filter(|&&t| t == forged.timestamp).count();
+        assert!(forged_echoes <= 1, "{echoes:?}");
+        assert!(echoes.len() >= 3, "{echoes:?}");
+    }
+
+    #[test]
+    fn a_forged_rtt_does_not_silence_the_receiver() {
+        let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
+        stream(&mut receiver, 0..20, &[], 10);
+        // The spoofed packet claims R = 2^64-1 ns (clamped to 64 s); the next report would be
+        // set a minute out.
+        let forged = DataHeader {
+            seq: 20,
+            timestamp: at(1150),
+            rtt: Duration::from_nanos(u64::MAX),
+        };
+        receiver.handle_data(at(1200), &forged, 1000, Ecn::NotCe);
+        receiver.handle_timeout(at(1200));
+        let _ = receiver.poll_feedback(at(1200));
+        // The sender's next packets carry R = 100 ms again: reports come every R.
+        let reports = stream(&mut receiver, 21..60, &[], 10);
+        assert!(reports.len() >= 3, "{}", reports.len());
     }
 
     #[test]
