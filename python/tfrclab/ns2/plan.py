@@ -185,13 +185,36 @@ def _expand_flows(tables: list[Mapping[str, Any]]) -> list[tuple[Mapping[str, An
     return out
 
 
-def _shortest(
-    links: tuple[LinkPlan, ...] | list[LinkPlan], src: str, dst: str
-) -> tuple[tuple[int, ...], int]:
-    """The hop-count shortest path from ``src`` to ``dst`` as link indices, and how many there are.
+Route = tuple[tuple[int, ...], int]
+"""A hop-count shortest path as link indices, and how many shortest paths there are."""
 
-    netsim breaks ties by link order, ns-2's static routing its own way: a pair with more than one
-    shortest path cannot be exported faithfully.
+
+def _stubs(
+    out: Mapping[str, list[LinkPlan]], into: Mapping[str, list[LinkPlan]]
+) -> dict[str, tuple[LinkPlan, LinkPlan]]:
+    """The stub nodes (a host on its access link) with their links up and down.
+
+    A stub has one link out and one link in, both to and from the same neighbour, and that
+    neighbour has other links out. No shortest path passes through a stub (it would visit the
+    neighbour twice), so searches run on the other nodes and stubs are added at the ends.
+    """
+    stubs: dict[str, tuple[LinkPlan, LinkPlan]] = {}
+    for node, ups in out.items():
+        downs = into.get(node, [])
+        if (
+            len(ups) == 1
+            and len(downs) == 1
+            and ups[0].dst == downs[0].src
+            and len(out[ups[0].dst]) > 1
+        ):
+            stubs[node] = (ups[0], downs[0])
+    return stubs
+
+
+def _search(out: Mapping[str, list[LinkPlan]], src: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Breadth-first search from ``src`` over the links ``out`` lists by node, in link order.
+
+    Returns each reached node's count of shortest paths and the link it is first reached by.
     """
     dist: dict[str, int] = {src: 0}
     ways: dict[str, int] = {src: 1}
@@ -199,25 +222,76 @@ def _shortest(
     queue = deque([src])
     while queue:
         node = queue.popleft()
-        for link in links:
-            if link.src != node:
-                continue
+        step = dist[node] + 1
+        for link in out.get(node, ()):
             if link.dst not in dist:
-                dist[link.dst] = dist[node] + 1
+                dist[link.dst] = step
                 ways[link.dst] = ways[node]
                 via[link.dst] = link.index
                 queue.append(link.dst)
-            elif dist[link.dst] == dist[node] + 1:
+            elif dist[link.dst] == step:
                 ways[link.dst] += ways[node]
-    if dst not in dist:
+    return ways, via
+
+
+def _routes(
+    links: tuple[LinkPlan, ...] | list[LinkPlan], pairs: list[tuple[str, str]]
+) -> dict[tuple[str, str], Route | None]:
+    """The hop-count shortest path of each ``(src, dst)`` pair, and how many there are.
+
+    None where no route leads from ``src`` to ``dst``. netsim breaks ties by link order, ns-2's
+    static routing its own way: a pair with more than one shortest path cannot be exported
+    faithfully. The links are indexed by node once and stubs set aside (:func:`_stubs`); one
+    search runs per distinct source among the rest, so a dumbbell of any size takes two.
+    """
+    out: dict[str, list[LinkPlan]] = {}
+    into: dict[str, list[LinkPlan]] = {}
+    for link in links:
+        out.setdefault(link.src, []).append(link)
+        into.setdefault(link.dst, []).append(link)
+    stubs = _stubs(out, into)
+    core = {
+        node: [link for link in node_links if link.dst not in stubs]
+        for node, node_links in out.items()
+        if node not in stubs
+    }
+    # Each pair as its ends off the stubs: (prefix link, core src, core dst, suffix link).
+    by_source: dict[str, list[tuple[tuple[str, str], int | None, str, int | None]]] = {}
+    routes: dict[tuple[str, str], Route | None] = {}
+    for src, dst in pairs:
+        if src == dst:
+            routes[(src, dst)] = ((), 1)
+            continue
+        up = stubs[src][0] if src in stubs else None
+        down = stubs[dst][1] if dst in stubs else None
+        a, up_index = (src, None) if up is None else (up.dst, up.index)
+        b, down_index = (dst, None) if down is None else (down.src, down.index)
+        by_source.setdefault(a, []).append(((src, dst), up_index, b, down_index))
+    # One source's search at a time: memory stays linear in the network.
+    for a, entries in by_source.items():
+        ways, via = _search(core, a)
+        for pair, up_index, b, down_index in entries:
+            if b not in ways:
+                routes[pair] = None
+                continue
+            path = [] if down_index is None else [down_index]
+            node = b
+            while node != a:
+                index = via[node]
+                path.append(index)
+                node = links[index].src
+            if up_index is not None:
+                path.append(up_index)
+            routes[pair] = (tuple(reversed(path)), ways[b])
+    return routes
+
+
+def _route(routes: Mapping[tuple[str, str], Route | None], src: str, dst: str) -> Route:
+    """The route from ``src`` to ``dst`` in ``routes`` (:func:`_routes`); raises without one."""
+    route = routes[(src, dst)]
+    if route is None:
         raise ExportError(f"no route from {src!r} to {dst!r}")
-    path: list[int] = []
-    node = dst
-    while node != src:
-        index = via[node]
-        path.append(index)
-        node = links[index].src
-    return tuple(reversed(path)), ways[dst]
+    return route
 
 
 def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
@@ -246,6 +320,10 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
         (str(n), str(a), str(b))
         for n, a, b in zip(link_frame["name"], link_frame["from"], link_frame["to"], strict=True)
     ]
+    # The columns as lists: one conversion each, where .iloc costs a lookup per link.
+    rates = link_frame["rate_bps"].tolist()
+    delays = link_frame["delay_s"].tolist()
+    binned_flags = link_frame["binned"].tolist()
     queues = _queue_tables(topology, raw_links)
     links = tuple(
         LinkPlan(
@@ -253,29 +331,36 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
             name=name,
             src=a,
             dst=b,
-            rate_bps=int(link_frame["rate_bps"].iloc[i]),
-            delay_s=float(link_frame["delay_s"].iloc[i]),
+            rate_bps=int(rates[i]),
+            delay_s=float(delays[i]),
             queue=queues[i][0],
             queue_path=queues[i][1],
-            binned=bool(link_frame["binned"].iloc[i]),
+            binned=bool(binned_flags[i]),
         )
         for i, (name, a, b) in enumerate(raw_links)
     )
-    nodes: list[str] = []
-    for link in links:
-        for node in (link.src, link.dst):
-            if node not in nodes:
-                nodes.append(node)
+    # Nodes in order of first appearance (a dict keeps insertion order).
+    nodes = dict.fromkeys(node for link in links for node in (link.src, link.dst))
     flow_frame = probe.flows
+    column = {
+        key: flow_frame[key].tolist()
+        for key in ("name", "from", "to", "start_s", "stop_s", "loss_event_rtt_s")
+    }
     expanded = _expand_flows(tables.get("flows", []))
     schedules = _native.on_off_schedules(scenario.toml, seed)
     web_tables = _native.web_variables(scenario.toml, seed)
+    ends = [(str(a), str(b)) for a, b in zip(column["from"], column["to"], strict=True)]
+    # Every flow's way there, and the way back of those whose sink sends: searched together.
+    pairs = list(ends)
+    for (src, dst), (table, _) in zip(ends, expanded, strict=True):
+        if str(table["kind"]) not in _SILENT_SINKS:
+            pairs.append((dst, src))
+    routes = _routes(links, pairs)
     flows: list[FlowPlan] = []
     for i, (table, path) in enumerate(expanded):
-        src = str(flow_frame["from"].iloc[i])
-        dst = str(flow_frame["to"].iloc[i])
+        src, dst = ends[i]
         kind = str(table["kind"])
-        drawn_stop = float(flow_frame["stop_s"].iloc[i])
+        drawn_stop = float(column["stop_s"][i])
         stop_s = drawn_stop if math.isfinite(drawn_stop) else None
         periods = (
             tuple((on / 1e9, off / 1e9) for on, off in schedules[i]) if "on_off" in table else None
@@ -284,42 +369,43 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
         web_vars = (
             None if web is None else {name: (kind, tuple(values)) for name, (kind, values) in web}
         )
-        data, ways = _shortest(links, src, dst)
+        data, ways = _route(routes, src, dst)
         reply: tuple[int, ...] = ()
         back_ways = 1
         if kind not in _SILENT_SINKS:
-            reply, back_ways = _shortest(links, dst, src)
+            reply, back_ways = _route(routes, dst, src)
         if ways > 1 or back_ways > 1:
             raise ExportError(
-                f"topology: flow {flow_frame['name'].iloc[i]!r} has several shortest paths "
+                f"topology: flow {column['name'][i]!r} has several shortest paths "
                 "(ns-2 breaks ties its own way)"
             )
         flows.append(
             FlowPlan(
                 index=i,
-                name=str(flow_frame["name"].iloc[i]),
+                name=str(column["name"][i]),
                 kind=kind,
                 table=table,
                 path=path,
                 src=src,
                 dst=dst,
-                start_s=float(flow_frame["start_s"].iloc[i]),
+                start_s=float(column["start_s"][i]),
                 stop_s=stop_s,
                 data_links=data,
                 reply_links=reply,
-                loss_event_rtt_s=float(flow_frame["loss_event_rtt_s"].iloc[i]),
+                loss_event_rtt_s=float(column["loss_event_rtt_s"][i]),
                 on_periods=periods,
                 web=web_vars,
             )
         )
-    names = [link.name for link in links]
+    # Link names are unique (netsim refuses duplicates).
+    names = {link.name: link.index for link in links}
     losses: list[LossPlan] = []
     for i, table in enumerate(tables.get("losses", [])):
-        losses.append(LossPlan(index=i, link=names.index(table["link"]), table=table))
+        losses.append(LossPlan(index=i, link=names[table["link"]], table=table))
     if "bottleneck" in names:
-        primary = names.index("bottleneck")
+        primary = names["bottleneck"]
     elif "hop0" in names:
-        primary = names.index("hop0")
+        primary = names["hop0"]
     else:
         binned = [link.index for link in links if link.binned]
         primary = binned[0] if binned else 0
