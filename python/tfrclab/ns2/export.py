@@ -163,11 +163,9 @@ def _num(value: float) -> str:
 
 def monitored_links(plan: Plan) -> tuple[list[int], list[int]]:
     """The links whose per-flow bytes (first and last links of flows) and link series are kept."""
-    flow_links: list[int] = []
-    for flow in plan.flows:
-        for index in (flow.data_links[0], flow.data_links[-1]):
-            if index not in flow_links:
-                flow_links.append(index)
+    flow_links = {
+        index for flow in plan.flows for index in (flow.data_links[0], flow.data_links[-1])
+    }
     link_series = sorted({link.index for link in plan.links if link.binned} | {plan.primary_link})
     return sorted(flow_links), link_series
 
