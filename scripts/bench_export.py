@@ -1,4 +1,4 @@
-"""Time ``tfrclab export ns2`` on dumbbells of growing flow counts (issue 38).
+"""Time ``tfrclab export ns2`` on dumbbells of growing flow counts.
 
 Usage: ``.venv/bin/python scripts/bench_export.py [--flows 512,1024,2048,4096] [--max-hosts N]``
 

@@ -1,4 +1,4 @@
-"""The ns-2 export at scale (issue 38): routes searched once per core node, not per flow."""
+"""The ns-2 export at scale: routes searched once per core node, not per flow and direction."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def _dumbbell(flows: int, hosts: int) -> Scenario:
 
 
 def test_a_4096_flow_dumbbell_exports_in_seconds() -> None:
-    # Before issue 38 the route search scanned every link for every node of every path: 70 s
+    # The route search this replaced scanned every link for every node of every path: 70 s
     # at 512 flows, cubic in the flows. Now about 2 s here (scripts/bench_export.py); the bound
     # is loose for slow and shared machines.
     flows, hosts = 4096, 2048
