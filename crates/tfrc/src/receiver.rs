@@ -170,13 +170,20 @@ impl Receiver {
             self.started = true;
             self.base_seq = header.seq;
         }
+        // The RTT a packet carries is the sender's current estimate whether or not the packet
+        // itself is still useful: a late packet (its hole already declared lost) must still
+        // replace the RTT a forged packet planted (the clamped 64 s would otherwise merge every
+        // later loss into one event and space reports a minute apart).
+        let far_ahead = header.seq.saturating_sub(self.base_seq) >= MAX_REORDERING_WINDOW;
+        if !header.rtt.is_zero() && !far_ahead {
+            self.rtt = header.rtt.min(MAX_PEER_RTT);
+            self.shorten_feedback_timer();
+        }
         if header.seq < self.base_seq {
             self.stats.packets_ignored += 1;
             return;
         }
-        if header.seq - self.base_seq >= MAX_REORDERING_WINDOW
-            && !self.confirm_outage(header.seq, now)
-        {
+        if far_ahead && !self.confirm_outage(header.seq, now) {
             self.stats.packets_ignored += 1;
             return;
         }
@@ -198,10 +205,6 @@ impl Receiver {
             self.stats.packets_ce += 1;
         }
 
-        if !header.rtt.is_zero() {
-            self.rtt = header.rtt.min(MAX_PEER_RTT);
-            self.shorten_feedback_timer();
-        }
         // t_recvdata (RFC 5348 §6.2) is the newest timestamp among the packets received since
         // the last report: the newest, so that reordering never makes an echo go back in time;
         // since the last report, so that one forged timestamp far in the future (a spoofed
