@@ -5,7 +5,7 @@ use std::fmt;
 use std::time::Duration;
 
 use tfrc::wire::DATA_HEADER_LEN;
-use tfrc::TfrcConfig;
+use tfrc::{DataLimitedRule, TfrcConfig};
 
 /// The largest UDP payload over IPv4 (65535 - 8 - 20): the most a data packet may hold.
 pub const MAX_DATAGRAM: usize = 65_507;
@@ -74,7 +74,13 @@ pub struct SenderOptions {
 impl SenderOptions {
     /// Defaults for `config`: application source, a 256-payload queue, 1 s statistics, at most
     /// 50 µs of spin (docs/transport.md, "Pacing", for what it buys and costs).
-    pub fn new(config: TfrcConfig) -> SenderOptions {
+    ///
+    /// The configuration's data-limited rule is set to [`DataLimitedRule::RecentOnly`]: on a
+    /// real host RFC 5348's rule keeps one inflated receive rate (a start-up backlog, a batch
+    /// read after a stall) for a whole data-limited session (docs/transport.md, "Real-host
+    /// rules"). Set `options.config.data_limited` afterwards to choose otherwise.
+    pub fn new(mut config: TfrcConfig) -> SenderOptions {
+        config.data_limited = DataLimitedRule::RecentOnly;
         SenderOptions {
             config,
             source: Source::Application,

@@ -64,6 +64,21 @@ pub enum FirstIntervalRate {
     CurrentReceiveRate,
 }
 
+/// What X_recv_set remembers while the sender is data-limited (RFC 5348 §4.3 step 4, §8.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataLimitedRule {
+    /// RFC 5348 §4.3 step 4: Maximize_X_recv_set() keeps the largest receive rate of the
+    /// data-limited period for as long as the period lasts, so the sender keeps the rate it
+    /// once validated.
+    KeepLargest,
+    /// RFC 3448 §4.3: a data-limited interval's reports are treated like any other; entries
+    /// older than two RTTs expire, so X stays within twice what the receiver got over the last
+    /// two RTTs. One inflated sample (a start-up backlog drained at twice the application's
+    /// rate, a batch of datagrams read at once after a host stall) is forgotten two RTTs later
+    /// instead of being kept for the whole session (issue 29, docs/tfrc.md).
+    RecentOnly,
+}
+
 /// Every TFRC parameter, for both ends. `Default` is RFC 5348; [`TfrcConfig::floyd2000`] is the
 /// paper-era ns-2 behaviour.
 #[derive(Clone, Debug, PartialEq)]
@@ -96,6 +111,8 @@ pub struct TfrcConfig {
     pub congestion_avoidance: CongestionAvoidance,
     /// t_mbi: the rate never falls below s/t_mbi (RFC 5348: 64 s); `None` for no floor (ns-2).
     pub max_backoff_interval: Option<Duration>,
+    /// What X_recv_set keeps while the sender is data-limited.
+    pub data_limited: DataLimitedRule,
     /// Space packets by X_inst = X * R_sqmean / sqrt(R_sample) (RFC 5348 §4.5; Floyd 2000 §3.4).
     pub oscillation_prevention: bool,
     /// EWMA weight q2 of the old sqrt(R) mean (RFC 5348 §4.5: 0.9; ns-2: 0.95).
@@ -138,6 +155,7 @@ impl Default for TfrcConfig {
             nofeedback_response: NofeedbackResponse::Rfc5348,
             congestion_avoidance: CongestionAvoidance::JumpToCalculated,
             max_backoff_interval: Some(Duration::from_secs(64)),
+            data_limited: DataLimitedRule::KeepLargest,
             oscillation_prevention: true,
             sqrt_rtt_ewma_q: 0.9,
             scheduling_granularity: Duration::ZERO,

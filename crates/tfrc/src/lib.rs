@@ -17,12 +17,13 @@ pub mod feedback;
 pub mod harness;
 pub mod loss_history;
 pub mod packet;
+pub mod real_host;
 pub mod receiver;
 pub mod sender;
 pub mod time;
 pub mod wire;
 
-pub use config::{ConfigError, TfrcConfig};
+pub use config::{ConfigError, DataLimitedRule, TfrcConfig};
 pub use feedback::{FeedbackError, FeedbackStats};
 pub use packet::{DataHeader, Ecn, FeedbackHeader};
 pub use receiver::{Receiver, ReceiverStats};

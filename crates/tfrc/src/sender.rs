@@ -9,7 +9,8 @@ use std::time::Duration;
 use rand_core::RngCore;
 
 use crate::config::{
-    ConfigError, CongestionAvoidance, NofeedbackResponse, RateBeforeFeedback, TfrcConfig,
+    ConfigError, CongestionAvoidance, DataLimitedRule, NofeedbackResponse, RateBeforeFeedback,
+    TfrcConfig,
 };
 use crate::equation::{throughput_bytes_per_s, RtoPolicy};
 use crate::feedback::{FeedbackError, FeedbackStats, SendTimes};
@@ -368,9 +369,11 @@ impl Sender {
         };
     }
 
-    /// recv_limit from X_recv_set (RFC 5348 §4.3 step 4, with the data-limited rules of §8.2).
+    /// recv_limit from X_recv_set (RFC 5348 §4.3 step 4, with the data-limited rules of §8.2
+    /// under [`DataLimitedRule::KeepLargest`]).
     fn receive_limit(&mut self, now: Time, rtt: f64, p_rose: bool) -> f64 {
-        if self.data_limited_since_feedback {
+        let keep_largest = self.config.data_limited == DataLimitedRule::KeepLargest;
+        if self.data_limited_since_feedback && keep_largest {
             if p_rose {
                 self.x_recv_set.halve();
                 self.maximize_x_recv_set(now, 0.85 * self.x_recv);
@@ -768,6 +771,44 @@ mod tests {
         let x_calc = throughput_bytes_per_s(Default::default(), 1000.0, 0.1, 0.4, 0.001);
         let expected = x_calc.min(60_000.0);
         assert!((sender.stats().x_bytes_per_s - expected).abs() < 1e-6);
+    }
+
+    #[test]
+    fn recent_only_forgets_a_data_limited_peak_after_two_rtts() {
+        let config = TfrcConfig {
+            data_limited: DataLimitedRule::RecentOnly,
+            ..TfrcConfig::default()
+        };
+        let mut sender = started(config);
+        // One inflated report (a batch read after a stall), then loss and a data-limited
+        // sender whose receiver gets 10 kB/s.
+        deliver(&mut sender, at(300), feedback(200, 0.0, 300_000.0));
+        deliver(&mut sender, at(400), feedback(300, 0.001, 10_000.0));
+        for k in 5..10 {
+            let due = sender.poll_timeout().unwrap();
+            assert!(sender.poll_transmit(due, false).is_none());
+            deliver(
+                &mut sender,
+                at(k * 100),
+                feedback(k * 100 - 100, 0.001, 10_000.0),
+            );
+        }
+        // The 300 kB/s sample has expired: X is twice what the receiver gets.
+        assert!((sender.stats().x_bytes_per_s - 20_000.0).abs() < 1e-6);
+        // Under RFC 5348's rule the same reports keep the peak.
+        let mut sender = started(TfrcConfig::default());
+        deliver(&mut sender, at(300), feedback(200, 0.0, 300_000.0));
+        deliver(&mut sender, at(400), feedback(300, 0.001, 10_000.0));
+        for k in 5..10 {
+            let due = sender.poll_timeout().unwrap();
+            assert!(sender.poll_transmit(due, false).is_none());
+            deliver(
+                &mut sender,
+                at(k * 100),
+                feedback(k * 100 - 100, 0.001, 10_000.0),
+            );
+        }
+        assert!(sender.stats().x_bytes_per_s > 100_000.0);
     }
 
     #[test]
