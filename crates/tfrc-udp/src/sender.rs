@@ -76,7 +76,8 @@ pub struct UdpSender {
     /// The constant-rate source's unspent bytes and when they were last topped up.
     app_credit: f64,
     app_last: Time,
-    announced: Option<(f64, u64)>,
+    /// The X last announced to subscribers.
+    announced: Option<f64>,
     samples: SampleLog<SenderSample>,
     last_totals: SenderSample,
     send_log: Vec<Time>,
@@ -207,7 +208,7 @@ impl UdpSender {
                 return Ok(());
             }
             if input_ready {
-                self.read_input(now);
+                self.read_input();
             }
             let now = self.clock.now();
             self.tfrc.handle_timeout(now);
@@ -227,8 +228,11 @@ impl UdpSender {
         }
     }
 
-    /// Reads and handles up to [`MAX_INPUT_BATCH`] datagrams.
-    fn read_input(&mut self, now: Time) {
+    /// Reads and handles up to [`MAX_INPUT_BATCH`] datagrams, each with the clock read when it
+    /// is handled: a clock read once before a batch judges a report against a time earlier
+    /// than its own arrival (an honest echo then looks like one from the future, and RTT
+    /// samples come out low by the batch's length).
+    fn read_input(&mut self) {
         for _ in 0..MAX_INPUT_BATCH {
             let (len, from) = match self.socket.recv_from(&mut self.recv_buf) {
                 Ok(got) => got,
@@ -250,6 +254,7 @@ impl UdpSender {
                 Ok(Packet::Feedback(report)) => {
                     // A rejected report (forged, or a replay: exact, modified or duplicated by
                     // the network) is counted by the TFRC sender by cause and ignored.
+                    let now = self.clock.now();
                     let _ = self.tfrc.handle_feedback(now, &report);
                 }
                 Ok(Packet::Data { .. }) => self.input.wrong_kind += 1,
@@ -341,20 +346,15 @@ impl UdpSender {
         true
     }
 
-    /// Publishes X to the handle and subscribers if it moved by the threshold or a nofeedback
-    /// timer fired.
+    /// Publishes X to the handle and subscribers if it moved by more than the threshold.
     fn announce(&mut self, now: Time) {
         let stats = self.tfrc.stats();
         let x = stats.x_bytes_per_s;
-        let expiries = stats.nofeedback_expiries;
-        let changed = match self.announced {
-            None => true,
-            Some((last, last_expiries)) => {
-                (x - last).abs() > RATE_CHANGE_THRESHOLD * last || expiries != last_expiries
-            }
-        };
+        let changed = self
+            .announced
+            .is_none_or(|last| (x - last).abs() > RATE_CHANGE_THRESHOLD * last);
         if changed {
-            self.announced = Some((x, expiries));
+            self.announced = Some(x);
             self.shared.publish(RateChange {
                 time: now,
                 x_bytes_per_s: x,
