@@ -32,7 +32,7 @@ pub struct RateChange {
 /// The relative change of X that is announced to subscribers (5%): X moves at every report
 /// (once per RTT), too often to wake an encoder for each, and an encoder cannot follow steps
 /// much finer than this anyway. On loopback (RTT 0.1-2 ms) a 1% threshold plus every
-/// nofeedback expiry gave ~1,800 notices a second, 96% with X unchanged (issue 29).
+/// nofeedback expiry gave ~1,800 notices a second, 96% with X unchanged.
 pub const RATE_CHANGE_THRESHOLD: f64 = 0.05;
 
 /// Why [`SenderHandle::send`] refused a payload.

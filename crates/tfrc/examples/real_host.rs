@@ -1,7 +1,7 @@
 //! One TFRC flow under real-host timing (`tfrc::real_host`) against the same flow on an ideal
 //! host, on the testbed's path (10 Mb/s, 25 ms each way, DropTail 50): start-up queue drops, the
 //! largest 50 ms send-rate bin, and a 2 Mb/s application's X, over several seeds.
-//! `cargo run --release -p tfrc --example real_host -- [SEEDS] [STALLS_PER_S]`
+//! `cargo run --release -p tfrc --example real_host -- [SEEDS] [STALLS_PER_S] [keep-largest]`
 
 use std::time::Duration;
 
@@ -13,9 +13,15 @@ use tfrc::{TfrcConfig, Time};
 const LINK: f64 = 1.25e6;
 
 fn config(timing: HostTiming, application: Application, loss: f64, seed: u64) -> RealHostConfig {
+    // The transport's data-limited rule, or RFC 5348's with `keep-largest` as third argument.
+    let rule = if std::env::args().nth(3).as_deref() == Some("keep-largest") {
+        tfrc::DataLimitedRule::KeepLargest
+    } else {
+        tfrc::DataLimitedRule::RecentOnly
+    };
     RealHostConfig {
         sender: TfrcConfig {
-            data_limited: tfrc::DataLimitedRule::RecentOnly,
+            data_limited: rule,
             ..TfrcConfig::rfc5348()
         },
         receiver: TfrcConfig::rfc5348(),

@@ -75,7 +75,7 @@ pub enum DataLimitedRule {
     /// older than two RTTs expire, so X stays within twice what the receiver got over the last
     /// two RTTs. One inflated sample (a start-up backlog drained at twice the application's
     /// rate, a batch of datagrams read at once after a host stall) is forgotten two RTTs later
-    /// instead of being kept for the whole session (issue 29, docs/tfrc.md).
+    /// instead of being kept for the whole session (docs/tfrc.md, "Real-host rules").
     RecentOnly,
 }
 

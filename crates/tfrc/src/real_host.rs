@@ -1,5 +1,5 @@
 //! A deterministic model of one TFRC flow between two *real* hosts, for the checks an ideal
-//! clock cannot make (issue 29). [`crate::harness`] and the simulator hand a report to the
+//! clock cannot make. [`crate::harness`] and the simulator hand a report to the
 //! receiver 0 ns after the arrival that triggers it and never pause an endpoint; a real host
 //! reads a datagram microseconds to milliseconds after it arrived, reads them in batches, is
 //! descheduled for tens of milliseconds at a time, and its clock reads are late by scheduling
