@@ -775,40 +775,30 @@ mod tests {
 
     #[test]
     fn recent_only_forgets_a_data_limited_peak_after_two_rtts() {
-        let config = TfrcConfig {
-            data_limited: DataLimitedRule::RecentOnly,
-            ..TfrcConfig::default()
-        };
-        let mut sender = started(config);
         // One inflated report (a batch read after a stall), then loss and a data-limited
-        // sender whose receiver gets 10 kB/s.
-        deliver(&mut sender, at(300), feedback(200, 0.0, 300_000.0));
-        deliver(&mut sender, at(400), feedback(300, 0.001, 10_000.0));
-        for k in 5..10 {
-            let due = sender.poll_timeout().unwrap();
-            assert!(sender.poll_transmit(due, false).is_none());
-            deliver(
-                &mut sender,
-                at(k * 100),
-                feedback(k * 100 - 100, 0.001, 10_000.0),
-            );
-        }
+        // sender whose receiver gets 10 kB/s for half a second.
+        let x_after = |rule: DataLimitedRule| {
+            let mut sender = started(TfrcConfig {
+                data_limited: rule,
+                ..TfrcConfig::default()
+            });
+            deliver(&mut sender, at(300), feedback(200, 0.0, 300_000.0));
+            deliver(&mut sender, at(400), feedback(300, 0.001, 10_000.0));
+            for k in 5..10 {
+                let due = sender.poll_timeout().unwrap();
+                assert!(sender.poll_transmit(due, false).is_none());
+                deliver(
+                    &mut sender,
+                    at(k * 100),
+                    feedback(k * 100 - 100, 0.001, 10_000.0),
+                );
+            }
+            sender.stats().x_bytes_per_s
+        };
         // The 300 kB/s sample has expired: X is twice what the receiver gets.
-        assert!((sender.stats().x_bytes_per_s - 20_000.0).abs() < 1e-6);
-        // Under RFC 5348's rule the same reports keep the peak.
-        let mut sender = started(TfrcConfig::default());
-        deliver(&mut sender, at(300), feedback(200, 0.0, 300_000.0));
-        deliver(&mut sender, at(400), feedback(300, 0.001, 10_000.0));
-        for k in 5..10 {
-            let due = sender.poll_timeout().unwrap();
-            assert!(sender.poll_transmit(due, false).is_none());
-            deliver(
-                &mut sender,
-                at(k * 100),
-                feedback(k * 100 - 100, 0.001, 10_000.0),
-            );
-        }
-        assert!(sender.stats().x_bytes_per_s > 100_000.0);
+        assert!((x_after(DataLimitedRule::RecentOnly) - 20_000.0).abs() < 1e-6);
+        // RFC 5348's rule keeps the peak.
+        assert!(x_after(DataLimitedRule::KeepLargest) > 100_000.0);
     }
 
     #[test]

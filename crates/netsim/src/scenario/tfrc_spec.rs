@@ -324,6 +324,7 @@ mod tests {
             nofeedback_response: NofeedbackResponse::Rfc5348,
             congestion_avoidance: CongestionAvoidance::JumpToCalculated,
             max_backoff_interval: Some(Duration::from_secs(32)),
+            data_limited: tfrc::DataLimitedRule::KeepLargest,
             oscillation_prevention: false,
             sqrt_rtt_ewma_q: 0.7,
             scheduling_granularity: Duration::from_millis(1),
