@@ -182,10 +182,48 @@ pub struct RealHostConfig {
 /// The most packets the constant-rate application queues.
 const APPLICATION_QUEUE: usize = 256;
 
+/// One of the two hosts' loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Host {
+    Sender,
+    Receiver,
+}
+
+/// A host loop's scheduling state: its pending wake-up, when it may next run (a stall pushes
+/// that out), and when its next stall starts.
+#[derive(Clone, Copy, Debug)]
+struct HostLoop {
+    wake: Option<Time>,
+    free_at: Time,
+    next_stall: Time,
+}
+
+impl HostLoop {
+    /// Asks the loop to run at `at` (or when its stall ends); the time to schedule a wake-up
+    /// at, unless one at or before it is pending already.
+    fn request(&mut self, at: Time) -> Option<Time> {
+        let at = at.max(self.free_at);
+        if self.wake.is_some_and(|pending| pending <= at) {
+            return None;
+        }
+        self.wake = Some(at);
+        Some(at)
+    }
+
+    /// Whether a wake-up event at `now` is the pending one (later requests make earlier
+    /// events stale); it is consumed if so.
+    fn take(&mut self, now: Time) -> bool {
+        if self.wake != Some(now) {
+            return false;
+        }
+        self.wake = None;
+        true
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Event {
-    SenderWake,
-    ReceiverWake,
+    Wake(Host),
     BottleneckDone,
     DataArrival(usize),
     FeedbackArrival(usize),
@@ -241,14 +279,8 @@ pub struct RealHostHarness {
     event_count: u64,
     sender_clock: JitteredClock,
     receiver_clock: JitteredClock,
-    /// When each loop next stalls, may next run (a stall pushes it out), and its pending
-    /// wake-up.
-    sender_next_stall: Time,
-    receiver_next_stall: Time,
-    sender_free_at: Time,
-    sender_wake: Option<Time>,
-    receiver_free_at: Time,
-    receiver_wake: Option<Time>,
+    sender_loop: HostLoop,
+    receiver_loop: HostLoop,
     /// Datagrams in flight or queued, by slot (freed slots are reused).
     data_slots: Vec<Option<(DataHeader, u32)>>,
     feedback_slots: Vec<Option<FeedbackHeader>>,
@@ -288,6 +320,11 @@ impl RealHostHarness {
         let start = Time::ZERO + sender_clock.origin;
         let sender = Sender::new(config.sender.clone(), start)?;
         let receiver = Receiver::new(config.receiver.clone())?;
+        let idle = HostLoop {
+            wake: None,
+            free_at: Time::ZERO,
+            next_stall: Time::MAX,
+        };
         let mut harness = RealHostHarness {
             sender,
             receiver,
@@ -297,12 +334,8 @@ impl RealHostHarness {
             event_count: 0,
             sender_clock,
             receiver_clock,
-            sender_next_stall: Time::MAX,
-            receiver_next_stall: Time::MAX,
-            sender_free_at: Time::ZERO,
-            sender_wake: None,
-            receiver_free_at: Time::ZERO,
-            receiver_wake: None,
+            sender_loop: idle,
+            receiver_loop: idle,
             data_slots: Vec::new(),
             feedback_slots: Vec::new(),
             bottleneck: VecDeque::new(),
@@ -325,9 +358,9 @@ impl RealHostHarness {
             config,
         };
         harness.config.spoofed.sort_by_key(|spoof| spoof.at);
-        harness.sender_next_stall = harness.next_stall(Time::ZERO);
-        harness.receiver_next_stall = harness.next_stall(Time::ZERO);
-        harness.wake_sender(Time::ZERO);
+        harness.sender_loop.next_stall = harness.next_stall(Time::ZERO);
+        harness.receiver_loop.next_stall = harness.next_stall(Time::ZERO);
+        harness.wake(Host::Sender, Time::ZERO);
         Ok(harness)
     }
 
@@ -420,36 +453,42 @@ impl RealHostHarness {
         after + duration_from_secs(gap)
     }
 
-    /// Asks the sender's loop to run at `at` (or when its stall ends).
-    fn wake_sender(&mut self, at: Time) {
-        let at = at.max(self.sender_free_at);
-        if self.sender_wake.is_some_and(|pending| pending <= at) {
-            return;
+    fn host_loop(&mut self, host: Host) -> &mut HostLoop {
+        match host {
+            Host::Sender => &mut self.sender_loop,
+            Host::Receiver => &mut self.receiver_loop,
         }
-        self.sender_wake = Some(at);
-        self.schedule(at, Event::SenderWake);
     }
 
-    /// Asks the receiver's loop to run at `at` (or when its stall ends).
-    fn wake_receiver(&mut self, at: Time) {
-        let at = at.max(self.receiver_free_at);
-        if self.receiver_wake.is_some_and(|pending| pending <= at) {
-            return;
+    /// Asks a host's loop to run at `at` (or when its stall ends).
+    fn wake(&mut self, host: Host, at: Time) {
+        if let Some(at) = self.host_loop(host).request(at) {
+            self.schedule(at, Event::Wake(host));
         }
-        self.receiver_wake = Some(at);
-        self.schedule(at, Event::ReceiverWake);
     }
 
-    /// A loop woke at `self.now`: if its next stall is due, it is descheduled for the stall's
-    /// length instead of running. Returns the time the stall ends, if one started.
-    fn stall_at_wake(&mut self, next_stall: Time) -> Option<(Time, Time)> {
-        if self.now < next_stall {
-            return None;
+    /// A host's loop woke at `self.now`: if its next stall is due, it is descheduled for the
+    /// stall's length instead of running; otherwise it runs one pass.
+    fn on_wake(&mut self, host: Host) {
+        let now = self.now;
+        if !self.host_loop(host).take(now) {
+            return;
+        }
+        if now < self.host_loop(host).next_stall {
+            match host {
+                Host::Sender => self.sender_pass(),
+                Host::Receiver => self.receiver_pass(),
+            }
+            return;
         }
         let (lo, hi) = self.config.timing.stall;
-        let until = self.now + uniform(&mut self.rng, lo, hi);
-        self.stalls.push((self.now, until));
-        Some((until, self.next_stall(until)))
+        let until = now + uniform(&mut self.rng, lo, hi);
+        self.stalls.push((now, until));
+        let next = self.next_stall(until);
+        let state = self.host_loop(host);
+        state.free_at = until;
+        state.next_stall = next;
+        self.wake(host, until);
     }
 
     fn processing_delay(&mut self) -> Duration {
@@ -459,40 +498,13 @@ impl RealHostHarness {
 
     fn handle(&mut self, event: Event) {
         match event {
-            Event::SenderWake => {
-                if self.sender_wake != Some(self.now) {
-                    return;
-                }
-                self.sender_wake = None;
-                match self.stall_at_wake(self.sender_next_stall) {
-                    Some((until, next)) => {
-                        self.sender_free_at = until;
-                        self.sender_next_stall = next;
-                        self.wake_sender(until);
-                    }
-                    None => self.sender_pass(),
-                }
-            }
-            Event::ReceiverWake => {
-                if self.receiver_wake != Some(self.now) {
-                    return;
-                }
-                self.receiver_wake = None;
-                match self.stall_at_wake(self.receiver_next_stall) {
-                    Some((until, next)) => {
-                        self.receiver_free_at = until;
-                        self.receiver_next_stall = next;
-                        self.wake_receiver(until);
-                    }
-                    None => self.receiver_pass(),
-                }
-            }
+            Event::Wake(host) => self.on_wake(host),
             Event::BottleneckDone => self.bottleneck_done(),
             Event::DataArrival(slot) => self.data_arrival(slot),
             Event::FeedbackArrival(slot) => {
                 self.sender_socket.push_back(slot);
                 let at = self.now + self.processing_delay();
-                self.wake_sender(at);
+                self.wake(Host::Sender, at);
             }
         }
     }
@@ -538,7 +550,7 @@ impl RealHostHarness {
             self.send_data(header);
         }
         if !self.sender_socket.is_empty() {
-            self.wake_sender(self.now);
+            self.wake(Host::Sender, self.now);
         }
         let mut next = self
             .sender
@@ -558,7 +570,7 @@ impl RealHostHarness {
                 Duration::ZERO,
                 self.config.timing.wake_lateness,
             );
-            self.wake_sender(at.max(self.now) + late);
+            self.wake(Host::Sender, at.max(self.now) + late);
         }
     }
 
@@ -646,7 +658,7 @@ impl RealHostHarness {
         self.receiver_socket_bytes += size;
         self.receiver_socket.push_back((slot, self.now));
         let at = self.now + self.processing_delay();
-        self.wake_receiver(at);
+        self.wake(Host::Receiver, at);
     }
 
     fn inject_spoof(&mut self) {
@@ -702,10 +714,10 @@ impl RealHostHarness {
             self.schedule(at, Event::FeedbackArrival(slot));
         }
         if !self.receiver_socket.is_empty() {
-            self.wake_receiver(self.now);
+            self.wake(Host::Receiver, self.now);
         } else if let Some(t) = self.receiver.poll_timeout() {
             let at = self.receiver_clock.true_time(t).max(self.now);
-            self.wake_receiver(at);
+            self.wake(Host::Receiver, at);
         }
     }
 }
