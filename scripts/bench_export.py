@@ -17,47 +17,20 @@ import argparse
 import sys
 import time
 
+from bench_peers import SCALING_SCENARIO  # the same dumbbell (this folder is on sys.path)
+
 from tfrclab.ns2 import export_tcl, resolve
 from tfrclab.scenario import Scenario
 from tfrclab.simulate import run
-
-SCENARIO = """name = "export-{flows}"
-duration = "20s"
-seed = 1
-
-[topology]
-kind = "dumbbell"
-hosts = {hosts}
-
-[topology.bottleneck]
-rate = "1Gbps"
-delay = "30ms"
-queue = {{ kind = "red", preset = "ns2_2000", limit = 1000, gentle = true }}
-
-[topology.access]
-rate = "10Gbps"
-rtt = {{ uniform = ["80ms", "120ms"] }}
-
-[[flows]]
-kind = "tcp"
-variant = "sack"
-preset = "ns2_2000"
-window = 10000
-count = {half}
-start = {{ uniform = ["0s", "10s"] }}
-
-[[flows]]
-kind = "tfrc"
-preset = "floyd2000"
-count = {half}
-start = {{ uniform = ["0s", "10s"] }}
-"""
 
 
 def scenario(flows: int, max_hosts: int) -> Scenario:
     """The ``flows``-flow dumbbell (module documentation)."""
     hosts = min(flows, max_hosts)
-    return Scenario.from_toml(SCENARIO.format(flows=flows, hosts=hosts, half=flows // 2))
+    text = SCALING_SCENARIO.format(
+        flows=flows, hosts=hosts, half=flows // 2, rate="1Gbps", duration="20s"
+    )
+    return Scenario.from_toml(text)
 
 
 def point(flows: int, max_hosts: int) -> dict[str, float]:

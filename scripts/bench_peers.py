@@ -206,7 +206,7 @@ seed = 1
 
 [topology]
 kind = "dumbbell"
-hosts = {flows}
+hosts = {hosts}
 
 [topology.bottleneck]
 rate = "{rate}"
@@ -265,6 +265,7 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
         path.write_text(
             SCALING_SCENARIO.format(
                 flows=flows,
+                hosts=flows,
                 half=max(1, flows // 2),
                 rate=args.scaling_rate,
                 duration=args.scaling_duration,
@@ -276,6 +277,7 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
         double.write_text(
             SCALING_SCENARIO.format(
                 flows=flows,
+                hosts=flows,
                 half=max(1, flows // 2),
                 rate=args.scaling_rate,
                 duration=f"{2 * seconds:g}s",
