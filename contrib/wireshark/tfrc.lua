@@ -1,10 +1,10 @@
 -- Wireshark dissector for tfrclab's TFRC wire format (crates/tfrc/src/wire, docs/wire-format.md):
 -- a data packet's header and a feedback packet, both big-endian, inside UDP.
 --
---   every packet   0: version (1)   1: packet type (1 = data, 2 = feedback)
---   data           2: seq u64   10: timestamp u64 ns   18: rtt u64 ns   26: payload ...
---   feedback       2: timestamp_echo u64 ns   10: t_delay u64 ns
---                 18: X_recv f64 (bytes/s)   26: p f64   34: end
+--   every packet   0: version (2)   1: packet type (1 = data, 2 = feedback)   2: session u64
+--   data          10: seq u64   18: timestamp u64 ns   26: rtt u64 ns   34: payload ...
+--   feedback      10: timestamp_echo u64 ns   18: t_delay u64 ns
+--                 26: X_recv f64 (bytes/s)   34: p f64   42: end
 --
 -- Registered on UDP ports 50000-53999, the ports tfrclab's simulated TFRC receivers use in
 -- pcap captures (docs/traces.md). For another port: Decode As... > UDP port > TFRC, or edit
@@ -13,8 +13,8 @@
 -- or load it for one run: tshark -X lua_script:contrib/wireshark/tfrc.lua -r capture.pcap
 
 local TFRC_PORTS = "50000-53999"
-local VERSION = 1
-local COMMON_LEN, DATA_HEADER_LEN, FEEDBACK_LEN = 2, 26, 34
+local VERSION = 2
+local COMMON_LEN, DATA_HEADER_LEN, FEEDBACK_LEN = 2, 34, 42
 
 local tfrc = Proto("tfrc", "TFRC (tfrclab wire format)")
 
@@ -22,6 +22,7 @@ local types = { [1] = "data", [2] = "feedback" }
 local f = {
     version = ProtoField.uint8("tfrc.version", "Version", base.DEC),
     type = ProtoField.uint8("tfrc.type", "Packet type", base.DEC, types),
+    session = ProtoField.uint64("tfrc.session", "Session", base.HEX),
     seq = ProtoField.uint64("tfrc.seq", "Sequence number", base.DEC),
     timestamp = ProtoField.uint64("tfrc.timestamp", "Timestamp (ns)", base.DEC),
     rtt = ProtoField.uint64("tfrc.rtt", "Sender's RTT estimate (ns)", base.DEC),
@@ -32,7 +33,7 @@ local f = {
     p = ProtoField.double("tfrc.p", "Loss event rate p"),
     padding = ProtoField.bytes("tfrc.padding", "Padding (simulated packet size)"),
 }
-tfrc.fields = { f.version, f.type, f.seq, f.timestamp, f.rtt, f.payload, f.ts_echo,
+tfrc.fields = { f.version, f.type, f.session, f.seq, f.timestamp, f.rtt, f.payload, f.ts_echo,
     f.t_delay, f.x_recv, f.p, f.padding }
 
 local malformed = ProtoExpert.new("tfrc.malformed", "Malformed TFRC packet",
@@ -55,31 +56,33 @@ function tfrc.dissector(tvb, pinfo, tree)
     end
     if kind == 1 then
         if len < DATA_HEADER_LEN then
-            subtree:add_proto_expert_info(malformed, "data header shorter than 26 bytes")
+            subtree:add_proto_expert_info(malformed, "data header shorter than 34 bytes")
             return len
         end
-        subtree:add(f.seq, tvb(2, 8))
-        subtree:add(f.timestamp, tvb(10, 8))
-        subtree:add(f.rtt, tvb(18, 8))
+        subtree:add(f.session, tvb(2, 8))
+        subtree:add(f.seq, tvb(10, 8))
+        subtree:add(f.timestamp, tvb(18, 8))
+        subtree:add(f.rtt, tvb(26, 8))
         if len > DATA_HEADER_LEN then
             subtree:add(f.payload, tvb(DATA_HEADER_LEN))
         end
-        local seq = tvb(2, 8):uint64()
+        local seq = tvb(10, 8):uint64()
         pinfo.cols.info = "TFRC data seq=" .. tostring(seq)
         subtree:append_text(", data, seq " .. tostring(seq))
     elseif kind == 2 then
         if len < FEEDBACK_LEN then
-            subtree:add_proto_expert_info(malformed, "feedback shorter than 34 bytes")
+            subtree:add_proto_expert_info(malformed, "feedback shorter than 42 bytes")
             return len
         end
-        subtree:add(f.ts_echo, tvb(2, 8))
-        subtree:add(f.t_delay, tvb(10, 8))
-        subtree:add(f.x_recv, tvb(18, 8))
-        subtree:add(f.p, tvb(26, 8))
+        subtree:add(f.session, tvb(2, 8))
+        subtree:add(f.ts_echo, tvb(10, 8))
+        subtree:add(f.t_delay, tvb(18, 8))
+        subtree:add(f.x_recv, tvb(26, 8))
+        subtree:add(f.p, tvb(34, 8))
         if len > FEEDBACK_LEN then
             subtree:add(f.padding, tvb(FEEDBACK_LEN))
         end
-        local x_recv, p = tvb(18, 8):float(), tvb(26, 8):float()
+        local x_recv, p = tvb(26, 8):float(), tvb(34, 8):float()
         pinfo.cols.info = string.format("TFRC feedback X_recv=%.0f B/s p=%.6g", x_recv, p)
         subtree:append_text(string.format(", feedback, X_recv %.0f B/s, p %.6g", x_recv, p))
     else

@@ -64,11 +64,16 @@ pub fn fuzz_one(data: &[u8]) -> Result<PacketKind, WireError> {
         "FeedbackPacket view and FeedbackHeader::parse disagree"
     );
 
-    // Dispatch agrees with the kind-specific parsers.
+    // Dispatch agrees with the kind-specific parsers, and the session is bytes 2-9.
+    let session = reference_session(data);
     let expected_any = match peeked {
         Err(err) => Err(err),
-        Ok(PacketKind::Data) => as_data.map(|(header, payload)| Packet::Data { header, payload }),
-        Ok(PacketKind::Feedback) => as_feedback.map(Packet::Feedback),
+        Ok(PacketKind::Data) => as_data.map(|(header, payload)| Packet::Data {
+            session,
+            header,
+            payload,
+        }),
+        Ok(PacketKind::Feedback) => as_feedback.map(|header| Packet::Feedback { session, header }),
     };
     assert_eq!(
         any, expected_any,
@@ -87,7 +92,7 @@ pub fn fuzz_one(data: &[u8]) -> Result<PacketKind, WireError> {
                     found: PacketKind::Data
                 }
             );
-            check_data_round_trip(data, header, payload);
+            check_data_round_trip(data, session, header, payload);
         }
         (Err(err), Ok(feedback)) => {
             assert_eq!(
@@ -97,7 +102,7 @@ pub fn fuzz_one(data: &[u8]) -> Result<PacketKind, WireError> {
                     found: PacketKind::Feedback
                 }
             );
-            check_feedback_round_trip(data, feedback);
+            check_feedback_round_trip(data, session, feedback);
         }
         (Err(data_err), Err(feedback_err)) => {
             assert_formats(&data_err);
@@ -110,15 +115,18 @@ pub fn fuzz_one(data: &[u8]) -> Result<PacketKind, WireError> {
     result
 }
 
-fn check_data_round_trip(data: &[u8], header: DataHeader, payload: &[u8]) {
+fn check_data_round_trip(data: &[u8], session: u64, header: DataHeader, payload: &[u8]) {
     assert_eq!(payload, data.get(DATA_HEADER_LEN..).unwrap_or_default());
     let mut out = vec![0u8; data.len()];
-    assert_eq!(header.emit_with_payload(payload, &mut out), Ok(data.len()));
+    assert_eq!(
+        header.emit_with_payload(session, payload, &mut out),
+        Ok(data.len())
+    );
     assert_eq!(out, data, "data packet did not re-emit to the same bytes");
     assert_eq!(DataHeader::parse(&out), Ok((header, payload)));
     out.pop();
     assert_eq!(
-        header.emit_with_payload(payload, &mut out),
+        header.emit_with_payload(session, payload, &mut out),
         Err(WireError::BufferTooSmall {
             needed: data.len(),
             available: data.len() - 1
@@ -126,9 +134,9 @@ fn check_data_round_trip(data: &[u8], header: DataHeader, payload: &[u8]) {
     );
 }
 
-fn check_feedback_round_trip(data: &[u8], feedback: FeedbackHeader) {
+fn check_feedback_round_trip(data: &[u8], session: u64, feedback: FeedbackHeader) {
     let mut out = [0u8; FEEDBACK_LEN];
-    assert_eq!(feedback.emit(&mut out), Ok(FEEDBACK_LEN));
+    assert_eq!(feedback.emit(session, &mut out), Ok(FEEDBACK_LEN));
     assert_eq!(
         out, data,
         "feedback packet did not re-emit to the same bytes"
@@ -139,7 +147,7 @@ fn check_feedback_round_trip(data: &[u8], feedback: FeedbackHeader) {
     let bits = |f: FeedbackHeader| (f.x_recv_bytes_per_s.to_bits(), f.p.to_bits());
     assert_eq!(reparsed.map(bits), Ok(bits(feedback)));
     assert_eq!(
-        feedback.emit(&mut out[..FEEDBACK_LEN - 1]),
+        feedback.emit(session, &mut out[..FEEDBACK_LEN - 1]),
         Err(WireError::BufferTooSmall {
             needed: FEEDBACK_LEN,
             available: FEEDBACK_LEN - 1
@@ -160,6 +168,14 @@ fn assert_formats(err: &WireError) {
     assert!(write!(Discard, "{err} {err:?}").is_ok());
 }
 
+/// The session field as `docs/wire-format.md` places it: bytes 2 to 9, big-endian (0 when the
+/// input is shorter; only accepted packets' sessions are compared).
+fn reference_session(data: &[u8]) -> u64 {
+    data.get(2..10).map_or(0, |bytes| {
+        bytes.iter().fold(0, |acc, &b| (acc << 8) | u64::from(b))
+    })
+}
+
 /// A second, deliberately naive reading of `docs/wire-format.md`, for differential checking.
 fn reference_decode(data: &[u8]) -> Result<PacketKind, WireError> {
     let len = data.len();
@@ -174,8 +190,8 @@ fn reference_decode(data: &[u8]) -> Result<PacketKind, WireError> {
         });
     }
     let (kind, needed) = match data[1] {
-        1 => (PacketKind::Data, 26),
-        2 => (PacketKind::Feedback, 34),
+        1 => (PacketKind::Data, 34),
+        2 => (PacketKind::Feedback, 42),
         other => return Err(WireError::UnknownType(other)),
     };
     if len < needed {
@@ -184,9 +200,9 @@ fn reference_decode(data: &[u8]) -> Result<PacketKind, WireError> {
     if kind == PacketKind::Data {
         return Ok(kind);
     }
-    if len > 34 {
+    if len > 42 {
         return Err(WireError::TrailingBytes {
-            expected: 34,
+            expected: 42,
             found: len,
         });
     }
@@ -198,8 +214,8 @@ fn reference_decode(data: &[u8]) -> Result<PacketKind, WireError> {
         f64::from_bits(bits)
     };
     for (field, value, max) in [
-        ("x_recv", float_at(18), f64::INFINITY),
-        ("p", float_at(26), 1.0),
+        ("x_recv", float_at(26), f64::INFINITY),
+        ("p", float_at(34), 1.0),
     ] {
         let reason = if value.is_nan() {
             "NaN"
@@ -229,7 +245,10 @@ pub fn seed_corpus() -> Vec<Vec<u8>> {
         };
         for payload in [&b""[..], b"x", &[0xa5; 40]] {
             let mut buf = vec![0u8; DATA_HEADER_LEN + payload.len()];
-            if header.emit_with_payload(payload, &mut buf).is_ok() {
+            if header
+                .emit_with_payload(seq ^ nanos, payload, &mut buf)
+                .is_ok()
+            {
                 corpus.push(buf);
             }
         }
@@ -249,7 +268,7 @@ pub fn seed_corpus() -> Vec<Vec<u8>> {
             p,
         };
         let mut buf = vec![0u8; FEEDBACK_LEN];
-        if feedback.emit(&mut buf).is_ok() {
+        if feedback.emit(i.wrapping_mul(0x9e37_79b9), &mut buf).is_ok() {
             corpus.push(buf);
         }
     }

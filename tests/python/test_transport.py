@@ -175,7 +175,7 @@ def test_ctrl_c_stops_a_session_and_keeps_its_trace(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["send", "--to", "127.0.0.1:9", "--size", "10B"], "size_bytes: expected 27 to 65507"),
+        (["send", "--to", "127.0.0.1:9", "--size", "10B"], "size_bytes: expected 35 to 65507"),
         (["send", "--to", "127.0.0.1:9", "--app-rate", "fast"], "invalid rate"),
         (["send", "--to", "127.0.0.1:9", "--duration", "5"], "needs a unit"),
         (["send", "--to", "no-such-host.invalid:9", "--duration", "1s"], "to: cannot resolve"),

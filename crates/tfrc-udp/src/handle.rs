@@ -136,10 +136,16 @@ impl Shared {
         self.stop.load(Ordering::Acquire)
     }
 
+    /// Stores the current rate for [`SenderHandle::allowed_rate_bytes_per_s`] (every pass of
+    /// the loop: an atomic store).
+    pub(crate) fn set_rate(&self, x_bytes_per_s: f64) {
+        self.rate_bits
+            .store(x_bytes_per_s.to_bits(), Ordering::Release);
+    }
+
     /// Publishes a new rate to the atomic and every live subscriber (never blocks).
     pub(crate) fn publish(&self, change: RateChange) {
-        self.rate_bits
-            .store(change.x_bytes_per_s.to_bits(), Ordering::Release);
+        self.set_rate(change.x_bytes_per_s);
         let mut subscribers = self.subscribers.lock().unwrap_or_else(|e| e.into_inner());
         subscribers.retain(|tx| !matches!(tx.try_send(change), Err(TrySendError::Disconnected(_))));
     }

@@ -10,11 +10,15 @@ use tfrc::wire::WireStats;
 pub struct InputStats {
     /// Datagrams read from the socket.
     pub datagrams: u64,
-    /// Parse outcomes of the datagrams from the expected peer (malformed ones by cause:
-    /// truncated, unknown version, unknown type, bad field, bad length).
+    /// Parse outcomes (malformed datagrams by cause: truncated, unknown version, unknown type,
+    /// bad field, bad length); at a sender, of the datagrams from the peer's address only.
     pub wire: WireStats,
-    /// Datagrams from an address other than the peer's (dropped unparsed).
+    /// At a sender, datagrams from an address other than the peer's (dropped unparsed).
     pub foreign_source: u64,
+    /// Well-formed packets of another session: at a receiver, data of another sender while
+    /// the current session is live; at a sender, reports echoing another session (a receiver
+    /// still answering this port's previous sender, or a forger).
+    pub other_session: u64,
     /// Well-formed packets of the kind this end never receives (data at a sender, feedback at
     /// a receiver).
     pub wrong_kind: u64,
@@ -26,9 +30,14 @@ impl InputStats {
     /// Datagrams dropped for any reason: from elsewhere, malformed, or of the wrong kind
     /// (replayed and duplicated feedback is the TFRC sender's to count, by cause).
     pub fn dropped(&self) -> u64 {
-        [self.foreign_source, self.wire.rejected(), self.wrong_kind]
-            .into_iter()
-            .fold(0, u64::saturating_add)
+        [
+            self.foreign_source,
+            self.wire.rejected(),
+            self.wrong_kind,
+            self.other_session,
+        ]
+        .into_iter()
+        .fold(0, u64::saturating_add)
     }
 }
 

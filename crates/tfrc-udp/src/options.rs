@@ -69,6 +69,10 @@ pub struct SenderOptions {
     /// The seed of the gap dither's random source, used when the configuration's
     /// `dither_fraction` is above 0 (0 by default).
     pub dither_seed: u64,
+    /// The session identifier on every data packet (docs/wire-format.md); `None` (the default)
+    /// draws an unpredictable one, which is what keeps off-path packets out. Set it only for
+    /// tests and reproducible captures.
+    pub session: Option<u64>,
 }
 
 impl SenderOptions {
@@ -89,6 +93,7 @@ impl SenderOptions {
             spin: DEFAULT_SPIN,
             send_log: 0,
             dither_seed: 0,
+            session: None,
         }
     }
 
@@ -155,9 +160,10 @@ pub struct ReceiverOptions {
     pub config: TfrcConfig,
     /// The period of the per-interval statistics (1 s by default).
     pub stats_interval: Duration,
-    /// How long the current sender must have been silent before data from another address
-    /// starts a new session (5 s by default); until then such data is counted as foreign and
-    /// dropped.
+    /// The most the current session must have been silent before data of another session
+    /// (a new sender, or the same one restarted) opens a new one (5 s by default); the rule is
+    /// max(4R, 250 ms) capped at this ([`crate::receiver::takeover_silence`]). Until then such
+    /// data is counted (`other_session`) and dropped.
     pub peer_idle_timeout: Duration,
 }
 
@@ -274,7 +280,7 @@ mod tests {
         assert_eq!(err.field, "segment_size_bytes");
         assert_eq!(
             err.to_string(),
-            "segment_size_bytes: expected 27 to 65507 bytes, found 10"
+            "segment_size_bytes: expected 35 to 65507 bytes, found 10"
         );
         options.config.segment_size_bytes = 65_000;
         options.queue_packets = 2048;

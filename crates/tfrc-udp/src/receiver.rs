@@ -2,11 +2,20 @@
 //! from the current sender, its feedback (RFC 5348 §6) sent back to that sender, and the
 //! payloads handed to the application with their sequence numbers and loss information.
 //!
-//! The first well-formed data packet picks the peer. Data from any other address is counted
-//! and dropped until the peer has been silent for [`ReceiverOptions::peer_idle_timeout`]; then
-//! the next sender to appear starts a new session with a fresh TFRC receiver (a sender that
-//! restarted on a new port, or a new sender). A sender that restarts on the same address is
-//! recognized by its sequence numbers starting over (see [`RESTART_RUN`]).
+//! Every data packet carries its sender's session identifier, a random 64-bit number drawn
+//! when the sender starts (docs/wire-format.md). The first well-formed data packet opens a
+//! session: its identifier and address. Then:
+//!
+//! - data of the current session is taken from whatever address it comes from, and feedback
+//!   follows it there (a NAT rebinding, or a sender that moved, loses no report);
+//! - data of another session (a new sender, the same one restarted on any port, or a forger)
+//!   is counted and dropped while the current session is live, and opens a new session with a
+//!   fresh TFRC receiver once the current one has been silent for [`takeover_silence`]:
+//!   max(4R, [`MIN_TAKEOVER_SILENCE`]), at most [`ReceiverOptions::peer_idle_timeout`].
+//!
+//! Someone off the path cannot inject data into a live session without guessing its
+//! identifier; what a forger can do is start a session while the real sender is silent, which
+//! the real sender's next packet undoes after the same silence.
 
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,12 +34,18 @@ use crate::sender::MAX_INPUT_BATCH;
 use crate::waiter::Waiter;
 use crate::wake::Wake;
 
-/// Consecutive data packets from the peer whose sequence numbers lie more than
-/// [`RESTART_DISTANCE`] below the highest seen that mark a sender restart (its numbering began
-/// again at 0). Reordering on a real path never moves a run this long that far back.
-pub const RESTART_RUN: u32 = 16;
-/// How far below the highest sequence number a packet must be to count toward [`RESTART_RUN`].
-pub const RESTART_DISTANCE: u64 = 1024;
+/// The least silence of the current session before another may take over (a restarted sender
+/// sends its first packets at one a second, RFC 5348 §4.2, so a restart must be recognized
+/// within a second or two).
+pub const MIN_TAKEOVER_SILENCE: Duration = Duration::from_millis(250);
+
+/// How long the current session must have been silent before data of another session opens a
+/// new one: four of its RTTs (`rtt_s`, 0 before one is known), at least
+/// [`MIN_TAKEOVER_SILENCE`], at most `peer_idle_timeout`.
+pub fn takeover_silence(rtt_s: f64, peer_idle_timeout: Duration) -> Duration {
+    let four_rtts = Duration::try_from_secs_f64(4.0 * rtt_s).unwrap_or(Duration::MAX);
+    four_rtts.max(MIN_TAKEOVER_SILENCE).min(peer_idle_timeout)
+}
 
 /// A payload handed to the application.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -62,6 +77,9 @@ pub struct ReceiverReport {
     pub input: InputStats,
     /// Sessions started (a new sender, or the same one restarted).
     pub sessions: u64,
+    /// Times the current session's data came from a new address (a NAT rebinding), which
+    /// feedback then followed.
+    pub peer_changes: u64,
     /// Data packets received over all sessions.
     pub packets_received: u64,
     /// Their bytes.
@@ -121,10 +139,12 @@ pub struct UdpReceiver {
     options: ReceiverOptions,
     tfrc: tfrc::Receiver,
     peer: Option<SocketAddr>,
+    /// The current session's identifier.
+    session: Option<u64>,
     last_heard: Time,
     highest_seq: Option<u64>,
-    restart_run: u32,
     sessions: u64,
+    peer_changes: u64,
     retired: Totals,
     input: InputStats,
     send_errors: u64,
@@ -168,10 +188,11 @@ impl UdpReceiver {
             clock,
             tfrc,
             peer: None,
+            session: None,
             last_heard: now,
             highest_seq: None,
-            restart_run: 0,
             sessions: 0,
+            peer_changes: 0,
             retired: Totals::default(),
             input: InputStats::default(),
             send_errors: 0,
@@ -267,27 +288,37 @@ impl UdpReceiver {
             };
             let now = self.clock.now();
             self.input.datagrams += 1;
-            let known = self.peer == Some(from);
-            let peer_idle = now.saturating_since(self.last_heard) >= self.options.peer_idle_timeout;
-            if !known && self.peer.is_some() && !peer_idle {
-                self.input.foreign_source += 1;
-                continue;
-            }
             let parsed = Packet::parse(&buf[..len]);
             self.input.wire.record(&parsed);
-            let (header, payload) = match parsed {
-                Ok(Packet::Data { header, payload }) => (header, payload),
-                Ok(Packet::Feedback(_)) => {
+            let (session, header, payload) = match parsed {
+                Ok(Packet::Data {
+                    session,
+                    header,
+                    payload,
+                }) => (session, header, payload),
+                Ok(Packet::Feedback { .. }) => {
                     self.input.wrong_kind += 1;
                     continue;
                 }
                 Err(_) => continue,
             };
-            if !known {
-                // A first sender, or a new one after the old one went silent.
+            if self.session == Some(session) {
+                if self.peer != Some(from) {
+                    // The session's sender moved (a NAT rebinding): feedback follows it.
+                    self.peer = Some(from);
+                    self.peer_changes += 1;
+                }
+            } else {
+                let silence =
+                    takeover_silence(self.tfrc.stats().rtt_s, self.options.peer_idle_timeout);
+                if self.session.is_some() && now.saturating_since(self.last_heard) < silence {
+                    self.input.other_session += 1;
+                    continue;
+                }
+                // A first sender, a new one, or the same one restarted, after the current
+                // session fell silent.
                 self.peer = Some(from);
-                self.start_session();
-            } else if self.restarted(header.seq) {
+                self.session = Some(session);
                 self.start_session();
             }
             self.last_heard = now;
@@ -317,20 +348,6 @@ impl UdpReceiver {
         }
     }
 
-    /// Whether `seq` continues a run of packets far below the highest sequence number: the
-    /// sender restarted on the same address.
-    fn restarted(&mut self, seq: u64) -> bool {
-        let far_behind = self
-            .highest_seq
-            .is_some_and(|high| seq.saturating_add(RESTART_DISTANCE) < high);
-        if !far_behind {
-            self.restart_run = 0;
-            return false;
-        }
-        self.restart_run += 1;
-        self.restart_run >= RESTART_RUN
-    }
-
     /// Replaces the TFRC receiver with a fresh one, keeping the finished session's counters.
     fn start_session(&mut self) {
         self.retired = self.retired.add(self.tfrc.stats());
@@ -339,19 +356,18 @@ impl UdpReceiver {
             self.tfrc = fresh;
         }
         self.highest_seq = None;
-        self.restart_run = 0;
         self.sessions += 1;
     }
 
     fn send_feedback(&mut self, now: Time) {
-        let Some(peer) = self.peer else {
+        let (Some(peer), Some(session)) = (self.peer, self.session) else {
             return;
         };
         let Some(report) = self.tfrc.poll_feedback(now) else {
             return;
         };
         let mut buf = [0u8; FEEDBACK_LEN];
-        match report.emit(&mut buf) {
+        match report.emit(session, &mut buf) {
             Ok(len) => {
                 if self.socket.send_to(&buf[..len], peer).is_err() {
                     self.send_errors += 1;
@@ -405,6 +421,7 @@ impl UdpReceiver {
             tfrc: *self.tfrc.stats(),
             input: self.input,
             sessions: self.sessions,
+            peer_changes: self.peer_changes,
             packets_received: totals.packets,
             bytes_received: totals.bytes,
             packets_lost: totals.lost,

@@ -61,6 +61,8 @@ pub struct SenderReport {
 pub struct UdpSender {
     socket: UdpSocket,
     peer: SocketAddr,
+    /// This sender's session identifier (docs/wire-format.md), on every data packet.
+    session: u64,
     clock: Clock,
     tfrc: tfrc::Sender,
     source: Source,
@@ -132,6 +134,7 @@ impl UdpSender {
         Ok(UdpSender {
             socket,
             peer,
+            session: options.session.unwrap_or_else(random_session),
             clock,
             tfrc,
             source: options.source,
@@ -177,6 +180,11 @@ impl UdpSender {
     /// The peer data goes to.
     pub fn peer(&self) -> SocketAddr {
         self.peer
+    }
+
+    /// This sender's session identifier, carried by every data packet and echoed by reports.
+    pub fn session(&self) -> u64 {
+        self.session
     }
 
     /// Runs the loop for `duration` from now (or until [`SenderHandle::stop`]).
@@ -251,11 +259,14 @@ impl UdpSender {
             let parsed = Packet::parse(bytes);
             self.input.wire.record(&parsed);
             match parsed {
-                Ok(Packet::Feedback(report)) => {
+                Ok(Packet::Feedback { session, .. }) if session != self.session => {
+                    self.input.other_session += 1;
+                }
+                Ok(Packet::Feedback { header, .. }) => {
                     // A rejected report (forged, or a replay: exact, modified or duplicated by
                     // the network) is counted by the TFRC sender by cause and ignored.
                     let now = self.clock.now();
-                    let _ = self.tfrc.handle_feedback(now, &report);
+                    let _ = self.tfrc.handle_feedback(now, &header);
                 }
                 Ok(Packet::Data { .. }) => self.input.wrong_kind += 1,
                 Err(_) => {}
@@ -319,11 +330,11 @@ impl UdpSender {
                     let len = self.send_buf.len();
                     let (head, body) = self.send_buf.split_at_mut(DATA_HEADER_LEN);
                     body.fill(0);
-                    header.emit(head).map(|_| len)
+                    header.emit(self.session, head).map(|_| len)
                 }
                 Some(()) => {
                     let data = self.shared.queue().pop().unwrap_or_default();
-                    header.emit_with_payload(&data, &mut self.send_buf)
+                    header.emit_with_payload(self.session, &data, &mut self.send_buf)
                 }
             };
             let Ok(len) = len else {
@@ -346,14 +357,17 @@ impl UdpSender {
         true
     }
 
-    /// Publishes X to the handle and subscribers if it moved by more than the threshold.
+    /// Publishes X to the handle, and to subscribers if it moved by more than the threshold
+    /// since the last notice.
     fn announce(&mut self, now: Time) {
         let stats = self.tfrc.stats();
         let x = stats.x_bytes_per_s;
         let changed = self
             .announced
             .is_none_or(|last| (x - last).abs() > RATE_CHANGE_THRESHOLD * last);
-        if changed {
+        if !changed {
+            self.shared.set_rate(x);
+        } else {
             self.announced = Some(x);
             self.shared.publish(RateChange {
                 time: now,
@@ -441,6 +455,19 @@ impl UdpSender {
             cpu_s: self.cpu_ns as f64 * 1e-9,
         }
     }
+}
+
+/// A session identifier no one off the path can predict: std's `RandomState` is keyed from the
+/// operating system's random source (per thread, then stepped), so its hash of the clock and
+/// the process id is 64 unpredictable bits without a random-number dependency.
+fn random_session() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u32(std::process::id());
+    if let Ok(since) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(since.as_nanos());
+    }
+    hasher.finish()
 }
 
 /// The first address `addr` resolves to.

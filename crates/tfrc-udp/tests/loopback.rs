@@ -5,11 +5,14 @@ use std::net::{SocketAddr, UdpSocket};
 use std::thread;
 use std::time::Duration;
 
-use tfrc::wire::FEEDBACK_LEN;
+use tfrc::wire::{Packet, FEEDBACK_LEN};
 use tfrc::{DataHeader, FeedbackHeader, TfrcConfig, Time};
 use tfrc_udp::{ReceiverOptions, SenderOptions, Source, UdpReceiver, UdpSender};
 
 const APP_RATE: f64 = 125_000.0; // 1 Mb/s
+
+/// The session identifier the scripted peers use.
+const SESSION: u64 = 0x5e55_1011;
 
 fn receiver(addr: &str) -> UdpReceiver {
     UdpReceiver::bind(addr, ReceiverOptions::new(TfrcConfig::rfc5348())).unwrap()
@@ -74,8 +77,12 @@ fn garbage(seed: &mut u64, len: usize) -> Vec<u8> {
 }
 
 fn feedback_bytes(report: FeedbackHeader) -> Vec<u8> {
+    feedback_bytes_in(SESSION, report)
+}
+
+fn feedback_bytes_in(session: u64, report: FeedbackHeader) -> Vec<u8> {
     let mut buf = [0u8; FEEDBACK_LEN];
-    let len = report.emit(&mut buf).unwrap();
+    let len = report.emit(session, &mut buf).unwrap();
     buf[..len].to_vec()
 }
 
@@ -96,7 +103,9 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
     peer.set_nonblocking(true).unwrap();
     let mut options = SenderOptions::new(TfrcConfig::rfc5348());
     options.source = Source::Application;
+    options.session = Some(SESSION);
     let mut tx = UdpSender::bind("127.0.0.1:0", peer.local_addr().unwrap(), options).unwrap();
+    assert_eq!(tx.session(), SESSION);
     let sender_addr = tx.local_addr().unwrap();
     let app = tx.handle();
     for _ in 0..3 {
@@ -127,7 +136,7 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
     hostile.push(good[..10].to_vec()); // truncated header
     hostile.push(good[..1].to_vec()); // a lone version byte
     let mut other_version = good.clone();
-    other_version[0] = 2;
+    other_version[0] = 1; // the format without sessions
     hostile.push(other_version);
     let mut unknown_type = good.clone();
     unknown_type[1] = 9;
@@ -136,8 +145,11 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
     trailing.push(0);
     hostile.push(trailing);
     let mut data = vec![0u8; 40]; // a data packet, the wrong kind at a sender
-    first.emit_with_payload(b"x", &mut data).unwrap();
-    hostile.push(data[..27].to_vec());
+    first.emit_with_payload(SESSION, b"x", &mut data).unwrap();
+    hostile.push(data[..35].to_vec());
+    // An honest report of another session (this port's previous sender's receiver, or a
+    // forger who does not know the session).
+    hostile.push(feedback_bytes_in(SESSION + 1, honest));
     hostile.push(good.clone()); // replayed byte for byte
     let forged = |echo: Time, delay: Duration| {
         feedback_bytes(FeedbackHeader {
@@ -153,7 +165,7 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
     )); // unknown
     hostile.push(forged(Time::from_secs_f64(3600.0), Duration::ZERO)); // from the future
     let mut replay_changed = good.clone();
-    replay_changed[20] ^= 1; // the accepted echo again, other X_recv: x_recv must not matter
+    replay_changed[28] ^= 1; // the accepted echo again, other X_recv: x_recv must not matter
     hostile.push(replay_changed.clone());
     for datagram in &hostile {
         peer.send_to(datagram, sender_addr).unwrap();
@@ -180,6 +192,7 @@ fn hostile_input_is_counted_and_dropped_without_a_rate_change() {
     assert_eq!(input.datagrams, 1 + hostile.len() as u64 + 1);
     assert_eq!(input.foreign_source, 1);
     assert_eq!(input.wrong_kind, 1);
+    assert_eq!(input.other_session, 1);
     assert_eq!(input.wire.truncated, 2, "{input:?}");
     assert!(input.wire.bad_version >= 1 && input.wire.bad_type >= 1);
     assert_eq!(after.tfrc.feedback.replayed, 2);
@@ -228,33 +241,28 @@ fn a_receiver_drops_hostile_input() {
     let addr = rx.local_addr().unwrap();
     let sender = UdpSocket::bind("127.0.0.1:0").unwrap();
     let stranger = UdpSocket::bind("127.0.0.1:0").unwrap();
-    let data = |seq: u64| {
-        let mut buf = vec![0u8; 100];
-        let header = DataHeader {
-            seq,
-            timestamp: Time::from_nanos(seq * 1000),
-            rtt: Duration::from_millis(1),
-        };
-        let len = header.emit_with_payload(&[7; 10], &mut buf).unwrap();
-        buf.truncate(len);
-        buf
-    };
+    let data = |seq: u64| data_packet_in(SESSION, seq);
     sender.send_to(&data(0), addr).unwrap();
     let mut seed = 7u64;
     for i in 0..30 {
         sender.send_to(&garbage(&mut seed, i * 5), addr).unwrap();
     }
     sender.send_to(&data(1)[..20], addr).unwrap(); // truncated
+    let report = FeedbackHeader {
+        timestamp_echo: Time::from_nanos(1),
+        t_delay: Duration::ZERO,
+        x_recv_bytes_per_s: 0.0,
+        p: 0.0,
+    };
+    sender.send_to(&feedback_bytes(report), addr).unwrap(); // the wrong kind here
+                                                            // Another sender while the session is live, and a forger with the session's address but
+                                                            // not its identifier: both another session.
+    stranger
+        .send_to(&data_packet_in(SESSION + 1, 5), addr)
+        .unwrap();
     sender
-        .send_to(
-            &[
-                1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                0, 0, 0, 0, 0, 0,
-            ],
-            addr,
-        )
-        .unwrap(); // a feedback packet: the wrong kind here
-    stranger.send_to(&data(5), addr).unwrap(); // another sender while the peer is active
+        .send_to(&data_packet_in(SESSION + 2, 6), addr)
+        .unwrap();
     sender.send_to(&data(3), addr).unwrap();
     sender.send_to(&data(3), addr).unwrap(); // duplicate: not delivered twice
     thread::sleep(Duration::from_millis(5));
@@ -265,18 +273,20 @@ fn a_receiver_drops_hostile_input() {
     .unwrap();
     assert_eq!(
         got,
-        vec![(0, 0, false, vec![7; 10]), (3, 2, false, vec![7; 10])]
+        vec![(0, 0, false, vec![1; 8]), (3, 2, false, vec![1; 8])]
     );
     let report = rx.report();
-    assert_eq!(report.input.foreign_source, 1);
+    assert_eq!(report.input.other_session, 2);
     assert_eq!(report.input.wrong_kind, 1);
     assert!(report.input.wire.rejected() >= 20, "{report:?}");
     assert_eq!(report.packets_received, 2);
     assert_eq!(report.sessions, 1);
-    // Feedback went to the sender, and only to it.
+    // Feedback went to the sender, and only to it, echoing its session.
     sender.set_nonblocking(true).unwrap();
     let mut buf = [0u8; 64];
-    assert_eq!(sender.recv_from(&mut buf).unwrap().0, FEEDBACK_LEN);
+    let (len, _) = sender.recv_from(&mut buf).unwrap();
+    assert_eq!(len, FEEDBACK_LEN);
+    assert_eq!(Packet::parse(&buf[..len]).unwrap().session(), SESSION);
     stranger.set_nonblocking(true).unwrap();
     assert!(stranger.recv_from(&mut buf).is_err());
 }
@@ -340,21 +350,23 @@ fn a_restarted_receiver_gets_the_flow_back() {
     assert!(report.tfrc.x_bytes_per_s >= APP_RATE, "{report:?}");
 }
 
-/// A data packet `seq` as a sender would emit it.
-fn data_packet(seq: u64) -> Vec<u8> {
+/// A data packet `seq` of session `session`, as a sender would emit it.
+fn data_packet_in(session: u64, seq: u64) -> Vec<u8> {
     let mut buf = vec![0u8; 64];
     let header = DataHeader {
         seq,
         timestamp: Time::from_nanos(1 + seq * 1000),
         rtt: Duration::from_millis(1),
     };
-    let len = header.emit_with_payload(&[1; 8], &mut buf).unwrap();
+    let len = header
+        .emit_with_payload(session, &[1; 8], &mut buf)
+        .unwrap();
     buf.truncate(len);
     buf
 }
 
 #[test]
-fn a_receiver_follows_a_restarted_sender() {
+fn a_receiver_follows_a_restarted_or_moved_sender() {
     let mut options = ReceiverOptions::new(TfrcConfig::rfc5348());
     options.peer_idle_timeout = Duration::from_millis(100);
     let mut rx = UdpReceiver::bind("127.0.0.1:0", options).unwrap();
@@ -368,17 +380,18 @@ fn a_receiver_follows_a_restarted_sender() {
             .unwrap();
     };
     for seq in 5000..5010 {
-        old.send_to(&data_packet(seq), addr).unwrap();
+        old.send_to(&data_packet_in(1, seq), addr).unwrap();
     }
-    new.send_to(&data_packet(0), addr).unwrap(); // while the peer is active: foreign
+    // Another session while this one is live: dropped.
+    new.send_to(&data_packet_in(2, 0), addr).unwrap();
     run(&mut rx, &mut delivered);
-    assert_eq!(rx.report().input.foreign_source, 1);
+    assert_eq!(rx.report().input.other_session, 1);
     assert_eq!(rx.report().sessions, 1);
 
-    // The old sender falls silent; after the idle timeout the new one takes over.
+    // The old sender falls silent; after the takeover silence the new one takes over.
     thread::sleep(Duration::from_millis(120));
     for seq in 0..5 {
-        new.send_to(&data_packet(seq), addr).unwrap();
+        new.send_to(&data_packet_in(2, seq), addr).unwrap();
     }
     run(&mut rx, &mut delivered);
     let report = rx.report();
@@ -387,20 +400,33 @@ fn a_receiver_follows_a_restarted_sender() {
     assert_eq!(report.tfrc.packets_received, 5, "a fresh loss history");
     assert_eq!(report.packets_received, 15);
 
-    // The same sender restarted on the same address: numbering starts over.
-    for seq in 2000..2010 {
-        new.send_to(&data_packet(seq), addr).unwrap();
-    }
-    run(&mut rx, &mut delivered);
-    for seq in 0..20 {
-        new.send_to(&data_packet(seq), addr).unwrap();
+    // The same sender restarted on the same address (a new session, numbering from 0): its
+    // first packet is recognized once the old session has been silent that long.
+    thread::sleep(Duration::from_millis(120));
+    for seq in 0..3 {
+        new.send_to(&data_packet_in(3, seq), addr).unwrap();
     }
     run(&mut rx, &mut delivered);
     let report = rx.report();
     assert_eq!(report.sessions, 3);
-    // The first 15 of the run were taken for stale; the 16th proved the restart and opened
-    // the new session with the packets after it.
-    assert_eq!(report.tfrc.packets_received, 5);
-    assert_eq!(&delivered[delivered.len() - 5..], &[15, 16, 17, 18, 19]);
-    assert_eq!(report.tfrc.packets_ignored, 0);
+    assert_eq!(report.tfrc.packets_received, 3);
+    assert_eq!(&delivered[delivered.len() - 3..], &[0, 1, 2]);
+
+    // The session's sender moves (a NAT rebinding): followed at once, feedback goes there.
+    let moved = UdpSocket::bind("127.0.0.1:0").unwrap();
+    for seq in 3..6 {
+        moved.send_to(&data_packet_in(3, seq), addr).unwrap();
+    }
+    run(&mut rx, &mut delivered);
+    let report = rx.report();
+    assert_eq!(report.sessions, 3);
+    assert_eq!(report.peer_changes, 1);
+    assert_eq!(report.peer, Some(moved.local_addr().unwrap()));
+    assert_eq!(report.tfrc.packets_received, 6);
+    moved.set_nonblocking(true).unwrap();
+    let mut buf = [0u8; 64];
+    let (len, _) = moved
+        .recv_from(&mut buf)
+        .expect("feedback follows the sender");
+    assert_eq!(Packet::parse(&buf[..len]).unwrap().session(), 3);
 }

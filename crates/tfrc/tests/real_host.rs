@@ -198,8 +198,9 @@ proptest! {
         kind in 0usize..5,
     ) {
         // A receiver with NDUPACK = 1 (the floyd2000 preset) declares every packet below a
-        // forged one lost at once and ignores them when they come: not yet defended (issue
-        // 29's note), so the receiver here is RFC 5348's.
+        // forged one lost at once and ignores them when they come: the sans-IO receiver does
+        // not defend against that (tfrc-udp's session identifier keeps forged data out), so
+        // the receiver here is RFC 5348's.
         let case = Case {
             loss: case.loss.min(0.02),
             stalls_per_s: case.stalls_per_s.min(0.3),

@@ -14,9 +14,13 @@ use tfrc::{DataHeader, FeedbackHeader, Time};
 // ---------------------------------------------------------------------------------------------
 // Golden vectors
 
-/// seq 0x0102030405060708, timestamp 1 s, rtt 100 ms, payload "hi".
-const GOLDEN_DATA: [u8; 28] = [
-    0x01, 0x01, // version 1, type 1 (data)
+/// The session of both golden packets.
+const SESSION: u64 = 0x1122_3344_5566_7788;
+
+/// session 0x1122334455667788, seq 0x0102030405060708, timestamp 1 s, rtt 100 ms, payload "hi".
+const GOLDEN_DATA: [u8; 36] = [
+    0x02, 0x01, // version 2, type 1 (data)
+    0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, // session
     0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, // seq
     0x00, 0x00, 0x00, 0x00, 0x3b, 0x9a, 0xca, 0x00, // timestamp: 1_000_000_000 ns
     0x00, 0x00, 0x00, 0x00, 0x05, 0xf5, 0xe1, 0x00, // rtt: 100_000_000 ns
@@ -31,9 +35,11 @@ fn golden_data() -> DataHeader {
     }
 }
 
-/// timestamp_echo 2 s, t_delay 250 µs, X_recv 125000 bytes/s, p 0.25.
-const GOLDEN_FEEDBACK: [u8; 34] = [
-    0x01, 0x02, // version 1, type 2 (feedback)
+/// session 0x1122334455667788, timestamp_echo 2 s, t_delay 250 µs, X_recv 125000 bytes/s,
+/// p 0.25.
+const GOLDEN_FEEDBACK: [u8; 42] = [
+    0x02, 0x02, // version 2, type 2 (feedback)
+    0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, // session
     0x00, 0x00, 0x00, 0x00, 0x77, 0x35, 0x94, 0x00, // timestamp_echo: 2_000_000_000 ns
     0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xd0, 0x90, // t_delay: 250_000 ns
     0x40, 0xfe, 0x84, 0x80, 0x00, 0x00, 0x00,
@@ -52,22 +58,25 @@ fn golden_feedback() -> FeedbackHeader {
 
 fn emit_feedback(header: &FeedbackHeader) -> [u8; FEEDBACK_LEN] {
     let mut buf = [0u8; FEEDBACK_LEN];
-    assert_eq!(header.emit(&mut buf), Ok(FEEDBACK_LEN));
+    assert_eq!(header.emit(SESSION, &mut buf), Ok(FEEDBACK_LEN));
     buf
 }
 
 fn emit_data(header: &DataHeader, payload: &[u8]) -> Vec<u8> {
     let mut buf = vec![0u8; DATA_HEADER_LEN + payload.len()];
-    assert_eq!(header.emit_with_payload(payload, &mut buf), Ok(buf.len()));
+    assert_eq!(
+        header.emit_with_payload(SESSION, payload, &mut buf),
+        Ok(buf.len())
+    );
     buf
 }
 
 #[test]
 fn layout_constants() {
-    assert_eq!(VERSION, 1);
+    assert_eq!(VERSION, 2);
     assert_eq!(COMMON_HEADER_LEN, 2);
-    assert_eq!(DATA_HEADER_LEN, 2 + 3 * 8);
-    assert_eq!(FEEDBACK_LEN, 2 + 4 * 8);
+    assert_eq!(DATA_HEADER_LEN, 2 + 4 * 8);
+    assert_eq!(FEEDBACK_LEN, 2 + 5 * 8);
     assert_eq!(PacketKind::Data.type_byte(), 1);
     assert_eq!(PacketKind::Feedback.type_byte(), 2);
 }
@@ -80,6 +89,7 @@ fn golden_data_packet() {
         Ok((golden_data(), &b"hi"[..]))
     );
     let view = DataPacket::new_checked(&GOLDEN_DATA[..]).unwrap();
+    assert_eq!(view.session(), SESSION);
     assert_eq!(view.seq(), 0x0102_0304_0506_0708);
     assert_eq!(view.timestamp(), Time::from_nanos(1_000_000_000));
     assert_eq!(view.rtt(), Duration::from_millis(100));
@@ -88,13 +98,17 @@ fn golden_data_packet() {
     assert_eq!(
         Packet::parse(&GOLDEN_DATA),
         Ok(Packet::Data {
+            session: SESSION,
             header: golden_data(),
             payload: b"hi"
         })
     );
-    // The header alone is the first 26 bytes.
+    // The header alone is the first 34 bytes.
     let mut header_only = [0u8; DATA_HEADER_LEN];
-    assert_eq!(golden_data().emit(&mut header_only), Ok(DATA_HEADER_LEN));
+    assert_eq!(
+        golden_data().emit(SESSION, &mut header_only),
+        Ok(DATA_HEADER_LEN)
+    );
     assert_eq!(header_only[..], GOLDEN_DATA[..DATA_HEADER_LEN]);
 }
 
@@ -106,6 +120,7 @@ fn golden_feedback_packet() {
         Ok(golden_feedback())
     );
     let view = FeedbackPacket::new_checked(GOLDEN_FEEDBACK).unwrap();
+    assert_eq!(view.session(), SESSION);
     assert_eq!(view.timestamp_echo(), Time::from_nanos(2_000_000_000));
     assert_eq!(view.t_delay(), Duration::from_nanos(250_000));
     assert_eq!(view.x_recv_bytes_per_s(), 125_000.0);
@@ -113,7 +128,10 @@ fn golden_feedback_packet() {
     assert_eq!(PacketKind::peek(&GOLDEN_FEEDBACK), Ok(PacketKind::Feedback));
     assert_eq!(
         Packet::parse(&GOLDEN_FEEDBACK),
-        Ok(Packet::Feedback(golden_feedback()))
+        Ok(Packet::Feedback {
+            session: SESSION,
+            header: golden_feedback()
+        })
     );
 }
 
@@ -297,7 +315,7 @@ fn invalid_x_recv_is_rejected() {
         (f64::MIN.to_bits(), "negative"),
     ];
     for (bits, reason) in cases {
-        let packet = feedback_with_bits(18, bits);
+        let packet = feedback_with_bits(26, bits);
         let err = Some(WireError::InvalidField {
             field: "x_recv",
             reason,
@@ -314,7 +332,7 @@ fn invalid_x_recv_is_rejected() {
             ..golden_feedback()
         };
         assert_eq!(
-            header.emit(&mut [0; FEEDBACK_LEN]),
+            header.emit(SESSION, &mut [0; FEEDBACK_LEN]),
             Err(WireError::Unencodable {
                 field: "x_recv",
                 reason
@@ -336,7 +354,7 @@ fn invalid_p_is_rejected() {
         (f64::MAX.to_bits(), "greater than 1"),
     ];
     for (bits, reason) in cases {
-        let packet = feedback_with_bits(26, bits);
+        let packet = feedback_with_bits(34, bits);
         let err = Some(WireError::InvalidField { field: "p", reason });
         assert_eq!(
             FeedbackHeader::parse(&packet).err(),
@@ -349,7 +367,7 @@ fn invalid_p_is_rejected() {
             ..golden_feedback()
         };
         assert_eq!(
-            header.emit(&mut [0; FEEDBACK_LEN]),
+            header.emit(SESSION, &mut [0; FEEDBACK_LEN]),
             Err(WireError::Unencodable { field: "p", reason })
         );
     }
@@ -357,8 +375,8 @@ fn invalid_p_is_rejected() {
 
 #[test]
 fn x_recv_is_checked_before_p() {
-    let mut packet = feedback_with_bits(18, f64::NAN.to_bits());
-    packet[26..].copy_from_slice(&f64::NAN.to_bits().to_be_bytes());
+    let mut packet = feedback_with_bits(26, f64::NAN.to_bits());
+    packet[34..].copy_from_slice(&f64::NAN.to_bits().to_be_bytes());
     assert_eq!(
         FeedbackHeader::parse(&packet),
         Err(WireError::InvalidField {
@@ -378,46 +396,50 @@ fn emit_errors_are_the_callers() {
         field: "rtt",
         reason: "longer than u64::MAX nanoseconds",
     });
-    assert_eq!(long_rtt.emit(&mut [0; 64]), unencodable);
-    assert_eq!(long_rtt.emit_with_payload(b"hi", &mut [0; 64]), unencodable);
+    assert_eq!(long_rtt.emit(SESSION, &mut [0; 64]), unencodable);
+    assert_eq!(
+        long_rtt.emit_with_payload(SESSION, b"hi", &mut [0; 64]),
+        unencodable
+    );
     let long_delay = FeedbackHeader {
         t_delay: Duration::MAX,
         ..golden_feedback()
     };
     assert_eq!(
-        long_delay.emit(&mut [0; 64]),
+        long_delay.emit(SESSION, &mut [0; 64]),
         Err(WireError::Unencodable {
             field: "t_delay",
             reason: "longer than u64::MAX nanoseconds",
         })
     );
     assert_eq!(
-        golden_data().emit_with_payload(b"hi", &mut [0; 27]),
+        golden_data().emit_with_payload(SESSION, b"hi", &mut [0; 35]),
         Err(WireError::BufferTooSmall {
-            needed: 28,
-            available: 27
+            needed: 36,
+            available: 35
         })
     );
     assert_eq!(
-        golden_feedback().emit(&mut []),
+        golden_feedback().emit(SESSION, &mut []),
         Err(WireError::BufferTooSmall {
-            needed: 34,
+            needed: 42,
             available: 0
         })
     );
     let packet = Packet::Data {
+        session: SESSION,
         header: golden_data(),
         payload: b"hi",
     };
-    let mut buf = [0u8; 28];
-    assert_eq!(packet.buffer_len(), 28);
-    assert_eq!(packet.emit(&mut buf), Ok(28));
+    let mut buf = [0u8; 36];
+    assert_eq!(packet.buffer_len(), 36);
+    assert_eq!(packet.emit(&mut buf), Ok(36));
     assert_eq!(buf, GOLDEN_DATA);
 }
 
 #[test]
 fn stats_count_a_mixed_stream() {
-    let nan_p = feedback_with_bits(26, f64::NAN.to_bits());
+    let nan_p = feedback_with_bits(34, f64::NAN.to_bits());
     let inputs: [&[u8]; 8] = [
         &GOLDEN_DATA,
         &GOLDEN_FEEDBACK,
@@ -501,7 +523,7 @@ fn feedback_header(
 
 /// Arbitrary bytes, half of them behind a valid common header so the field checks are reached.
 fn garbage() -> impl Strategy<Value = Vec<u8>> {
-    let bytes = proptest::collection::vec(any::<u8>(), 0..80);
+    let bytes = proptest::collection::vec(any::<u8>(), 0..90);
     prop_oneof![
         bytes.clone(),
         (0u8..=3, bytes).prop_map(|(kind, rest)| [&[VERSION, kind][..], &rest].concat()),
@@ -519,9 +541,10 @@ proptest! {
         let view = DataPacket::new_checked(&bytes[..]).unwrap();
         prop_assert_eq!(DataHeader::from_packet(&view), header);
         prop_assert_eq!(view.payload(), &payload[..]);
+        prop_assert_eq!(view.session(), SESSION);
         prop_assert_eq!(
             Packet::parse(&bytes),
-            Ok(Packet::Data { header, payload: &payload })
+            Ok(Packet::Data { session: SESSION, header, payload: &payload })
         );
     }
 
@@ -532,7 +555,7 @@ proptest! {
         prop_assert_eq!(parsed, header);
         prop_assert_eq!(parsed.x_recv_bytes_per_s.to_bits(), header.x_recv_bytes_per_s.to_bits());
         prop_assert_eq!(parsed.p.to_bits(), header.p.to_bits());
-        prop_assert_eq!(Packet::parse(&bytes), Ok(Packet::Feedback(header)));
+        prop_assert_eq!(Packet::parse(&bytes), Ok(Packet::Feedback { session: SESSION, header }));
     }
 
     /// For any float bits, emit succeeds exactly when parse would accept the result, and the two
@@ -543,9 +566,9 @@ proptest! {
     ) {
         let mut emitted = [0u8; FEEDBACK_LEN];
         let mut raw = GOLDEN_FEEDBACK;
-        raw[18..26].copy_from_slice(&header.x_recv_bytes_per_s.to_bits().to_be_bytes());
-        raw[26..34].copy_from_slice(&header.p.to_bits().to_be_bytes());
-        match (header.emit(&mut emitted), FeedbackHeader::parse(&raw)) {
+        raw[26..34].copy_from_slice(&header.x_recv_bytes_per_s.to_bits().to_be_bytes());
+        raw[34..42].copy_from_slice(&header.p.to_bits().to_be_bytes());
+        match (header.emit(SESSION, &mut emitted), FeedbackHeader::parse(&raw)) {
             (Ok(len), Ok(parsed)) => {
                 prop_assert_eq!(len, FEEDBACK_LEN);
                 prop_assert_eq!(FeedbackHeader::parse(&emitted), Ok(header));
@@ -570,9 +593,12 @@ proptest! {
         prop_assert_eq!(DataPacket::new_checked(&bytes[..]).is_ok(), data.is_ok());
         prop_assert_eq!(FeedbackPacket::new_checked(&bytes[..]).is_ok(), feedback.is_ok());
         let any = Packet::parse(&bytes);
+        let session = DataPacket::new_checked(&bytes[..]).map(|v| v.session())
+            .or_else(|_| FeedbackPacket::new_checked(&bytes[..]).map(|v| v.session()))
+            .unwrap_or(0);
         match PacketKind::peek(&bytes) {
-            Ok(PacketKind::Data) => prop_assert_eq!(any, data.map(|(header, payload)| Packet::Data { header, payload })),
-            Ok(PacketKind::Feedback) => prop_assert_eq!(any, feedback.map(Packet::Feedback)),
+            Ok(PacketKind::Data) => prop_assert_eq!(any, data.map(|(header, payload)| Packet::Data { session, header, payload })),
+            Ok(PacketKind::Feedback) => prop_assert_eq!(any, feedback.map(|header| Packet::Feedback { session, header })),
             Err(err) => prop_assert_eq!(any, Err(err)),
         }
         if let Err(err) = any {

@@ -109,6 +109,7 @@ fn input_dict<'py>(py: Python<'py>, input: &InputStats) -> PyResult<Bound<'py, P
     d.set_item("datagrams", input.datagrams)?;
     d.set_item("foreign_source", input.foreign_source)?;
     d.set_item("wrong_kind", input.wrong_kind)?;
+    d.set_item("other_session", input.other_session)?;
     d.set_item("socket_errors", input.socket_errors)?;
     d.set_item("truncated", input.wire.truncated)?;
     d.set_item("bad_version", input.wire.bad_version)?;
@@ -329,6 +330,7 @@ pub(crate) fn run_recv<'py>(
     out.set_item("samples", list)?;
     let r = PyDict::new(py);
     r.set_item("sessions", report.sessions)?;
+    r.set_item("peer_changes", report.peer_changes)?;
     r.set_item("packets_received", report.packets_received)?;
     r.set_item("bytes_received", report.bytes_received)?;
     r.set_item("packets_lost", report.packets_lost)?;

@@ -92,13 +92,14 @@ pub fn build(packet: &Packet, flow: &FlowAddressing, buf: &mut Vec<u8>) -> u32 {
             let min = match payload {
                 Payload::TfrcData(header) => {
                     buf.resize(body + DATA_HEADER_LEN, 0);
-                    // The buffer is exactly the header's length: emit cannot fail.
-                    let _ = header.emit(&mut buf[body..]);
+                    // The buffer is exactly the header's length: emit cannot fail. The flow's
+                    // number stands for the transport's session identifier.
+                    let _ = header.emit(u64::from(fid), &mut buf[body..]);
                     DATA_HEADER_LEN
                 }
                 Payload::TfrcFeedback(header) => {
                     buf.resize(body + FEEDBACK_LEN, 0);
-                    let _ = header.emit(&mut buf[body..]);
+                    let _ = header.emit(u64::from(fid), &mut buf[body..]);
                     FEEDBACK_LEN
                 }
                 _ => 0,
@@ -344,7 +345,7 @@ mod tests {
         );
         assert_eq!(
             buf.len(),
-            20 + 8 + 34,
+            20 + 8 + 42,
             "the feedback does not fit in 40 bytes"
         );
         assert_eq!(

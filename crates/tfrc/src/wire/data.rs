@@ -2,27 +2,27 @@
 //! `parse`/`emit`.
 //!
 //! ```text
-//!  0      1      2             10                 18           26
-//! +------+------+-------------+------------------+------------+-------------
-//! | ver  | type | seq (u64)   | timestamp (u64   | rtt (u64   | payload ...
-//! | = 1  | = 1  |             | ns)              | ns)        |
-//! +------+------+-------------+------------------+------------+-------------
+//!  0      1      2               10            18                 26           34
+//! +------+------+---------------+-------------+------------------+------------+---------
+//! | ver  | type | session (u64) | seq (u64)   | timestamp (u64   | rtt (u64   | payload
+//! | = 2  | = 1  |               |             | ns)              | ns)        | ...
+//! +------+------+---------------+-------------+------------------+------------+---------
 //! ```
 
 use std::time::Duration;
 
 use super::{
     check_header, duration_nanos, output, read_u64, write_header, write_u64, PacketKind, WireError,
-    DATA_HEADER_LEN,
+    DATA_HEADER_LEN, SESSION_OFFSET,
 };
 use crate::packet::DataHeader;
 use crate::time::Time;
 
 /// Byte offsets of the data header's fields.
 mod field {
-    pub(super) const SEQ: usize = 2;
-    pub(super) const TIMESTAMP: usize = 10;
-    pub(super) const RTT: usize = 18;
+    pub(super) const SEQ: usize = 10;
+    pub(super) const TIMESTAMP: usize = 18;
+    pub(super) const RTT: usize = 26;
     pub(super) const PAYLOAD: usize = super::DATA_HEADER_LEN;
 }
 
@@ -44,6 +44,11 @@ impl<T: AsRef<[u8]>> DataPacket<T> {
     /// The underlying buffer.
     pub fn into_inner(self) -> T {
         self.buffer
+    }
+
+    /// The sender's session identifier.
+    pub fn session(&self) -> u64 {
+        read_u64(self.buffer.as_ref(), SESSION_OFFSET)
     }
 
     /// The sequence number.
@@ -71,7 +76,8 @@ impl<T: AsRef<[u8]>> DataPacket<T> {
 }
 
 impl DataHeader {
-    /// Parses a data packet into its header and the payload that follows it.
+    /// Parses a data packet into its header and the payload that follows it (the session is
+    /// read by [`super::Packet::parse`] or [`DataPacket::session`]).
     pub fn parse(buf: &[u8]) -> Result<(DataHeader, &[u8]), WireError> {
         let packet = DataPacket::new_checked(buf)?;
         let payload = buf.get(field::PAYLOAD..).unwrap_or_default();
@@ -92,12 +98,13 @@ impl DataHeader {
         DATA_HEADER_LEN
     }
 
-    /// Writes the header to the front of `buf` and returns its length; the caller puts the
-    /// payload after it. Fails if `rtt` exceeds `u64::MAX` ns or `buf` is too short.
-    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
+    /// Writes the header with `session` to the front of `buf` and returns its length; the
+    /// caller puts the payload after it. Fails if `rtt` exceeds `u64::MAX` ns or `buf` is too
+    /// short.
+    pub fn emit(&self, session: u64, buf: &mut [u8]) -> Result<usize, WireError> {
         let rtt_ns = duration_nanos(self.rtt, "rtt")?;
         let out = output(buf, DATA_HEADER_LEN)?;
-        write_header(out, PacketKind::Data);
+        write_header(out, PacketKind::Data, session);
         write_u64(out, field::SEQ, self.seq);
         write_u64(out, field::TIMESTAMP, self.timestamp.as_nanos());
         write_u64(out, field::RTT, rtt_ns);
@@ -106,12 +113,17 @@ impl DataHeader {
 
     /// Writes the header followed by `payload` and returns the packet's length
     /// (`buffer_len() + payload.len()`).
-    pub fn emit_with_payload(&self, payload: &[u8], buf: &mut [u8]) -> Result<usize, WireError> {
+    pub fn emit_with_payload(
+        &self,
+        session: u64,
+        payload: &[u8],
+        buf: &mut [u8],
+    ) -> Result<usize, WireError> {
         // Value errors before buffer errors, as in `emit`.
         duration_nanos(self.rtt, "rtt")?;
         let len = DATA_HEADER_LEN.saturating_add(payload.len());
         let out = output(buf, len)?;
-        self.emit(out)?;
+        self.emit(session, out)?;
         if let Some(body) = out.get_mut(field::PAYLOAD..) {
             body.copy_from_slice(payload);
         }
@@ -133,10 +145,11 @@ mod tests {
 
     #[test]
     fn emit_then_view_and_parse() {
-        let mut buf = [0u8; 32];
-        let len = header().emit_with_payload(b"abc", &mut buf).unwrap();
-        assert_eq!(len, 29);
+        let mut buf = [0u8; 40];
+        let len = header().emit_with_payload(9, b"abc", &mut buf).unwrap();
+        assert_eq!(len, 37);
         let packet = DataPacket::new_checked(&buf[..len]).unwrap();
+        assert_eq!(packet.session(), 9);
         assert_eq!(packet.seq(), 0x0102_0304_0506_0708);
         assert_eq!(packet.timestamp(), Time::from_nanos(1_000_000_000));
         assert_eq!(packet.rtt(), Duration::from_millis(100));
@@ -148,8 +161,8 @@ mod tests {
 
     #[test]
     fn header_only_emit_leaves_the_payload_alone() {
-        let mut buf = [0xee; 28];
-        assert_eq!(header().emit(&mut buf), Ok(DATA_HEADER_LEN));
+        let mut buf = [0xee; DATA_HEADER_LEN + 2];
+        assert_eq!(header().emit(1, &mut buf), Ok(DATA_HEADER_LEN));
         assert_eq!(header().buffer_len(), DATA_HEADER_LEN);
         assert_eq!(&buf[DATA_HEADER_LEN..], &[0xee, 0xee]);
         assert_eq!(DataHeader::parse(&buf), Ok((header(), &[0xee, 0xee][..])));
@@ -158,17 +171,17 @@ mod tests {
     #[test]
     fn emit_rejects_short_buffers_and_huge_rtts() {
         assert_eq!(
-            header().emit(&mut [0; 25]),
+            header().emit(1, &mut [0; 33]),
             Err(WireError::BufferTooSmall {
-                needed: 26,
-                available: 25
+                needed: 34,
+                available: 33
             })
         );
         assert_eq!(
-            header().emit_with_payload(b"xy", &mut [0; 27]),
+            header().emit_with_payload(1, b"xy", &mut [0; 35]),
             Err(WireError::BufferTooSmall {
-                needed: 28,
-                available: 27
+                needed: 36,
+                available: 35
             })
         );
         let huge = DataHeader {
@@ -179,20 +192,20 @@ mod tests {
             field: "rtt",
             reason: "longer than u64::MAX nanoseconds",
         });
-        assert_eq!(huge.emit(&mut [0; 64]), unencodable);
-        assert_eq!(huge.emit_with_payload(b"x", &mut [0; 64]), unencodable);
-        assert_eq!(huge.emit_with_payload(b"x", &mut [0; 2]), unencodable);
+        assert_eq!(huge.emit(1, &mut [0; 64]), unencodable);
+        assert_eq!(huge.emit_with_payload(1, b"x", &mut [0; 64]), unencodable);
+        assert_eq!(huge.emit_with_payload(1, b"x", &mut [0; 2]), unencodable);
     }
 
     #[test]
     fn view_rejects_what_parse_rejects() {
         let mut buf = [0u8; DATA_HEADER_LEN];
-        header().emit(&mut buf).unwrap();
+        header().emit(1, &mut buf).unwrap();
         assert_eq!(
-            DataPacket::new_checked(&buf[..25]),
+            DataPacket::new_checked(&buf[..33]),
             Err(WireError::Truncated {
-                needed: 26,
-                found: 25
+                needed: 34,
+                found: 33
             })
         );
         buf[1] = 2;

@@ -173,7 +173,7 @@ mod tests {
             ),
             (
                 WireError::UnknownVersion(9),
-                "unknown wire version 9 (this build speaks version 1)",
+                "unknown wire version 9 (this build speaks version 2)",
             ),
             (WireError::UnknownType(0xab), "unknown packet type 0xab"),
             (

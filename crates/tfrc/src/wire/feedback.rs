@@ -2,30 +2,30 @@
 //! `parse`/`emit`.
 //!
 //! ```text
-//!  0      1      2                  10            18                  26          34
-//! +------+------+------------------+-------------+-------------------+-----------+
-//! | ver  | type | timestamp_echo   | t_delay     | X_recv (f64 bits, | p (f64    |
-//! | = 1  | = 2  | (u64 ns)         | (u64 ns)    | bytes/s)          | bits)     |
-//! +------+------+------------------+-------------+-------------------+-----------+
+//!  0      1      2               10                 18          26                 34        42
+//! +------+------+---------------+------------------+-----------+------------------+---------+
+//! | ver  | type | session (u64, | timestamp_echo   | t_delay   | X_recv (f64      | p (f64  |
+//! | = 2  | = 2  | echoed)       | (u64 ns)         | (u64 ns)  | bits, bytes/s)   | bits)   |
+//! +------+------+---------------+------------------+-----------+------------------+---------+
 //! ```
 //!
-//! X_recv must be finite and >= 0, p finite and in [0, 1]; the packet is exactly 34 bytes.
+//! X_recv must be finite and >= 0, p finite and in [0, 1]; the packet is exactly 42 bytes.
 
 use std::time::Duration;
 
 use super::{
     check_header, duration_nanos, output, read_u64, write_header, write_u64, PacketKind, WireError,
-    FEEDBACK_LEN,
+    FEEDBACK_LEN, SESSION_OFFSET,
 };
 use crate::packet::FeedbackHeader;
 use crate::time::Time;
 
 /// Byte offsets of the feedback packet's fields.
 mod field {
-    pub(super) const TIMESTAMP_ECHO: usize = 2;
-    pub(super) const T_DELAY: usize = 10;
-    pub(super) const X_RECV: usize = 18;
-    pub(super) const P: usize = 26;
+    pub(super) const TIMESTAMP_ECHO: usize = 10;
+    pub(super) const T_DELAY: usize = 18;
+    pub(super) const X_RECV: usize = 26;
+    pub(super) const P: usize = 34;
 }
 
 /// A borrowed view of a feedback packet whose header, length and field values have all been
@@ -61,6 +61,11 @@ impl<T: AsRef<[u8]>> FeedbackPacket<T> {
         self.buffer
     }
 
+    /// The session identifier of the data reported on, echoed.
+    pub fn session(&self) -> u64 {
+        read_u64(self.buffer.as_ref(), SESSION_OFFSET)
+    }
+
     /// The echoed timestamp of the latest data packet (t_recvdata).
     pub fn timestamp_echo(&self) -> Time {
         Time::from_nanos(read_u64(self.buffer.as_ref(), field::TIMESTAMP_ECHO))
@@ -83,7 +88,8 @@ impl<T: AsRef<[u8]>> FeedbackPacket<T> {
 }
 
 impl FeedbackHeader {
-    /// Parses a feedback packet (exactly [`FEEDBACK_LEN`] bytes).
+    /// Parses a feedback packet (exactly [`FEEDBACK_LEN`] bytes; the session is read by
+    /// [`super::Packet::parse`] or [`FeedbackPacket::session`]).
     pub fn parse(buf: &[u8]) -> Result<FeedbackHeader, WireError> {
         FeedbackPacket::new_checked(buf).map(|packet| FeedbackHeader::from_packet(&packet))
     }
@@ -103,10 +109,10 @@ impl FeedbackHeader {
         FEEDBACK_LEN
     }
 
-    /// Writes the packet to the front of `buf` and returns its length. Fails with
-    /// [`WireError::Unencodable`] for a value parsing would reject (`t_delay` past `u64::MAX`
-    /// ns, X_recv or p out of range), checked before the buffer's length.
-    pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
+    /// Writes the packet with `session` to the front of `buf` and returns its length. Fails
+    /// with [`WireError::Unencodable`] for a value parsing would reject (`t_delay` past
+    /// `u64::MAX` ns, X_recv or p out of range), checked before the buffer's length.
+    pub fn emit(&self, session: u64, buf: &mut [u8]) -> Result<usize, WireError> {
         let t_delay_ns = duration_nanos(self.t_delay, "t_delay")?;
         check_x_recv(self.x_recv_bytes_per_s).map_err(|reason| WireError::Unencodable {
             field: "x_recv",
@@ -114,7 +120,7 @@ impl FeedbackHeader {
         })?;
         check_p(self.p).map_err(|reason| WireError::Unencodable { field: "p", reason })?;
         let out = output(buf, FEEDBACK_LEN)?;
-        write_header(out, PacketKind::Feedback);
+        write_header(out, PacketKind::Feedback, session);
         write_u64(out, field::TIMESTAMP_ECHO, self.timestamp_echo.as_nanos());
         write_u64(out, field::T_DELAY, t_delay_ns);
         write_u64(out, field::X_RECV, self.x_recv_bytes_per_s.to_bits());
@@ -169,7 +175,7 @@ mod tests {
 
     fn emitted(header: &FeedbackHeader) -> [u8; FEEDBACK_LEN] {
         let mut buf = [0u8; FEEDBACK_LEN];
-        assert_eq!(header.emit(&mut buf), Ok(FEEDBACK_LEN));
+        assert_eq!(header.emit(77, &mut buf), Ok(FEEDBACK_LEN));
         buf
     }
 
@@ -184,6 +190,7 @@ mod tests {
     fn emit_then_view_and_parse() {
         let buf = emitted(&feedback());
         let packet = FeedbackPacket::new_checked(&buf).unwrap();
+        assert_eq!(packet.session(), 77);
         assert_eq!(packet.timestamp_echo(), Time::from_nanos(2_000_000_000));
         assert_eq!(packet.t_delay(), Duration::from_micros(250));
         assert_eq!(packet.x_recv_bytes_per_s(), 125_000.0);
@@ -231,12 +238,12 @@ mod tests {
     #[test]
     fn parse_rejects_trailing_bytes() {
         let mut long = [0u8; FEEDBACK_LEN + 1];
-        feedback().emit(&mut long).unwrap();
+        feedback().emit(1, &mut long).unwrap();
         assert_eq!(
             FeedbackHeader::parse(&long),
             Err(WireError::TrailingBytes {
-                expected: 34,
-                found: 35
+                expected: 42,
+                found: 43
             })
         );
     }
@@ -272,15 +279,15 @@ mod tests {
         for (header, field, reason) in cases {
             // Value errors win over a short buffer.
             assert_eq!(
-                header.emit(&mut [0; 4]),
+                header.emit(1, &mut [0; 4]),
                 Err(WireError::Unencodable { field, reason })
             );
         }
         assert_eq!(
-            feedback().emit(&mut [0; 33]),
+            feedback().emit(1, &mut [0; 41]),
             Err(WireError::BufferTooSmall {
-                needed: 34,
-                available: 33
+                needed: 42,
+                available: 41
             })
         );
     }

@@ -4,11 +4,17 @@
 //! (it is not DCCP's CCID 3). `docs/wire-format.md` is the reference; in short:
 //!
 //! ```text
-//! every packet   0: version (1)   1: packet type (1 = data, 2 = feedback)
-//! data           2: seq u64   10: timestamp u64 ns   18: rtt u64 ns   26: payload ...
-//! feedback       2: timestamp_echo u64 ns   10: t_delay u64 ns
-//!               18: X_recv f64 (bytes/s, finite, >= 0)   26: p f64 (finite, in [0, 1])   34: end
+//! every packet   0: version (2)   1: packet type (1 = data, 2 = feedback)   2: session u64
+//! data          10: seq u64   18: timestamp u64 ns   26: rtt u64 ns   34: payload ...
+//! feedback      10: timestamp_echo u64 ns   18: t_delay u64 ns
+//!               26: X_recv f64 (bytes/s, finite, >= 0)   34: p f64 (finite, in [0, 1])   42: end
 //! ```
+//!
+//! The session is a random number a sender draws when it starts; the receiver echoes it in
+//! every report. It is the transport's, not TFRC's (RFC 5348 §9 leaves protection against
+//! forged packets to the transport): `tfrc-udp` tells a restarted sender from a late packet of
+//! the old one by it, follows a sender whose address changed (a NAT rebinding), and refuses
+//! packets from off the path, who would have to guess 64 bits.
 //!
 //! Following smoltcp's `wire/` (design convention 3, "parse, don't validate"), each format has a
 //! borrowed view whose constructor checks everything ([`DataPacket`], [`FeedbackPacket`]) and an
@@ -23,12 +29,12 @@
 //!
 //! let header = DataHeader { seq: 7, timestamp: Time::from_nanos(1_000), rtt: Duration::from_millis(40) };
 //! let mut buf = [0u8; 64];
-//! let len = header.emit_with_payload(b"hello", &mut buf).unwrap();
+//! let len = header.emit_with_payload(0x5e55, b"hello", &mut buf).unwrap();
 //!
 //! let mut stats = WireStats::default();
 //! let parsed = Packet::parse(&buf[..len]);
 //! stats.record(&parsed);
-//! assert_eq!(parsed, Ok(Packet::Data { header, payload: b"hello" }));
+//! assert_eq!(parsed, Ok(Packet::Data { session: 0x5e55, header, payload: b"hello" }));
 //! assert_eq!(stats.accepted, 1);
 //! ```
 
@@ -44,14 +50,17 @@ pub use data::DataPacket;
 pub use error::{WireError, WireStats};
 pub use feedback::FeedbackPacket;
 
-/// The format version this crate reads and writes (byte 0 of every packet).
-pub const VERSION: u8 = 1;
-/// Length of the header every packet starts with: version and packet type.
+/// The format version this crate reads and writes (byte 0 of every packet). Version 1 had no
+/// session field.
+pub const VERSION: u8 = 2;
+/// Length of the bytes that tell a packet's kind: version and packet type.
 pub const COMMON_HEADER_LEN: usize = 2;
+/// Byte offset of the session identifier, the same in both kinds.
+pub const SESSION_OFFSET: usize = 2;
 /// Length of a data packet's header; the application payload follows it.
-pub const DATA_HEADER_LEN: usize = 26;
+pub const DATA_HEADER_LEN: usize = 34;
 /// Length of a feedback packet (fixed; nothing may follow it).
-pub const FEEDBACK_LEN: usize = 34;
+pub const FEEDBACK_LEN: usize = 42;
 
 /// Which kind of TFRC packet a buffer holds (byte 1 of every packet).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,13 +129,20 @@ impl fmt::Display for PacketKind {
 pub enum Packet<'a> {
     /// A data packet and the payload that followed its header.
     Data {
+        /// The sender's session identifier.
+        session: u64,
         /// The TFRC header fields.
         header: DataHeader,
         /// The application bytes after the header (possibly empty).
         payload: &'a [u8],
     },
     /// A feedback packet.
-    Feedback(FeedbackHeader),
+    Feedback {
+        /// The session identifier of the data it reports on, echoed.
+        session: u64,
+        /// The TFRC report fields.
+        header: FeedbackHeader,
+    },
 }
 
 impl<'a> Packet<'a> {
@@ -134,10 +150,30 @@ impl<'a> Packet<'a> {
     pub fn parse(buf: &'a [u8]) -> Result<Packet<'a>, WireError> {
         match PacketKind::peek(buf)? {
             PacketKind::Data => {
-                let (header, payload) = DataHeader::parse(buf)?;
-                Ok(Packet::Data { header, payload })
+                let packet = DataPacket::new_checked(buf)?;
+                Ok(Packet::Data {
+                    session: packet.session(),
+                    header: DataHeader::from_packet(&packet),
+                    payload: packet
+                        .into_inner()
+                        .get(DATA_HEADER_LEN..)
+                        .unwrap_or_default(),
+                })
             }
-            PacketKind::Feedback => FeedbackHeader::parse(buf).map(Packet::Feedback),
+            PacketKind::Feedback => {
+                let packet = FeedbackPacket::new_checked(buf)?;
+                Ok(Packet::Feedback {
+                    session: packet.session(),
+                    header: FeedbackHeader::from_packet(&packet),
+                })
+            }
+        }
+    }
+
+    /// The session identifier the packet carries.
+    pub const fn session(&self) -> u64 {
+        match self {
+            Packet::Data { session, .. } | Packet::Feedback { session, .. } => *session,
         }
     }
 
@@ -145,7 +181,7 @@ impl<'a> Packet<'a> {
     pub const fn kind(&self) -> PacketKind {
         match self {
             Packet::Data { .. } => PacketKind::Data,
-            Packet::Feedback(_) => PacketKind::Feedback,
+            Packet::Feedback { .. } => PacketKind::Feedback,
         }
     }
 
@@ -153,15 +189,19 @@ impl<'a> Packet<'a> {
     pub fn buffer_len(&self) -> usize {
         match self {
             Packet::Data { payload, .. } => DATA_HEADER_LEN.saturating_add(payload.len()),
-            Packet::Feedback(_) => FEEDBACK_LEN,
+            Packet::Feedback { .. } => FEEDBACK_LEN,
         }
     }
 
     /// Writes the whole packet to the front of `buf` and returns its length.
     pub fn emit(&self, buf: &mut [u8]) -> Result<usize, WireError> {
         match self {
-            Packet::Data { header, payload } => header.emit_with_payload(payload, buf),
-            Packet::Feedback(feedback) => feedback.emit(buf),
+            Packet::Data {
+                session,
+                header,
+                payload,
+            } => header.emit_with_payload(*session, payload, buf),
+            Packet::Feedback { session, header } => header.emit(*session, buf),
         }
     }
 }
@@ -202,11 +242,13 @@ fn write_u64(bytes: &mut [u8], at: usize, value: u64) {
     }
 }
 
-/// Writes the common header for `kind` at the front of `bytes` (at least 2 bytes long).
-fn write_header(bytes: &mut [u8], kind: PacketKind) {
+/// Writes the version, `kind`'s type byte and the session at the front of `bytes` (callers
+/// check its length first).
+fn write_header(bytes: &mut [u8], kind: PacketKind, session: u64) {
     if let Some(header) = bytes.first_chunk_mut::<COMMON_HEADER_LEN>() {
         *header = [VERSION, kind.type_byte()];
     }
+    write_u64(bytes, SESSION_OFFSET, session);
 }
 
 /// A duration in whole nanoseconds for the wire, or [`WireError::Unencodable`] naming `field` if
@@ -240,8 +282,8 @@ mod tests {
 
     #[test]
     fn peek_checks_version_then_type_then_length() {
-        assert_eq!(PacketKind::peek(&[1, 1]), Ok(PacketKind::Data));
-        assert_eq!(PacketKind::peek(&[1, 2, 9, 9]), Ok(PacketKind::Feedback));
+        assert_eq!(PacketKind::peek(&[2, 1]), Ok(PacketKind::Data));
+        assert_eq!(PacketKind::peek(&[2, 2, 9, 9]), Ok(PacketKind::Feedback));
         assert_eq!(
             PacketKind::peek(&[]),
             Err(WireError::Truncated {
@@ -250,7 +292,7 @@ mod tests {
             })
         );
         assert_eq!(
-            PacketKind::peek(&[1]),
+            PacketKind::peek(&[2]),
             Err(WireError::Truncated {
                 needed: 2,
                 found: 1
@@ -260,30 +302,30 @@ mod tests {
             PacketKind::peek(&[0x45]),
             Err(WireError::UnknownVersion(0x45))
         );
-        assert_eq!(PacketKind::peek(&[2, 1]), Err(WireError::UnknownVersion(2)));
-        assert_eq!(PacketKind::peek(&[1, 0]), Err(WireError::UnknownType(0)));
+        assert_eq!(PacketKind::peek(&[1, 1]), Err(WireError::UnknownVersion(1)));
+        assert_eq!(PacketKind::peek(&[2, 0]), Err(WireError::UnknownType(0)));
     }
 
     #[test]
     fn check_header_reports_wrong_kind_before_length() {
         assert_eq!(
-            check_header(&[1, 2], PacketKind::Data),
+            check_header(&[2, 2], PacketKind::Data),
             Err(WireError::WrongType {
                 expected: PacketKind::Data,
                 found: PacketKind::Feedback
             })
         );
         assert_eq!(
-            check_header(&[1, 1, 0], PacketKind::Data),
+            check_header(&[2, 1, 0], PacketKind::Data),
             Err(WireError::Truncated {
-                needed: 26,
+                needed: 34,
                 found: 3
             })
         );
         assert_eq!(
-            check_header(&[1], PacketKind::Feedback),
+            check_header(&[2], PacketKind::Feedback),
             Err(WireError::Truncated {
-                needed: 34,
+                needed: 42,
                 found: 1
             })
         );
@@ -310,11 +352,15 @@ mod tests {
             x_recv_bytes_per_s: 1e6,
             p: 0.01,
         };
-        let packet = Packet::Feedback(feedback);
+        let packet = Packet::Feedback {
+            session: u64::MAX - 3,
+            header: feedback,
+        };
         let mut buf = [0u8; FEEDBACK_LEN];
         assert_eq!(packet.emit(&mut buf), Ok(FEEDBACK_LEN));
         assert_eq!(packet.buffer_len(), FEEDBACK_LEN);
         assert_eq!(Packet::parse(&buf), Ok(packet));
+        assert_eq!(packet.session(), u64::MAX - 3);
         assert_eq!(
             Packet::parse(&buf).map(|p| p.kind()),
             Ok(PacketKind::Feedback)
