@@ -86,6 +86,14 @@ def _finish(session: Session, args: argparse.Namespace) -> int:
     if session.interrupted:
         print(f"tfrclab {session.role}: interrupted", file=sys.stderr)
         return 130
+    if session.role == "send" and report["packets_sent"] == 0 and report["send_errors"] > 0:
+        reason = report.get("last_send_error") or "the socket refused every datagram"
+        print(
+            f"tfrclab send: nothing could be sent to {session.peer}: "
+            f"{report['send_errors']} datagram(s) refused ({reason})",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 

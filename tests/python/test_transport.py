@@ -216,3 +216,32 @@ def test_out_refuses_a_directory_that_is_not_a_trace(tmp_path: Path) -> None:
     assert (tmp_path / "notes.txt").read_text() == "mine"
     with pytest.raises(ValueError, match="not a transport trace"):
         transport.load_trace(tmp_path)
+
+
+def test_out_that_cannot_be_created_is_refused_before_the_session(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    started = time.monotonic()
+    result = run_cli(
+        "recv", "--bind", f"127.0.0.1:{free_port()}", "--duration", "60s",
+        "--out", str(blocker / "trace"),
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "cannot be created" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert time.monotonic() - started < 30  # refused up front, not after the 60 s session
+
+
+def test_send_exits_non_zero_when_nothing_could_be_sent() -> None:
+    # Port 0 is no destination: every datagram is refused at once, nothing leaves the host.
+    result = run_cli("send", "--to", "127.0.0.1:0", "--duration", "1s")
+    assert result.returncode == 1
+    assert "nothing could be sent to 127.0.0.1:0" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_ipv6_peer_from_an_ipv4_bind_is_refused() -> None:
+    result = run_cli("send", "--to", "[::1]:9", "--bind", "0.0.0.0:0", "--duration", "1s")
+    assert result.returncode == 1
+    assert "cannot reach the IPv6 peer" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1

@@ -50,6 +50,9 @@ pub struct SenderReport {
     /// Data packets the socket refused (a full send buffer, an ICMP error); TFRC counts them as
     /// sent, as a loss on the path.
     pub send_errors: u64,
+    /// The operating system's error number for the last refused packet, if any (so a session
+    /// that could send nothing can say why).
+    pub last_send_errno: Option<i32>,
     /// Payloads the application queue refused.
     pub queue_drops: u64,
     /// CPU time the loop's thread spent in [`UdpSender::run_until`], seconds.
@@ -74,6 +77,7 @@ pub struct UdpSender {
     packets_sent: u64,
     bytes_sent: u64,
     send_errors: u64,
+    last_send_errno: Option<i32>,
     cpu_ns: u64,
     /// The constant-rate source's unspent bytes and when they were last topped up.
     app_credit: f64,
@@ -107,6 +111,22 @@ impl UdpSender {
         options: SenderOptions,
     ) -> Result<UdpSender, TransportError> {
         options.validate()?;
+        let local = socket
+            .local_addr()
+            .map_err(TransportError::io("reading the local address"))?;
+        if local.is_ipv4() && peer.is_ipv6() {
+            // Every send would fail (EAFNOSUPPORT) and the session would run silent.
+            return Err(TransportError::Io {
+                context: "checking the peer's address family",
+                source: std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "the IPv4 socket {local} cannot reach the IPv6 peer {peer}; bind an \
+                         IPv6 address such as [::]:0"
+                    ),
+                ),
+            });
+        }
         socket
             .set_nonblocking(true)
             .map_err(TransportError::io("making the socket non-blocking"))?;
@@ -146,6 +166,7 @@ impl UdpSender {
             packets_sent: 0,
             bytes_sent: 0,
             send_errors: 0,
+            last_send_errno: None,
             cpu_ns: 0,
             app_credit: 0.0,
             app_last: now,
@@ -347,7 +368,10 @@ impl UdpSender {
                     self.packets_sent += 1;
                     self.bytes_sent += len as u64;
                 }
-                Err(_) => self.send_errors += 1,
+                Err(err) => {
+                    self.send_errors += 1;
+                    self.last_send_errno = err.raw_os_error();
+                }
             }
             if self.send_log.len() < self.send_log_limit {
                 self.send_log.push(stamp);
@@ -451,6 +475,7 @@ impl UdpSender {
             packets_sent: self.packets_sent,
             bytes_sent: self.bytes_sent,
             send_errors: self.send_errors,
+            last_send_errno: self.last_send_errno,
             queue_drops: self.shared.queue().drops,
             cpu_s: self.cpu_ns as f64 * 1e-9,
         }

@@ -430,3 +430,27 @@ fn a_receiver_follows_a_restarted_or_moved_sender() {
         .expect("feedback follows the sender");
     assert_eq!(Packet::parse(&buf[..len]).unwrap().session(), 3);
 }
+
+#[test]
+fn an_ipv4_socket_refuses_an_ipv6_peer() {
+    let options = SenderOptions::new(TfrcConfig::rfc5348());
+    let err = UdpSender::bind("127.0.0.1:0", "[::1]:9", options).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot reach the IPv6 peer [::1]:9"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_sender_that_can_send_nothing_says_why() {
+    // Port 0 is no destination: every send fails at once (EINVAL), nothing leaves the host.
+    let mut options = SenderOptions::new(TfrcConfig::rfc5348());
+    options.source = Source::Greedy;
+    let mut tx = UdpSender::bind("127.0.0.1:0", "127.0.0.1:0", options).unwrap();
+    tx.run_for(Duration::from_millis(20)).unwrap();
+    let report = tx.report();
+    assert_eq!(report.packets_sent, 0);
+    assert!(report.send_errors >= 1, "{report:?}");
+    assert!(report.last_send_errno.is_some(), "{report:?}");
+}

@@ -276,6 +276,12 @@ pub(crate) fn run_send<'py>(
     r.set_item("packets_sent", report.packets_sent)?;
     r.set_item("bytes_sent", report.bytes_sent)?;
     r.set_item("send_errors", report.send_errors)?;
+    r.set_item(
+        "last_send_error",
+        report
+            .last_send_errno
+            .map(|code| std::io::Error::from_raw_os_error(code).to_string()),
+    )?;
     r.set_item("queue_drops", report.queue_drops)?;
     r.set_item("cpu_s", report.cpu_s)?;
     r.set_item("x_bytes_per_s", report.tfrc.x_bytes_per_s)?;
