@@ -42,7 +42,7 @@ pub enum QueueError {
     Full,
     /// The payload does not fit in one datagram of the session's packet size.
     TooLarge {
-        /// The largest payload accepted (packet size minus the 26-byte header).
+        /// The largest payload accepted (packet size minus the 34-byte header).
         max: usize,
     },
 }
