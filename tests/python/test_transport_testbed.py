@@ -75,7 +75,7 @@ def test_start_up_queue_drops_are_within_twice_netsims(tmp_path: Path) -> None:
     assert testbed_drops <= 2 * netsim_drops, (testbed_drops, netsim_drops)
 
 
-@pytest.mark.parametrize("loss", [0.0, 0.1])
+@pytest.mark.parametrize("loss", [0.0, 0.02, 0.05, 0.1])
 def test_no_50ms_bin_above_three_times_the_link(tmp_path: Path, loss: float) -> None:
     log = _greedy_run(tmp_path, 8.0, loss)
     arrivals = _udp_times(log, ARRIVE)
