@@ -173,10 +173,11 @@ proptest! {
                         / rtt
                 })
                 .fold(0.0, f64::max);
-            // A packet per window of rounding at low rates; and while p = 0 RFC 5348 §4.3
-            // keeps X at the initial rate W_init/R at least (4 packets per R here).
+            // X_recv counts whole packets over one R, so at a few packets per RTT it is off by
+            // up to a packet per R (doubled in the limit); and while p = 0 RFC 5348 §4.3 keeps
+            // X at the initial rate W_init/R at least (4 packets per R here).
             let initial = if record.p == 0.0 { 4000.0 / record.rtt_s } else { 0.0 };
-            let bound = (2.5 * got + 1000.0 / rtt).max(initial);
+            let bound = (2.5 * got + 2000.0 / record.rtt_s).max(initial);
             prop_assert!(record.x_bytes_per_s <= bound,
                 "X {:.0} at {t:.2} s, receiver got {got:.0}", record.x_bytes_per_s);
             checked += 1;
@@ -230,9 +231,17 @@ proptest! {
             prop_assert!(pair[1] - pair[0] <= limit, "no report from {:.2} to {:.2} s", pair[0], pair[1]);
         }
         prop_assert!(8.0 - times[times.len() - 1] <= limit);
-        // And the flow carries on at the rate it had.
-        let before = bytes_between(harness.delivered(), Time::from_secs_f64(2.0), at) as f64 / 2.0;
-        let after = bytes_between(harness.delivered(), Time::from_secs_f64(6.0), Time::from_secs_f64(8.0)) as f64 / 2.0;
-        prop_assert!(after >= 0.5 * before, "{after:.0} B/s after, {before:.0} before");
+        // And the flow carries on, not stopped: at least a quarter of the rate the same flow
+        // has without the spoofed packet. (Not closer: the injected packet shifts every later
+        // random draw, so the two runs are different realizations, and floyd2000's flows at 2%
+        // loss differ by up to 2x over 3 s between realizations; a stopped flow, as before the
+        // real-host rules, is at a thousandth.)
+        let mut unspoofed = RealHostHarness::new(case.config(Application::Greedy, Vec::new())).unwrap();
+        unspoofed.run_until(Time::from_secs_f64(8.0));
+        let rate = |h: &RealHostHarness| {
+            bytes_between(h.delivered(), Time::from_secs_f64(5.0), Time::from_secs_f64(8.0)) as f64 / 3.0
+        };
+        let (after, without) = (rate(&harness), rate(&unspoofed));
+        prop_assert!(after >= 0.25 * without, "{after:.0} B/s after the spoof, {without:.0} without");
     }
 }
