@@ -281,6 +281,11 @@ def _tcp_agents(
     size = size_bytes(t.get("size", 1000))
     if knobs["initial_window"] is None:  # RFC 3390: min(4 MSS, max(2 MSS, 4380 B))
         knobs["initial_window"] = min(4 * size, max(2 * size, 4380)) // size
+    if variant not in _TCP_AGENTS:
+        raise ExportError(
+            f"{flow.path}.variant: {variant!r} has no ns-2.35 export (ns-2's Agent/TCP/Linux "
+            "runs a 2.6-era kernel's congestion controls, not today's)"
+        )
     if variant == "sack" and knobs["sack_recovery"] != "sack1":
         raise ExportError(f"{flow.path}.sack_recovery: rfc6675 has no ns-2 agent (use sack1)")
     if t.get("decrease_rule", "ns2") != "ns2":

@@ -61,6 +61,12 @@ pub(super) fn tcp_keys(
     config.vegas.alpha = fields.or("vegas_alpha", config.vegas.alpha)?;
     config.vegas.beta = fields.or("vegas_beta", config.vegas.beta)?;
     config.vegas.gamma = fields.or("vegas_gamma", config.vegas.gamma)?;
+    config.cubic.hystart = fields.or("cubic_hystart", config.cubic.hystart)?;
+    config.cubic.fast_convergence =
+        fields.or("cubic_fast_convergence", config.cubic.fast_convergence)?;
+    config.cubic.tcp_friendliness =
+        fields.or("cubic_friendliness", config.cubic.tcp_friendliness)?;
+    config.cubic.hz = fields.or("cubic_hz", config.cubic.hz)?;
     check(fields, &config)?;
     Ok(config)
 }

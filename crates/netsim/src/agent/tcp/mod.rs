@@ -10,6 +10,7 @@
 //! Tahoe, Reno and NewReno loss recovery; `sack.rs` and `scoreboard.rs` SACK recovery; `vegas.rs`
 //! Vegas; `sink.rs` the receivers; `header.rs` the packet headers.
 
+mod cubic;
 mod header;
 mod reno;
 pub mod rto;
@@ -21,6 +22,7 @@ mod vegas;
 
 use std::time::Duration;
 
+pub use cubic::CubicParams;
 pub use header::{ConnId, SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
 pub use rto::RtoEstimator;
 pub use sender::TcpSender;
@@ -41,13 +43,18 @@ pub enum TcpVariant {
     Sack,
     /// `Agent/TCP/Vegas` (Brakmo and Peterson; §1.8).
     Vegas,
+    /// CUBIC (RFC 9438) as Linux's `tcp_cubic.c` grows and reduces the window, HyStart
+    /// included, over SACK loss recovery per [`TcpConfig::sack_recovery`] (Linux runs SACK
+    /// recovery under every congestion control); docs/tcp.md, "CUBIC".
+    Cubic,
 }
 
 impl TcpVariant {
     /// Every variant's scenario name, in declaration order.
-    pub const NAMES: &'static [&'static str] = &["tahoe", "reno", "newreno", "sack", "vegas"];
+    pub const NAMES: &'static [&'static str] =
+        &["tahoe", "reno", "newreno", "sack", "vegas", "cubic"];
 
-    /// The variant's scenario name ("tahoe", "reno", "newreno", "sack", "vegas").
+    /// The variant's scenario name ("tahoe", "reno", "newreno", "sack", "vegas", "cubic").
     pub fn name(self) -> &'static str {
         match self {
             TcpVariant::Tahoe => "tahoe",
@@ -55,7 +62,13 @@ impl TcpVariant {
             TcpVariant::NewReno => "newreno",
             TcpVariant::Sack => "sack",
             TcpVariant::Vegas => "vegas",
+            TcpVariant::Cubic => "cubic",
         }
+    }
+
+    /// Whether the variant recovers with SACK (SACK itself, and CUBIC over it).
+    pub fn uses_sack(self) -> bool {
+        matches!(self, TcpVariant::Sack | TcpVariant::Cubic)
     }
 
     /// The variant named `name` (one of [`TcpVariant::NAMES`]).
@@ -66,6 +79,7 @@ impl TcpVariant {
             TcpVariant::NewReno,
             TcpVariant::Sack,
             TcpVariant::Vegas,
+            TcpVariant::Cubic,
         ]
         .into_iter()
         .find(|v| v.name() == name)
@@ -204,6 +218,8 @@ pub struct TcpConfig {
     pub newreno_impatient: bool,
     /// Vegas thresholds.
     pub vegas: VegasParams,
+    /// CUBIC's parameters (Linux's defaults), used by [`TcpVariant::Cubic`].
+    pub cubic: CubicParams,
     /// Stop after this many data packets (ns-2 `maxpkts_`/`advance`); `None`: a greedy FTP.
     pub max_packets: Option<u64>,
 }
@@ -247,6 +263,7 @@ impl TcpConfig {
             partial_window_deflation: false,
             newreno_impatient: false,
             vegas: VegasParams::default(),
+            cubic: CubicParams::default(),
             max_packets: None,
         }
     }
@@ -367,6 +384,9 @@ impl TcpConfig {
         }
         if self.max_packets == Some(0) {
             return fail("max_packets", "at least 1");
+        }
+        if !(1..=100_000).contains(&self.cubic.hz) {
+            return fail("cubic_hz", "a kernel timer frequency from 1 to 100000 Hz");
         }
         Ok(())
     }

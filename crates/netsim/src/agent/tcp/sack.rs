@@ -253,7 +253,10 @@ impl TcpSender {
         self.last_cwnd_action = CwndAction::Dupack;
         self.first_decrease = false;
         let flight = (self.maxseq - self.highest_ack) as f64;
-        self.ssthresh = (flight * self.cfg.decrease_num).trunc().max(2.0);
+        self.ssthresh = match self.cubic_recovery_ssthresh() {
+            Some(ssthresh) => ssthresh,
+            None => (flight * self.cfg.decrease_num).trunc().max(2.0),
+        };
         self.cwnd = self.ssthresh;
         self.reset_rtx_timer(now, true, false);
         self.sack.rescue_rxt = None;

@@ -4,10 +4,12 @@
 //! delayed-send timers, the timeout response, limited transmit (`send_one`) and the trace.
 //! Loss recovery is per variant: `reno.rs` (Tahoe, Reno, NewReno), `sack.rs`, `vegas.rs`.
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
 use tfrc::Time;
 
+use super::cubic::Cubic;
 use super::header::{TcpAck, TcpData};
 use super::rto::RtoEstimator;
 use super::sack::SackState;
@@ -107,6 +109,13 @@ pub struct TcpSender {
     pub(super) first_sent: Option<Time>,
     pub(super) sack: SackState,
     pub(super) vegas: VegasState,
+    /// CUBIC's state ([`TcpVariant::Cubic`] only).
+    pub(super) cubic: Option<Cubic>,
+    /// Acked packets not yet turned into a cwnd increment (Linux's `snd_cwnd_cnt`; CUBIC).
+    pub(super) cwnd_cnt: u32,
+    /// First-transmission times of the packets not yet acked, for a per-ACK RTT sample (CUBIC;
+    /// a retransmitted packet's entry is cleared, as Linux takes no sample from it).
+    pub(super) sent_at: VecDeque<(i64, Option<Time>)>,
     pub(super) stats: TcpStats,
 }
 
@@ -179,6 +188,10 @@ impl TcpSender {
             first_sent: None,
             sack: SackState::default(),
             vegas: VegasState::default(),
+            cubic: (config.variant == TcpVariant::Cubic)
+                .then(|| Cubic::new(config.cubic, Time::ZERO, 0)),
+            cwnd_cnt: 0,
+            sent_at: VecDeque::new(),
             stats: TcpStats::default(),
         }
     }
@@ -268,6 +281,9 @@ impl TcpSender {
         self.first_sent.get_or_insert(now);
         self.idle_since = None;
         let nothing_outstanding = self.highest_ack == self.maxseq;
+        if self.cubic.is_some() {
+            self.note_sent(now, seqno);
+        }
         if seqno > self.maxseq {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -327,6 +343,9 @@ impl TcpSender {
         if self.t_seqno < ack + 1 {
             self.t_seqno = ack + 1;
         }
+        if self.cubic.is_some() {
+            self.cubic_rtt_sample(now, ack);
+        }
         if self.rtt_active && ack >= self.rtt_seq {
             self.rto.reset_backoff();
             self.rtt_active = false;
@@ -338,10 +357,15 @@ impl TcpSender {
         self.newtimer(now, ack);
     }
 
-    /// `recv_newack_helper`: `newack`, then open the window.
+    /// `recv_newack_helper`: `newack`, then open the window (CUBIC: by the packets acked).
     pub(super) fn recv_newack(&mut self, now: Time, ack: i64) {
+        let acked = (ack - self.highest_ack).max(0);
         self.newack(now, ack);
-        self.opencwnd();
+        if self.cubic.is_some() {
+            self.cubic_open(now, u32::try_from(acked).unwrap_or(u32::MAX));
+        } else {
+            self.opencwnd();
+        }
     }
 
     /// After the SYN is acked, start from the initial window (`delay_growth_`).
@@ -369,6 +393,9 @@ impl TcpSender {
     /// first decrease, decreases in slow start and ssthresh after a timeout halve; the cwnd cut
     /// also halves when `decrease_num` is 0.5. ssthresh is never below 2.
     pub(super) fn slowdown(&mut self, ssthresh_cut: bool, cut: CwndCut) {
+        if self.cubic.is_some() {
+            return self.cubic_slowdown(ssthresh_cut, cut);
+        }
         let slowstart = self.cwnd < self.ssthresh;
         let (halfwin, decreasewin) = if self.cfg.precision_reduce {
             let win = self.windowd();
@@ -405,7 +432,7 @@ impl TcpSender {
     /// `send_much`: send while the window allows and the application has data; with
     /// `overhead`, a non-forced call arms the delayed-send timer instead. `maxburst` 0: no limit.
     pub(super) fn send_much(&mut self, now: Time, force: bool, maxburst: u32, out: &mut Outbox) {
-        if self.cfg.variant == TcpVariant::Sack {
+        if self.cfg.variant.uses_sack() {
             self.sack_send_much(now, force, maxburst, out);
             return;
         }
@@ -458,7 +485,7 @@ impl TcpSender {
     fn rtx_timeout(&mut self, now: Time, out: &mut Outbox) {
         match self.cfg.variant {
             TcpVariant::Vegas => return self.vegas_timeout(now, out),
-            TcpVariant::Sack => self.sack_on_timeout(),
+            TcpVariant::Sack | TcpVariant::Cubic => self.sack_on_timeout(),
             TcpVariant::Reno | TcpVariant::NewReno => {
                 self.dupwnd = 0.0;
                 self.dupacks = 0;
@@ -511,7 +538,7 @@ impl TcpSender {
             TcpVariant::Tahoe => self.tahoe_recv(now, ack.seqno(), out),
             TcpVariant::Reno => self.reno_recv(now, ack.seqno(), out),
             TcpVariant::NewReno => self.newreno_recv(now, ack.seqno(), out),
-            TcpVariant::Sack => self.sack_recv(now, ack, out),
+            TcpVariant::Sack | TcpVariant::Cubic => self.sack_recv(now, ack, out),
             TcpVariant::Vegas => self.vegas_recv(now, ack.seqno(), out),
         }
     }

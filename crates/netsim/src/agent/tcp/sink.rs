@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use tfrc::Time;
 
 use super::header::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
-use super::{AckPolicy, TcpConfig, TcpVariant};
+use super::{AckPolicy, TcpConfig};
 use crate::agent::{Agent, Outbox};
 use crate::packet::{Packet, Payload};
 
@@ -44,7 +44,7 @@ pub struct TcpSink {
 impl TcpSink {
     /// The receiver a flow with `config` uses: SACK blocks for the SACK variant only.
     pub fn new(config: &TcpConfig) -> TcpSink {
-        let max_blocks = if config.variant == TcpVariant::Sack {
+        let max_blocks = if config.variant.uses_sack() {
             usize::from(config.max_sack_blocks).min(MAX_SACK_BLOCKS)
         } else {
             0
@@ -260,6 +260,7 @@ impl Agent for TcpSink {
 mod tests {
     use std::time::Duration;
 
+    use super::super::TcpVariant;
     use super::*;
     use crate::packet::{FlowId, NodeId};
 
