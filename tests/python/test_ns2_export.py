@@ -119,6 +119,7 @@ def test_periodic_loss_offset_counts_from_one() -> None:
         ({"kind": "tfrc", "preset": "floyd2000", "rate_scale": 2}, None, "flows[0].rate_scale"),
         ({"kind": "tcp", "variant": "sack", "preset": "rfc"}, None, "flows[0].sack_recovery"),
         ({"kind": "tcp", "variant": "cubic", "preset": "ns2_35"}, None, "flows[0].variant"),
+        ({"kind": "tcp", "variant": "sack", "preset": "linux"}, None, "flows[0].preset"),
         ({"kind": "web", "stop": "1s"}, None, "flows[0].stop"),
         (
             {"kind": "cbr", "rate": "1Mbps"},

@@ -274,6 +274,11 @@ def _tcp_agents(
     t = flow.table
     variant = str(t.get("variant", default_variant))
     preset = str(t.get("preset", default_preset))
+    if preset not in TCP_PRESETS:
+        raise ExportError(
+            f"{flow.path}.preset: {preset!r} has no ns-2.35 export (its segment counting and "
+            "quick ACKs have no ns-2 knob)"
+        )
     knobs = dict(TCP_PRESETS[preset])
     for key in knobs:
         if key in t:

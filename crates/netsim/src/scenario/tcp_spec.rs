@@ -7,8 +7,8 @@ use super::error::{describe, ScenarioError};
 use super::fields::Fields;
 use super::flow_spec::packet_size;
 use crate::agent::tcp::{
-    AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, SackRecovery, TcpConfig, TcpConfigError,
-    TcpVariant,
+    AckCounting, AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, SackRecovery, TcpConfig,
+    TcpConfigError, TcpVariant,
 };
 use crate::agent::AgentConfig;
 
@@ -143,6 +143,14 @@ fn parse_common(fields: &mut Fields<'_>, base: TcpConfig) -> Result<TcpConfig, S
             AckPolicy::Delayed { .. } => AckPolicy::Delayed { interval },
         },
     };
+    c.quick_acks = fields.or("quick_acks", c.quick_acks)?;
+    if let Some(name) = fields.choice("ack_counting", AckCounting::NAMES)? {
+        c.ack_counting = if name == "segments" {
+            AckCounting::Segments
+        } else {
+            AckCounting::PerAck
+        };
+    }
     c.max_packets = match fields.optional::<u64>("max_packets")? {
         Some(n) => Some(n),
         None => c.max_packets,

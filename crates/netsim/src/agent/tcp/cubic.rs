@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use tfrc::Time;
 
-use super::sender::{CwndCut, TcpSender};
+use super::sender::{additive_increase, slow_start_by_segments, CwndCut, TcpSender};
 
 /// CUBIC's parameters, with Linux's defaults (module parameters of `tcp_cubic`).
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -184,34 +184,19 @@ impl Cubic {
         &mut self,
         now: Time,
         mut cwnd: u32,
-        mut cwnd_cnt: u32,
+        cwnd_cnt: u32,
         ssthresh: u32,
         mut acked: u32,
     ) -> (u32, u32) {
         if cwnd < ssthresh {
-            // tcp_slow_start: one packet per packet acked, up to ssthresh; the rest of the ACK
-            // counts in congestion avoidance.
-            let grown = cwnd.saturating_add(acked).min(ssthresh);
-            acked -= grown - cwnd;
-            cwnd = grown;
+            // The rest of the ACK beyond ssthresh counts in congestion avoidance.
+            (cwnd, acked) = slow_start_by_segments(cwnd, ssthresh, acked);
             if acked == 0 {
                 return (cwnd, cwnd_cnt);
             }
         }
         self.update(now, cwnd, acked);
-        // tcp_cong_avoid_ai(w = cnt).
-        let w = self.cnt.max(1);
-        if cwnd_cnt >= w {
-            cwnd_cnt = 0;
-            cwnd += 1;
-        }
-        cwnd_cnt += acked;
-        if cwnd_cnt >= w {
-            let delta = cwnd_cnt / w;
-            cwnd_cnt -= delta * w;
-            cwnd += delta;
-        }
-        (cwnd, cwnd_cnt)
+        additive_increase(cwnd, cwnd_cnt, self.cnt, acked)
     }
 
     /// `bictcp_update`: recompute `cnt` from the cubic target one RTT (delay_min) ahead and the

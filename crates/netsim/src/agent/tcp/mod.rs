@@ -99,6 +99,23 @@ pub enum AckPolicy {
     },
 }
 
+/// How the sender counts an ACK when it opens the window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckCounting {
+    /// ns-2's `opencwnd`: +1 per ACK in slow start, +increase/cwnd per ACK in congestion
+    /// avoidance, whatever the ACK covers (so delayed ACKs halve the growth).
+    PerAck,
+    /// Linux (`tcp_slow_start`, `tcp_cong_avoid_ai`; RFC 3465's byte counting with L = the
+    /// window): +1 per packet acked in slow start, +1 per cwnd packets acked in congestion
+    /// avoidance, so delayed ACKs do not slow growth.
+    Segments,
+}
+
+impl AckCounting {
+    /// Scenario names.
+    pub const NAMES: &'static [&'static str] = &["per_ack", "segments"];
+}
+
 /// How a SACK sender recovers (protocols.md §1.7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SackRecovery {
@@ -207,6 +224,11 @@ pub struct TcpConfig {
     pub sack_block_bytes: u32,
     /// The receiver's ACK policy.
     pub ack: AckPolicy,
+    /// With delayed ACKs, the first this many data packets are acked at once (Linux's
+    /// quick-ACK mode at the start of a connection, `TCP_MAX_QUICKACKS` = 16); 0: none.
+    pub quick_acks: u32,
+    /// How the sender counts ACKs when it grows the window.
+    pub ack_counting: AckCounting,
     /// SACK blocks per ACK for the SACK variant (`maxSackBlocks_`), 1 to [`MAX_SACK_BLOCKS`].
     pub max_sack_blocks: u8,
     /// SACK recovery algorithm.
@@ -258,6 +280,8 @@ impl TcpConfig {
             ack_bytes: 40,
             sack_block_bytes: 8,
             ack: AckPolicy::Immediate,
+            quick_acks: 0,
+            ack_counting: AckCounting::PerAck,
             max_sack_blocks: 3,
             sack_recovery: SackRecovery::Sack1,
             partial_window_deflation: false,
@@ -313,18 +337,42 @@ impl TcpConfig {
         }
     }
 
+    /// What Linux (6.x, these machines' kernel) does by default where it changes results
+    /// (docs/tcp.md, "The linux preset"): 1448-byte segments with 52 bytes of TCP/IP header
+    /// (timestamps), 1500 bytes on the wire; initial window 10 (RFC 6928, `TCP_INIT_CWND`);
+    /// window growth by packets acked (`tcp_slow_start`, `tcp_cong_avoid_ai`); minimum RTO
+    /// 200 ms (`TCP_RTO_MIN`), initial 1 s, cap 120 s (`TCP_RTO_MAX`), 1 ms clock; delayed
+    /// ACKs after 40 ms (`TCP_DELACK_MIN`) with the first 16 packets acked at once (quick-ACK
+    /// mode); SACK with RFC 6675 recovery; limited transmit; a SYN exchange.
+    pub fn linux(variant: TcpVariant) -> TcpConfig {
+        TcpConfig {
+            size_bytes: 1448,
+            header_bytes: 52,
+            initial_window: 10,
+            max_rto: Duration::from_secs(120),
+            min_rto: Duration::from_millis(200),
+            ack: AckPolicy::Delayed {
+                interval: Duration::from_millis(40),
+            },
+            quick_acks: 16,
+            ack_counting: AckCounting::Segments,
+            ..TcpConfig::rfc(variant)
+        }
+    }
+
     /// The preset named `name` (one of [`TcpConfig::PRESETS`]) for `variant`.
     pub fn preset(name: &str, variant: TcpVariant) -> Option<TcpConfig> {
         match name {
             "ns2_2000" => Some(TcpConfig::ns2_2000(variant)),
             "ns2_35" => Some(TcpConfig::ns2_35(variant)),
             "rfc" => Some(TcpConfig::rfc(variant)),
+            "linux" => Some(TcpConfig::linux(variant)),
             _ => None,
         }
     }
 
     /// Preset names.
-    pub const PRESETS: &'static [&'static str] = &["ns2_2000", "ns2_35", "rfc"];
+    pub const PRESETS: &'static [&'static str] = &["ns2_2000", "ns2_35", "rfc", "linux"];
 
     /// Size on the wire of a data packet (payload plus header when `use_headers`; Vegas never
     /// adds the header).
@@ -529,10 +577,19 @@ mod tests {
         assert_eq!(rfc.initial_window, 4);
         assert_eq!(rfc.sack_recovery, SackRecovery::Rfc6675);
         assert!(matches!(rfc.ack, AckPolicy::Delayed { .. }));
+        let linux = TcpConfig::linux(TcpVariant::Cubic);
+        assert_eq!((linux.initial_window, linux.quick_acks), (10, 16));
+        assert_eq!(linux.data_packet_bytes(), 1500);
+        assert_eq!(linux.min_rto, Duration::from_millis(200));
+        assert_eq!(linux.ack_counting, AckCounting::Segments);
         for name in TcpConfig::PRESETS {
             let config = TcpConfig::preset(name, TcpVariant::Vegas).unwrap();
             assert!(config.validate().is_ok(), "{name}");
-            assert_eq!(config.data_packet_bytes(), 1000, "Vegas never adds headers");
+            assert_eq!(
+                config.data_packet_bytes(),
+                config.size_bytes,
+                "Vegas never adds headers"
+            );
         }
         assert_eq!(TcpConfig::preset("ns3", TcpVariant::Reno), None);
     }

@@ -14,7 +14,7 @@ use super::header::{TcpAck, TcpData};
 use super::rto::RtoEstimator;
 use super::sack::SackState;
 use super::vegas::VegasState;
-use super::{DecreaseRule, TcpConfig, TcpVariant};
+use super::{AckCounting, DecreaseRule, TcpConfig, TcpVariant};
 use crate::agent::{Agent, Outbox};
 use crate::packet::{Packet, Payload};
 use crate::rng::{uniform, SimRng};
@@ -361,10 +361,32 @@ impl TcpSender {
     pub(super) fn recv_newack(&mut self, now: Time, ack: i64) {
         let acked = (ack - self.highest_ack).max(0);
         self.newack(now, ack);
+        let acked = u32::try_from(acked).unwrap_or(u32::MAX);
         if self.cubic.is_some() {
-            self.cubic_open(now, u32::try_from(acked).unwrap_or(u32::MAX));
+            self.cubic_open(now, acked);
+        } else if self.cfg.ack_counting == AckCounting::Segments {
+            self.open_by_segments(acked);
         } else {
             self.opencwnd();
+        }
+    }
+
+    /// Linux's Reno growth (`tcp_reno_cong_avoid`): slow start by the packets acked up to
+    /// ssthresh, then one packet per cwnd packets acked (`tcp_cong_avoid_ai`), in whole
+    /// packets; capped by `max_cwnd`.
+    fn open_by_segments(&mut self, acked: u32) {
+        let ssthresh = self.ssthresh.min(f64::from(u32::MAX)) as u32;
+        let cwnd = self.cwnd.max(1.0) as u32;
+        let (grown, rest) = slow_start_by_segments(cwnd, ssthresh, acked);
+        let (cwnd, cnt) = if rest == 0 {
+            (grown, self.cwnd_cnt)
+        } else {
+            additive_increase(grown, self.cwnd_cnt, grown, rest)
+        };
+        self.cwnd = f64::from(cwnd);
+        self.cwnd_cnt = cnt;
+        if self.cfg.max_cwnd > 0 && self.cwnd > f64::from(self.cfg.max_cwnd) {
+            self.cwnd = f64::from(self.cfg.max_cwnd);
         }
     }
 
@@ -624,6 +646,34 @@ impl Agent for TcpSender {
             }
         }
     }
+}
+
+/// `tcp_slow_start`: cwnd grows by the packets acked, up to ssthresh; returns the new cwnd
+/// and the packets acked beyond it (which count toward congestion avoidance).
+pub(super) fn slow_start_by_segments(cwnd: u32, ssthresh: u32, acked: u32) -> (u32, u32) {
+    if cwnd >= ssthresh {
+        return (cwnd, acked);
+    }
+    let grown = cwnd.saturating_add(acked).min(ssthresh);
+    (grown, acked - (grown - cwnd))
+}
+
+/// `tcp_cong_avoid_ai`: one packet per `w` packets acked, credits kept in `cnt` (Linux's
+/// `snd_cwnd_cnt`); returns the new (cwnd, cnt).
+pub(super) fn additive_increase(mut cwnd: u32, mut cnt: u32, w: u32, acked: u32) -> (u32, u32) {
+    let w = w.max(1);
+    // Credits saved at a larger w are applied gently.
+    if cnt >= w {
+        cnt = 0;
+        cwnd += 1;
+    }
+    cnt += acked;
+    if cnt >= w {
+        let delta = cnt / w;
+        cnt -= delta * w;
+        cwnd += delta;
+    }
+    (cwnd, cnt)
 }
 
 #[cfg(test)]

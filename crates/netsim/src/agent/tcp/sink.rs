@@ -37,6 +37,8 @@ pub struct TcpSink {
     history_len: usize,
     /// A held ACK: when the delayed-ACK timer fires, and the packet it is for.
     held: Option<(Time, i64)>,
+    /// Data packets still to be acked at once under delayed ACKs (quick-ACK mode).
+    quick_acks: u32,
     acks_sent: u64,
     duplicates: u64,
 }
@@ -62,6 +64,7 @@ impl TcpSink {
             history: [(-1, -1); MAX_SACK_BLOCKS],
             history_len: 0,
             held: None,
+            quick_acks: config.quick_acks,
             acks_sent: 0,
             duplicates: 0,
         }
@@ -225,7 +228,12 @@ impl Agent for TcpSink {
                 // held, unless it fills a hole (RFC2581_immediate_ack_) or is the SYN
                 // (SYN_immediate_ack_).
                 let in_order = seqno == self.cumulative_ack();
-                if self.held.is_none() && in_order && seqno >= self.maxseen && seqno != 0 {
+                let quick = self.quick_acks > 0 && !(self.syn && seqno == 0);
+                if quick {
+                    self.quick_acks -= 1;
+                }
+                if !quick && self.held.is_none() && in_order && seqno >= self.maxseen && seqno != 0
+                {
                     self.held = Some((now + interval, seqno));
                     return;
                 }
