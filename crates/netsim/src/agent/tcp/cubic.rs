@@ -365,7 +365,11 @@ impl TcpSender {
     pub(super) fn note_sent(&mut self, now: Time, seqno: i64) {
         if seqno > self.maxseq {
             self.sent_at.push_back((seqno, Some(now)));
-        } else if let Some(entry) = self.sent_at.iter_mut().find(|(s, _)| *s == seqno) {
+            return;
+        }
+        // The log is sorted by sequence number.
+        let at = self.sent_at.partition_point(|&(s, _)| s < seqno);
+        if let Some(entry) = self.sent_at.get_mut(at).filter(|(s, _)| *s == seqno) {
             entry.1 = None;
         }
     }
@@ -375,12 +379,7 @@ impl TcpSender {
     pub(super) fn cubic_rtt_sample(&mut self, now: Time, ack: i64) {
         let mut newest = None;
         while self.sent_at.front().is_some_and(|&(seq, _)| seq <= ack) {
-            if let Some((_, sent)) = self.sent_at.pop_front() {
-                newest = sent.or(newest);
-                if sent.is_none() {
-                    newest = None;
-                }
-            }
+            newest = self.sent_at.pop_front().and_then(|(_, sent)| sent);
         }
         let Some(sent) = newest else {
             return;
