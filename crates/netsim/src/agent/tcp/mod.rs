@@ -10,8 +10,11 @@
 //! Tahoe, Reno and NewReno loss recovery; `sack.rs` and `scoreboard.rs` SACK recovery; `vegas.rs`
 //! Vegas; `sink.rs` the receivers; `header.rs` the packet headers.
 
+mod bbr;
 mod cubic;
+pub mod delivery_rate;
 mod header;
+pub mod pacing;
 mod reno;
 pub mod rto;
 mod sack;
@@ -22,6 +25,7 @@ mod vegas;
 
 use std::time::Duration;
 
+pub use bbr::BbrMode;
 pub use cubic::CubicParams;
 pub use header::{ConnId, SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
 pub use rto::RtoEstimator;
@@ -47,14 +51,18 @@ pub enum TcpVariant {
     /// included, over SACK loss recovery per [`TcpConfig::sack_recovery`] (Linux runs SACK
     /// recovery under every congestion control); docs/tcp.md, "CUBIC".
     Cubic,
+    /// BBR v1 as Linux's `tcp_bbr.c` runs it, with sender pacing, over RFC 6675 recovery
+    /// (which it requires: `sack_recovery = "rfc6675"`); docs/tcp.md, "BBR".
+    Bbr,
 }
 
 impl TcpVariant {
     /// Every variant's scenario name, in declaration order.
     pub const NAMES: &'static [&'static str] =
-        &["tahoe", "reno", "newreno", "sack", "vegas", "cubic"];
+        &["tahoe", "reno", "newreno", "sack", "vegas", "cubic", "bbr"];
 
-    /// The variant's scenario name ("tahoe", "reno", "newreno", "sack", "vegas", "cubic").
+    /// The variant's scenario name ("tahoe", "reno", "newreno", "sack", "vegas", "cubic",
+    /// "bbr").
     pub fn name(self) -> &'static str {
         match self {
             TcpVariant::Tahoe => "tahoe",
@@ -63,12 +71,13 @@ impl TcpVariant {
             TcpVariant::Sack => "sack",
             TcpVariant::Vegas => "vegas",
             TcpVariant::Cubic => "cubic",
+            TcpVariant::Bbr => "bbr",
         }
     }
 
-    /// Whether the variant recovers with SACK (SACK itself, and CUBIC over it).
+    /// Whether the variant recovers with SACK (SACK itself, and CUBIC and BBR over it).
     pub fn uses_sack(self) -> bool {
-        matches!(self, TcpVariant::Sack | TcpVariant::Cubic)
+        matches!(self, TcpVariant::Sack | TcpVariant::Cubic | TcpVariant::Bbr)
     }
 
     /// The variant named `name` (one of [`TcpVariant::NAMES`]).
@@ -80,6 +89,7 @@ impl TcpVariant {
             TcpVariant::Sack,
             TcpVariant::Vegas,
             TcpVariant::Cubic,
+            TcpVariant::Bbr,
         ]
         .into_iter()
         .find(|v| v.name() == name)
@@ -435,6 +445,12 @@ impl TcpConfig {
         }
         if !(1..=100_000).contains(&self.cubic.hz) {
             return fail("cubic_hz", "a kernel timer frequency from 1 to 100000 Hz");
+        }
+        if self.variant == TcpVariant::Bbr && self.sack_recovery != SackRecovery::Rfc6675 {
+            return fail(
+                "sack_recovery",
+                "\"rfc6675\" with variant \"bbr\" (BBR runs over RFC 6675 recovery, as in Linux)",
+            );
         }
         Ok(())
     }

@@ -12,15 +12,27 @@
 //!   chooses (lost holes, new data, other holes, one rescue retransmission), and entry sets
 //!   ssthresh = cwnd = max(FlightSize/2, 2) (RFC 5681 eq. 4).
 //!
-//! Both discard the scoreboard on a timeout and go back N (RFC 6675 §5.1 allows keeping it).
+//! Both discard the scoreboard on a timeout and go back N (RFC 6675 §5.1 allows keeping it);
+//! under BBR the scoreboard is kept and going back N skips SACKed packets, as in Linux.
 
 use tfrc::Time;
 
 use super::header::TcpAck;
 use super::scoreboard::Scoreboard;
 use super::sender::{CwndAction, CwndCut, TcpSender};
-use super::SackRecovery;
+use super::{SackRecovery, TcpVariant};
 use crate::agent::Outbox;
+
+/// What an ACK lets the sender send.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AckSend {
+    /// As much as the window allows.
+    Much,
+    /// One new packet (limited transmit, RFC 3042).
+    LimitedTransmit,
+    /// Nothing.
+    Nothing,
+}
 
 /// SACK sender state.
 #[derive(Clone, Debug, Default)]
@@ -144,7 +156,7 @@ impl TcpSender {
             if !open || self.last_ack + 1 >= self.curseq {
                 break;
             }
-            if !self.arm_delayed_send(now, force) {
+            if !self.may_send_now(now, force) {
                 return;
             }
             // Outside recovery an RFC 6675 sender only sends new data.
@@ -153,6 +165,13 @@ impl TcpSender {
             } else {
                 self.sack.scoreboard.next_retransmission()
             };
+            if self.cfg.variant == TcpVariant::Bbr {
+                // Going back N after a timeout skips what the receiver SACKed (Linux keeps
+                // the scoreboard; ns-2's agents discard it).
+                while self.t_seqno <= self.maxseq && self.sack.scoreboard.is_sacked(self.t_seqno) {
+                    self.t_seqno += 1;
+                }
+            }
             let next = match hole {
                 None => {
                     let limit = if self.sack.in_recovery { rwnd } else { win };
@@ -193,12 +212,30 @@ impl TcpSender {
             self.last_ack = self.highest_ack;
         }
         self.recover = self.maxseq;
-        self.sack.scoreboard.clear();
+        if self.cfg.variant != TcpVariant::Bbr {
+            self.sack.scoreboard.clear();
+        }
     }
 
     /// An ACK under RFC 6675 (§5): scoreboard update, DupAcks counting ACKs with new SACK
     /// information, entry on DupThresh or `IsLost(HighACK+1)`, and sending per `NextSeg`.
     fn rfc6675_recv(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) {
+        let send = self.rfc6675_ack(now, ack, out);
+        self.send_after_ack(now, send, out);
+    }
+
+    /// Sends what an ACK allows.
+    pub(super) fn send_after_ack(&mut self, now: Time, send: AckSend, out: &mut Outbox) {
+        match send {
+            AckSend::Much => self.sack_send_much(now, false, 0, out),
+            AckSend::LimitedTransmit => self.send_one(now, out),
+            AckSend::Nothing => {}
+        }
+    }
+
+    /// An ACK under RFC 6675 up to sending: the scoreboard, the ACK counting and recovery
+    /// entry (with its first retransmission); says what may be sent next.
+    pub(super) fn rfc6675_ack(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) -> AckSend {
         let seq = ack.seqno();
         let thresh = self.cfg.numdupacks;
         if seq > self.highest_ack {
@@ -220,7 +257,7 @@ impl TcpSender {
                 self.dupacks += 1;
             }
         } else {
-            return;
+            return AckSend::Nothing;
         }
         if !self.sack.in_recovery {
             let first_lost = self
@@ -235,12 +272,13 @@ impl TcpSender {
                 && self.dupacks < thresh
                 && self.cfg.limited_transmit
             {
-                self.send_one(now, out);
-                return;
+                return AckSend::LimitedTransmit;
             }
         }
         if self.dupacks == 0 || self.sack.in_recovery {
-            self.sack_send_much(now, false, 0, out);
+            AckSend::Much
+        } else {
+            AckSend::Nothing
         }
     }
 
@@ -253,11 +291,15 @@ impl TcpSender {
         self.last_cwnd_action = CwndAction::Dupack;
         self.first_decrease = false;
         let flight = (self.maxseq - self.highest_ack) as f64;
-        self.ssthresh = match self.cubic_recovery_ssthresh() {
-            Some(ssthresh) => ssthresh,
-            None => (flight * self.cfg.decrease_num).trunc().max(2.0),
-        };
-        self.cwnd = self.ssthresh;
+        if self.cfg.variant == TcpVariant::Bbr {
+            self.bbr_enter_recovery();
+        } else {
+            self.ssthresh = match self.cubic_recovery_ssthresh() {
+                Some(ssthresh) => ssthresh,
+                None => (flight * self.cfg.decrease_num).trunc().max(2.0),
+            };
+            self.cwnd = self.ssthresh;
+        }
         self.reset_rtx_timer(now, true, false);
         self.sack.rescue_rxt = None;
         let first = self.highest_ack + 1;
@@ -310,7 +352,7 @@ impl TcpSender {
             .scoreboard
             .pipe(self.highest_ack, self.maxseq, thresh);
         while self.cwnd - pipe as f64 >= 1.0 {
-            if !self.arm_delayed_send(now, force) {
+            if !self.may_send_now(now, force) {
                 return;
             }
             let Some(seq) = self.rfc6675_next_seg() else {

@@ -9,8 +9,11 @@ use std::time::Duration;
 
 use tfrc::Time;
 
+use super::bbr::Bbr;
 use super::cubic::Cubic;
+use super::delivery_rate::DeliveryRate;
 use super::header::{TcpAck, TcpData};
+use super::pacing::Pacer;
 use super::rto::RtoEstimator;
 use super::sack::SackState;
 use super::vegas::VegasState;
@@ -116,6 +119,15 @@ pub struct TcpSender {
     /// First-transmission times of the packets not yet acked, for a per-ACK RTT sample (CUBIC;
     /// a retransmitted packet's entry is cleared, as Linux takes no sample from it).
     pub(super) sent_at: VecDeque<(i64, Option<Time>)>,
+    /// BBR's state ([`TcpVariant::Bbr`] only; from the SYN's ACK when there is a SYN).
+    pub(super) bbr: Option<Bbr>,
+    /// After a timeout under BBR, the highest packet sent then: the `TCP_CA_Loss` state
+    /// lasts until it is acked.
+    pub(super) bbr_loss_until: Option<i64>,
+    /// The delivery-rate sampler (BBR).
+    pub(super) rate: Option<DeliveryRate>,
+    /// Sender pacing (BBR).
+    pub(super) pacer: Option<Pacer>,
     pub(super) stats: TcpStats,
 }
 
@@ -139,8 +151,32 @@ const VEGAS_FIELDS: &[&str] = &[
     "vegas_diff",
 ];
 
-/// Trace fields of every variant but Vegas; see [`TcpSender::trace_fields`].
+/// Trace fields of every variant but Vegas and BBR; see [`TcpSender::trace_fields`].
 const FIELDS: &[&str] = VEGAS_FIELDS.split_at(14).0;
+
+/// Trace fields of BBR: those of every variant, then its model.
+const BBR_FIELDS: &[&str] = &[
+    "cwnd",
+    "ssthresh",
+    "srtt",
+    "rttvar",
+    "rto",
+    "backoff",
+    "flight",
+    "packets_sent",
+    "retransmits",
+    "timeouts",
+    "fast_retransmits",
+    "acked",
+    "rtt_samples",
+    "rtt_sum",
+    "bbr_mode",
+    "bbr_bw",
+    "bbr_min_rtt",
+    "pacing_rate",
+    "pacing_gain",
+    "cwnd_gain",
+];
 
 impl TcpSender {
     /// A sender with `config` (validated by the caller) and its own RNG, waiting for
@@ -192,6 +228,13 @@ impl TcpSender {
                 .then(|| Cubic::new(config.cubic, Time::ZERO, 0)),
             cwnd_cnt: 0,
             sent_at: VecDeque::new(),
+            // Without a SYN BBR starts at once, with the nominal 1 ms RTT (`bbr_init`).
+            bbr: (config.variant == TcpVariant::Bbr && !config.syn)
+                .then(|| Bbr::new(config.initial_window, config.size_bytes, None, None, 0)),
+            bbr_loss_until: None,
+            rate: (config.variant == TcpVariant::Bbr)
+                .then(|| DeliveryRate::new(i64::from(config.syn))),
+            pacer: (config.variant == TcpVariant::Bbr).then(|| Pacer::new(u64::MAX)),
             stats: TcpStats::default(),
         }
     }
@@ -284,6 +327,12 @@ impl TcpSender {
         if self.cubic.is_some() {
             self.note_sent(now, seqno);
         }
+        if let Some(rate) = self.rate.as_mut() {
+            rate.on_sent(now, seqno, nothing_outstanding);
+        }
+        if let Some(pacer) = self.pacer.as_mut() {
+            pacer.on_sent(now, self.cfg.size_bytes);
+        }
         if seqno > self.maxseq {
             self.maxseq = seqno;
             if !self.rtt_active {
@@ -362,7 +411,9 @@ impl TcpSender {
         let acked = (ack - self.highest_ack).max(0);
         self.newack(now, ack);
         let acked = u32::try_from(acked).unwrap_or(u32::MAX);
-        if self.cubic.is_some() {
+        if self.cfg.variant == TcpVariant::Bbr {
+            // BBR sets cwnd after the whole ACK is processed (`bbr_main`).
+        } else if self.cubic.is_some() {
             self.cubic_open(now, acked);
         } else if self.cfg.ack_counting == AckCounting::Segments {
             self.open_by_segments(acked);
@@ -464,7 +515,7 @@ impl TcpSender {
         let mut win = self.window();
         let mut sent = 0;
         while self.t_seqno <= self.highest_ack + win && self.t_seqno < self.curseq {
-            if !self.arm_delayed_send(now, force) {
+            if !self.may_send_now(now, force) {
                 return;
             }
             self.output(now, self.t_seqno, out);
@@ -475,6 +526,12 @@ impl TcpSender {
                 break;
             }
         }
+    }
+
+    /// Whether a packet may leave now: not held back by the `overhead` delay (unless
+    /// `force`) nor by pacing (which arms its own wake-up).
+    pub(super) fn may_send_now(&mut self, now: Time, force: bool) -> bool {
+        self.arm_delayed_send(now, force) && self.pacer.as_mut().is_none_or(|p| p.may_send(now))
     }
 
     /// With `overhead` and not `force`, arms the delayed-send timer (if not armed) and says
@@ -497,6 +554,7 @@ impl TcpSender {
         if t <= self.highest_ack + i64::from(self.cfg.window)
             && t < self.curseq
             && (t as f64) <= self.highest_ack as f64 + self.cwnd + f64::from(self.dupacks)
+            && self.pacer.as_mut().is_none_or(|p| p.may_send(now))
         {
             self.output(now, t, out);
             self.t_seqno += 1;
@@ -507,7 +565,7 @@ impl TcpSender {
     fn rtx_timeout(&mut self, now: Time, out: &mut Outbox) {
         match self.cfg.variant {
             TcpVariant::Vegas => return self.vegas_timeout(now, out),
-            TcpVariant::Sack | TcpVariant::Cubic => self.sack_on_timeout(),
+            TcpVariant::Sack | TcpVariant::Cubic | TcpVariant::Bbr => self.sack_on_timeout(),
             TcpVariant::Reno | TcpVariant::NewReno => {
                 self.dupwnd = 0.0;
                 self.dupacks = 0;
@@ -527,8 +585,15 @@ impl TcpSender {
         if outstanding {
             self.stats.timeouts += 1;
             self.last_cwnd_action = CwndAction::Timeout;
-            self.slowdown(true, CwndCut::One);
+            if self.cfg.variant == TcpVariant::Bbr {
+                self.bbr_timeout(now);
+            } else {
+                self.slowdown(true, CwndCut::One);
+            }
             self.reset_rtx_timer(now, false, true);
+        } else if self.cfg.variant == TcpVariant::Bbr {
+            self.rtx_at = None;
+            self.t_seqno = self.highest_ack + 1;
         } else {
             self.slowdown(false, CwndCut::One);
             self.rtx_at = None;
@@ -544,6 +609,9 @@ impl TcpSender {
     fn restart_after_idle(&mut self, now: Time) {
         if let Some(since) = self.idle_since.take() {
             if now >= since + self.rto.timeout() {
+                if self.cfg.variant == TcpVariant::Bbr {
+                    return self.bbr_restart_after_idle(now);
+                }
                 if self.cfg.variant == TcpVariant::Vegas {
                     self.cwnd = 2.0;
                 } else {
@@ -562,6 +630,7 @@ impl TcpSender {
             TcpVariant::NewReno => self.newreno_recv(now, ack.seqno(), out),
             TcpVariant::Sack | TcpVariant::Cubic => self.sack_recv(now, ack, out),
             TcpVariant::Vegas => self.vegas_recv(now, ack.seqno(), out),
+            TcpVariant::Bbr => self.bbr_recv(now, ack, out),
         }
     }
 }
@@ -576,11 +645,14 @@ impl Agent for TcpSender {
     /// `rtt_samples` and `rtt_sum` (the unrounded RTT samples' count and sum in seconds: their
     /// differences between two bins give the mean RTT in between). Vegas adds `base_rtt`
     /// (seconds) and `vegas_diff` (packets, the last per-RTT estimate of queued packets).
+    /// BBR adds `bbr_mode` (0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT), `bbr_bw` (the
+    /// bandwidth estimate, packets/s), `bbr_min_rtt` (seconds), `pacing_rate` (bytes/s),
+    /// `pacing_gain` and `cwnd_gain`.
     fn trace_fields(&self) -> &'static [&'static str] {
-        if self.cfg.variant == TcpVariant::Vegas {
-            VEGAS_FIELDS
-        } else {
-            FIELDS
+        match self.cfg.variant {
+            TcpVariant::Vegas => VEGAS_FIELDS,
+            TcpVariant::Bbr => BBR_FIELDS,
+            _ => FIELDS,
         }
     }
 
@@ -602,10 +674,11 @@ impl Agent for TcpSender {
     }
 
     fn poll_timeout(&self) -> Option<Time> {
-        match (self.rtx_at, self.delsnd_at) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let pace_at = self.pacer.as_ref().and_then(Pacer::wake_at);
+        [self.rtx_at, self.delsnd_at, pace_at]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
@@ -616,6 +689,13 @@ impl Agent for TcpSender {
         if self.delsnd_at.is_some_and(|at| at <= now) {
             self.delsnd_at = None;
             self.send_much(now, true, 0, out);
+        }
+        if let Some(pacer) = self.pacer.as_mut() {
+            if pacer.wake_at().is_some_and(|at| at <= now) {
+                pacer.woken();
+                self.send_much(now, false, 0, out);
+                self.bbr_check_app_limited();
+            }
         }
     }
 
@@ -639,11 +719,19 @@ impl Agent for TcpSender {
         for (slot, value) in values.iter_mut().zip(common) {
             *slot = value;
         }
-        if self.cfg.variant == TcpVariant::Vegas {
-            if let [.., base, diff] = values {
-                *base = self.vegas.base_rtt_secs();
-                *diff = self.vegas.last_diff();
+        match self.cfg.variant {
+            TcpVariant::Vegas => {
+                if let [.., base, diff] = values {
+                    *base = self.vegas.base_rtt_secs();
+                    *diff = self.vegas.last_diff();
+                }
             }
+            TcpVariant::Bbr => {
+                for (slot, value) in values.iter_mut().skip(14).zip(self.bbr_trace()) {
+                    *slot = value;
+                }
+            }
+            _ => {}
         }
     }
 }
@@ -887,7 +975,9 @@ mod tests {
                     rng: &mut SimRng| {
             for o in out.drain() {
                 if let Payload::TcpData(d) = o.payload {
-                    if !sender.in_recovery() {
+                    // BBR's window counts packets in flight, SACKed ones excluded, not
+                    // sequence space: it may send further beyond the cumulative ACK.
+                    if !sender.in_recovery() && sender.cfg.variant != TcpVariant::Bbr {
                         // Never more than min(cwnd + limited-transmit allowance, window)
                         // beyond the cumulative ACK outside recovery.
                         let allowance = (sender.cwnd as i64 + 2).min(window);
@@ -958,12 +1048,15 @@ mod tests {
             Just(TcpVariant::NewReno),
             Just(TcpVariant::Sack),
             Just(TcpVariant::Vegas),
+            Just(TcpVariant::Cubic),
+            Just(TcpVariant::Bbr),
         ];
-        let presets = prop_oneof![Just("ns2_2000"), Just("ns2_35"), Just("rfc")];
+        let presets = prop_oneof![Just("ns2_2000"), Just("ns2_35"), Just("rfc"), Just("linux")];
         (variants, presets, 0usize..2, 1u32..60).prop_map(|(v, p, sack, window)| TcpConfig {
             window,
             max_packets: Some(150),
-            sack_recovery: if sack == 0 {
+            // BBR runs over RFC 6675 recovery only.
+            sack_recovery: if sack == 0 && v != TcpVariant::Bbr {
                 super::super::SackRecovery::Sack1
             } else {
                 super::super::SackRecovery::Rfc6675

@@ -1,0 +1,143 @@
+//! Sender pacing as Linux's TCP paces without the fq qdisc ("internal pacing",
+//! `tcp_pacing_check` and `tcp_update_skb_after_send` in `net/ipv4/tcp_output.c`): every packet
+//! sent pushes the earliest departure time of the next one `bytes / rate` further, from now or
+//! from the previous departure time, whichever is later; a sender whose next departure time
+//! lies ahead waits for a timer. The kernel sends a GSO burst of several segments at one
+//! departure time (`tcp_tso_autosize`: the pacing rate's worth of about 1 ms, at least
+//! `min_tso_segs`); `burst` packets go at once here likewise.
+//!
+//! Any sender may use it; BBR sets the rate on every ACK.
+
+use std::time::Duration;
+
+use tfrc::Time;
+
+/// The pacing state of one sender.
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    /// Bytes per second (`sk_pacing_rate`), above 0.
+    rate: u64,
+    /// The earliest departure time of the next burst (`tcp_wstamp_ns`).
+    next_at: Time,
+    /// Packets per burst (the GSO segments of one skb), at least 1.
+    burst: u32,
+    /// Packets still allowed at `burst_at` in the current burst.
+    burst_left: u32,
+    burst_at: Time,
+    /// A send was refused: the sender wants a wake-up at `next_at`.
+    waiting: bool,
+}
+
+impl Pacer {
+    /// A pacer at `rate` bytes per second (at least 1), nothing sent yet.
+    pub fn new(rate: u64) -> Pacer {
+        Pacer {
+            rate: rate.max(1),
+            next_at: Time::ZERO,
+            burst: 1,
+            burst_left: 0,
+            burst_at: Time::ZERO,
+            waiting: false,
+        }
+    }
+
+    /// The rate in bytes per second.
+    pub fn rate(&self) -> u64 {
+        self.rate
+    }
+
+    /// Sets the rate (bytes per second, at least 1) and the burst size (packets, at least 1).
+    /// The next departure time already computed stands, as in the kernel.
+    pub fn set_rate(&mut self, rate: u64, burst: u32) {
+        self.rate = rate.max(1);
+        self.burst = burst.max(1);
+    }
+
+    /// Whether a packet may leave at `now`: within the current burst, or when the next
+    /// departure time has come (which starts a new burst). A refusal arms the wake-up.
+    pub fn may_send(&mut self, now: Time) -> bool {
+        if self.burst_left > 0 && self.burst_at == now {
+            return true;
+        }
+        if self.next_at <= now {
+            self.burst_left = self.burst;
+            self.burst_at = now;
+            return true;
+        }
+        self.waiting = true;
+        false
+    }
+
+    /// A packet of `bytes` left at `now` (paced or not: a retransmission sent at once counts
+    /// too): the next departure time moves on by its transmission time at the pacing rate.
+    pub fn on_sent(&mut self, now: Time, bytes: u32) {
+        let nanos = u128::from(bytes) * 1_000_000_000 / u128::from(self.rate);
+        let nanos = u64::try_from(nanos).unwrap_or(u64::MAX);
+        self.next_at = self.next_at.max(now) + Duration::from_nanos(nanos);
+        if self.burst_at == now {
+            self.burst_left = self.burst_left.saturating_sub(1);
+        } else {
+            self.burst_left = 0;
+        }
+    }
+
+    /// How long after `now` the next departure may happen (zero when it may happen now).
+    pub fn wait(&self, now: Time) -> Duration {
+        self.next_at.saturating_since(now)
+    }
+
+    /// When the sender wants to be woken to send what pacing held back.
+    pub fn wake_at(&self) -> Option<Time> {
+        self.waiting.then_some(self.next_at)
+    }
+
+    /// The wake-up was taken.
+    pub fn woken(&mut self) {
+        self.waiting = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(n: u64) -> Time {
+        Time::from_nanos(n * 1_000_000)
+    }
+
+    #[test]
+    fn packets_leave_one_transmission_time_apart() {
+        // 1000 B at 1 MB/s: 1 ms apart.
+        let mut p = Pacer::new(1_000_000);
+        assert!(p.may_send(ms(0)));
+        p.on_sent(ms(0), 1000);
+        assert!(!p.may_send(ms(0)));
+        assert_eq!(p.wake_at(), Some(ms(1)));
+        assert_eq!(p.wait(ms(0)), Duration::from_millis(1));
+        p.woken();
+        assert_eq!(p.wake_at(), None);
+        assert!(p.may_send(ms(1)));
+        p.on_sent(ms(1), 1000);
+        // Idle time is not banked: after a pause the next packet waits from its own send.
+        assert!(p.may_send(ms(10)));
+        p.on_sent(ms(10), 1000);
+        assert!(!p.may_send(ms(10)));
+        assert_eq!(p.wake_at(), Some(ms(11)));
+    }
+
+    #[test]
+    fn a_burst_goes_at_once_and_pays_for_all_its_packets() {
+        let mut p = Pacer::new(1_000_000);
+        p.set_rate(1_000_000, 2);
+        assert!(p.may_send(ms(0)));
+        p.on_sent(ms(0), 1000);
+        assert!(p.may_send(ms(0)), "the second segment of the burst");
+        p.on_sent(ms(0), 1000);
+        assert!(!p.may_send(ms(0)));
+        assert_eq!(p.wake_at(), Some(ms(2)));
+        // A burst cut short does not carry over to a later instant.
+        assert!(p.may_send(ms(2)));
+        p.on_sent(ms(2), 1000);
+        assert!(!p.may_send(Time::from_nanos(2_500_000)));
+    }
+}
