@@ -1,11 +1,14 @@
-"""netsim's CUBIC against the kernel's (the testbed's relay): one flow alone, same path.
+"""netsim's CUBIC and BBR against the kernel's (the testbed's relay): one flow alone, same path.
 
-A kernel CUBIC connection (set per socket) through the relay, 10 Mb/s, 50 ms each way, DropTail
-of 100 packets, for 40 s, and netsim's ``variant = "cubic"`` with the ``linux`` preset on the
-same path: the throughput, the queue drops after slow start and the sawtooth's periods (fast
-convergence makes them alternate, about 3.6 s and 8.9 s here) agree within 10% (drops: or 3).
+A kernel connection (its congestion control set per socket) through the relay, 10 Mb/s, 50 ms
+each way, DropTail of 100 packets, for 40 s, and netsim's variant of the same name with the
+``linux`` preset on the same path. CUBIC: the throughput and the sawtooth's periods (fast
+convergence makes them alternate, about 3.6 s and 8.9 s here) agree within 10%, the loss
+episodes after slow start within one and their drops within 40% (or 6). BBR: the throughput
+within 2%, STARTUP's drops within 20% (or 10), none after it in either, and the PROBE_RTT dips
+(one every 10 s) in the same seconds.
 Needs root, /dev/net/tun and iproute2 (CI runs as root); skips otherwise. About 45 s of real
-time.
+time each.
 """
 
 from __future__ import annotations
@@ -49,42 +52,101 @@ def _periods(episodes: np.ndarray) -> tuple[float, float]:
     return float(periods[periods < split].mean()), float(periods[periods >= split].mean())
 
 
-def test_one_cubic_flow_agrees_with_the_kernel(tmp_path: Path) -> None:
+class _Run:
+    """One flow's measurements: throughput from 10 s on, drop times, Mb/s per second."""
+
+    def __init__(self, bps: float, drops: np.ndarray, per_second: np.ndarray) -> None:
+        self.bps = bps
+        self.drops = drops
+        self.per_second = per_second
+
+    def steady_drops(self) -> int:
+        return int(((self.drops >= 10.0) & (self.drops < SECONDS)).sum())
+
+
+def _kernel(cc: str, tmp_path: Path) -> _Run:
+    """One kernel ``cc`` connection through the relay, measured at the relay."""
     log = tmp_path / "relay.log"
     module = [sys.executable, "-m", "tfrclab.testbed"]
     with emulator.Testbed(rate="10Mb/s", delay="50ms", queue=QUEUE, log=log) as tb:
         rx = tb.popen("b", [*module, "tcp-recv", "--port", str(PORT), "--limit",
                             str(SECONDS + 30)], stdout=subprocess.PIPE)  # fmt: skip
         send = ["tcp-send", tb.address("b"), "--port", str(PORT), "--seconds", str(SECONDS)]
-        tx = tb.run("a", [*module, *send, "--cc", "cubic"], timeout=SECONDS + 60)
+        tx = tb.run("a", [*module, *send, "--cc", cc], timeout=SECONDS + 60)
         assert tx.returncode == 0, tx.stderr
         rx.communicate(timeout=30)
     r = read_log(log).records
     tcp = (r["dir"] == FORWARD) & (r["proto"] == 6)
-    t = r["t_ns"] / 1e9
-    start = t[tcp & (r["event"] == ARRIVE)].min()
-    departed = tcp & (r["event"] == DEPART) & (t - start >= 10.0) & (t - start < SECONDS)
-    kernel_bps = r["size"][departed].sum() * 8 / (SECONDS - 10.0)
-    kernel_drops = t[tcp & (r["event"] == DROP_QUEUE)] - start
-    kernel_periods = _periods(_episodes(kernel_drops))
+    t = r["t_ns"] / 1e9 - (r["t_ns"][tcp & (r["event"] == ARRIVE)].min() / 1e9)
+    departed = tcp & (r["event"] == DEPART)
+    steady = departed & (t >= 10.0) & (t < SECONDS)
+    edges = np.arange(0.0, SECONDS + 1.0)
+    per_second = np.histogram(t[departed], bins=edges, weights=r["size"][departed] * 8.0)[0]
+    return _Run(
+        r["size"][steady].sum() * 8 / (SECONDS - 10.0),
+        t[tcp & (r["event"] == DROP_QUEUE)],
+        per_second / 1e6,
+    )
 
-    flow = {"kind": "tcp", "variant": "cubic", "preset": "linux"}
+
+def _netsim(variant: str) -> _Run:
+    """The same path and queue in netsim: ``variant`` with the linux preset."""
+    flow = {"kind": "tcp", "variant": variant, "preset": "linux"}
     scenario = tbx._netsim_scenario(QUEUE, SECONDS - 1, flows=[flow], **{"topology.hosts": 1})
     result = simulate.run(scenario, 1)
     bin_s = result.info.bin_s
     received = result.flow_bins["received_bytes"][0].astype(np.float64) * 8
-    netsim_bps = received[int(10 / bin_s) : int(SECONDS / bin_s)].sum() / (SECONDS - 10.0)
+    per_bin = round(1.0 / bin_s)
+    seconds = int(SECONDS)
+    per_second = received[: seconds * per_bin].reshape(seconds, per_bin).sum(axis=1)
     dropped = np.asarray(result.flow_bins["dropped_packets"][0])
-    netsim_periods = _periods(_episodes(np.nonzero(dropped)[0] * bin_s))
-    netsim_drops = int(dropped[int(10 / bin_s) : int(SECONDS / bin_s)].sum())
-    kernel_steady_drops = int(((kernel_drops >= 10.0) & (kernel_drops < SECONDS)).sum())
+    return _Run(
+        received[int(10 / bin_s) : int(SECONDS / bin_s)].sum() / (SECONDS - 10.0),
+        np.repeat(np.arange(len(dropped)) * bin_s, dropped),
+        per_second / 1e6,
+    )
+
+
+def test_one_cubic_flow_agrees_with_the_kernel(tmp_path: Path) -> None:
+    kernel = _kernel("cubic", tmp_path)
+    kernel_periods = _periods(_episodes(kernel.drops))
+    ours = _netsim("cubic")
+    netsim_bps, kernel_bps = ours.bps, kernel.bps
+    netsim_periods = _periods(_episodes(ours.drops))
+    netsim_drops, kernel_steady_drops = ours.steady_drops(), kernel.steady_drops()
 
     assert abs(netsim_bps / kernel_bps - 1) < 0.10, (netsim_bps, kernel_bps)
-    # Drops after slow start (its overshoot is a burst of tens of drops either way, its size a
-    # matter of a few packets' timing): about one to a few per loss episode.
-    assert abs(netsim_drops - kernel_steady_drops) <= max(3, 0.1 * kernel_steady_drops), (
+    # After slow start (its overshoot is a burst of tens of drops either way, its size a matter
+    # of a few packets' timing) the loss episodes agree within one, and their drops within
+    # max(6, 40%): an episode drops one to five packets as the kernel's sub-millisecond timing
+    # falls (one kernel run gave 14 where netsim gives 19; others 41 against 41 over 60 s).
+    kernel_episodes = _episodes(kernel.drops)
+    netsim_episodes = _episodes(ours.drops)
+    steady = [int(((e >= 10.0) & (e < SECONDS)).sum()) for e in (kernel_episodes, netsim_episodes)]
+    assert abs(steady[0] - steady[1]) <= 1, (kernel_episodes, netsim_episodes)
+    assert abs(netsim_drops - kernel_steady_drops) <= max(6, 0.4 * kernel_steady_drops), (
         netsim_drops,
         kernel_steady_drops,
     )
     for ours, theirs in zip(netsim_periods, kernel_periods, strict=True):
         assert abs(ours / theirs - 1) < 0.10, (netsim_periods, kernel_periods)
+
+
+def test_one_bbr_flow_agrees_with_the_kernel(tmp_path: Path) -> None:
+    kernel = _kernel("bbr", tmp_path)
+    ours = _netsim("bbr")
+    # 40 s here: 9.70 Mb/s both from 10 s on (PROBE_RTT costs 3%), 128 drops in the kernel's
+    # STARTUP and 130 in netsim's, none after.
+    assert abs(ours.bps / kernel.bps - 1) < 0.02, (ours.bps, kernel.bps)
+    assert abs(len(ours.drops) - len(kernel.drops)) <= max(10, 0.2 * len(kernel.drops)), (
+        len(ours.drops),
+        len(kernel.drops),
+    )
+    assert ours.steady_drops() == kernel.steady_drops() == 0
+    # PROBE_RTT: 200 ms at 4 packets every 10 s, a second at about 7 Mb/s. Counted from 5 s:
+    # netsim's STARTUP losses end in a timeout at about 2 s (a retransmission lost again,
+    # which RFC 6675 leaves to the timer and the kernel's RACK detects; docs/tcp.md, "BBR").
+    kernel_dips = np.nonzero(kernel.per_second[5:] < 9.0)[0] + 5
+    netsim_dips = np.nonzero(ours.per_second[5:] < 9.0)[0] + 5
+    assert len(kernel_dips) == len(netsim_dips) >= 3, (kernel_dips, netsim_dips)
+    assert np.abs(kernel_dips - netsim_dips).max() <= 1, (kernel_dips, netsim_dips)
