@@ -204,6 +204,14 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
         "Mb/s: delivered in the window; norm.: throughput while active / fair share of its "
         "bottleneck; LER: loss event rate (Rhee & Xu 2005 §2)"
     )
+    if (
+        result.info.version == "fluid"
+        and (flows["loss_event_rate"] > flows["packet_loss_rate"]).any()
+    ):
+        table.caption += (
+            "; fluid model: every flow sending while the buffer overflows sees a loss event, "
+            "however little of it is dropped, so LER can be above the loss rate (docs/fluid.md)"
+        )
     return table
 
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ __all__ = [
     "MAX_SCENARIO_BYTES",
     "Scenario",
     "ScenarioError",
+    "expand_flows",
     "parse_path",
     "parse_value",
     "read_scenario_text",
@@ -95,6 +96,22 @@ def read_scenario_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (UTF-8 TOML expected)") from None
+
+
+def expand_flows(tables: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], str]]:
+    """Each flow's ``[[flows]]`` table and its path, in result order (``count`` expanded).
+
+    Results hold one row per flow after ``count`` expansion; this says which table each row
+    came from, for reading the keys the results do not carry.
+
+    >>> [path for _, path in expand_flows([{"kind": "tcp", "count": 2}, {"kind": "tfrc"}])]
+    ['flows[0]', 'flows[0]', 'flows[1]']
+    """
+    out: list[tuple[Mapping[str, Any], str]] = []
+    for i, table in enumerate(tables):
+        for _ in range(int(table.get("count", 1))):
+            out.append((table, f"flows[{i}]"))
+    return out
 
 
 def parse_path(path: str) -> list[str | int]:
