@@ -533,6 +533,19 @@ class SweepView(argparse.Namespace):
     hue: str | None = None
     facet: str | None = None
     metric: str = "normalized_throughput"
+    output: Path | None = None
+    """Where the figure goes (None: :func:`sweep_figure_path`)."""
+
+
+def sweep_figure_path(directory: Path, metric: str) -> Path:
+    """Where ``plot`` writes a sweep's figure without ``--output``.
+
+    ``sweep.png`` for the default metric (the figure ``sweep`` writes), ``sweep-METRIC.png``
+    for another, so drawing another metric does not replace it.
+    """
+    if metric == SweepView.metric:
+        return directory / "sweep.png"
+    return directory / f"sweep-{metric}.png"
 
 
 def _sweep_figure(directory: Path, manifest: dict[str, Any], view: argparse.Namespace) -> Path:
@@ -542,10 +555,11 @@ def _sweep_figure(directory: Path, manifest: dict[str, Any], view: argparse.Name
     classes = load(directory, "classes")
     if classes.empty:
         raise ValueError(f"{directory}: no finished runs to plot")
+    output: Path | None = getattr(view, "output", None)
     return plot_sweep(
         classes,
         manifest,
-        directory / "sweep.png",
+        output if output is not None else sweep_figure_path(directory, view.metric),
         x=view.x,
         hue=view.hue,
         facet=view.facet,
@@ -595,8 +609,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
         print(f"figure: {_sweep_figure(directory, read_manifest(directory), args)}")
         return 0
-    if any(v is not None for v in (args.x, args.hue, args.facet)):
-        raise ValueError("--x, --hue and --facet apply to sweep directories only")
+    if any(v is not None for v in (args.x, args.hue, args.facet, args.output)):
+        raise ValueError(
+            "--x, --hue, --facet and --output apply to sweep directories only (a run "
+            "directory's figures are its rates.png and queue.png)"
+        )
     from tfrclab.figures import plot_run
     from tfrclab.result import Result
 
@@ -821,7 +838,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot = commands.add_parser(
         "plot",
         help="draw the figures of a run or sweep directory",
-        description="Draw rates.png and queue.png of a run directory, or sweep.png of a sweep.",
+        description="Draw rates.png and queue.png of a run directory, or a sweep's figure "
+        "(sweep.png; another --metric goes to sweep-METRIC.png, --output anywhere).",
     )
     plot.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
     for option, what in (
@@ -832,9 +850,18 @@ def build_parser() -> argparse.ArgumentParser:
         plot.add_argument(option, default=None, metavar="PATH", help=f"sweeps: {what}")
     plot.add_argument(
         "--metric",
-        default="normalized_throughput",
+        default=SweepView.metric,
         help="sweeps: the per-class figure on the y axis (normalized_throughput, "
-        "mean_throughput_bits_per_s, friendliness_ratio, fairness_index, loss_event_rate, ...)",
+        "mean_throughput_bits_per_s, fairness_index, friendliness_ratio, difference_ratio, "
+        "packet_loss_rate, loss_event_rate)",
+    )
+    plot.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="sweeps: write the figure here (default: DIR/sweep.png, or DIR/sweep-METRIC.png "
+        "for another --metric)",
     )
     plot.set_defaults(handler=_cmd_plot)
 
