@@ -285,6 +285,21 @@ def _stdout_console() -> Console:
     return console
 
 
+def _print_whole(console: Console, table: Any) -> None:
+    """Print ``table`` whole: wider than the console if its columns need more, never cropped.
+
+    rich crops a table whose columns cannot shrink to the console's width, dropping the
+    columns on the right (the results, after the parameters); the terminal wraps a long line
+    instead.
+    """
+    # Measured without the console's width as a cap (console.measure clamps to it).
+    need = console.measure(table, options=console.options.update_width(10**5)).minimum
+    if need > console.width:
+        console.print(table, width=need, crop=False)
+    else:
+        console.print(table)
+
+
 def _stderr_console() -> Console:
     from rich.console import Console
 
@@ -470,6 +485,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         scenario=scenario,
         vary=tuple(args.vary),
         zip=tuple(args.zip),
+        zip_label=args.zip_label,
         seeds=tuple(args.seeds),
         series=args.series,
         force=args.force,
@@ -581,10 +597,10 @@ def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> i
         return 0
     runs = classes["run"].nunique()
     console.print(f"{directory}: {runs} of {len(grid.tasks())} runs")
-    console.print(sweep_table(summarize(classes, params), manifest))
+    _print_whole(console, sweep_table(summarize(classes, params), manifest))
     links = load(directory, "links")
     if not links.empty:
-        console.print(sweep_links_table(summarize_links(links, params), manifest))
+        _print_whole(console, sweep_links_table(summarize_links(links, params), manifest))
     console.print(f"datasets: {directory / 'runs'}, {directory / 'classes'}, {directory / 'links'}")
     if plot:
         console.print(f"figure: {_sweep_figure(directory, manifest, view)}")
@@ -789,6 +805,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH=V1,V2,...",
         help="paths whose values change together, one axis of the grid (repeatable; every "
         "--zip needs as many values), e.g. --zip flows.0.count=1,2,4 --zip flows.1.count=1,2,4",
+    )
+    sweep.add_argument(
+        "--zip-label",
+        default=None,
+        metavar="NAME",
+        help="what tables and figures call the --zip axis (default: its first path)",
     )
     sweep.add_argument(
         "--seeds",

@@ -221,12 +221,12 @@ def sweep_figure(
         ValueError: for an unknown parameter, or a metric that is not one of
             :func:`sweep_metrics` (the message lists them).
     """
-    from tfrclab.report import param_labels
+    from tfrclab.report import param_labels, zip_axis_text
     from tfrclab.sweep import grid_from_manifest, summarize
 
     grid = grid_from_manifest(manifest)
     # Zipped paths move together: the first stands for the zip axis, the others follow it.
-    params = [path for path, _ in grid.vary] + [path for path, _ in grid.zip[:1]]
+    params = grid.axes
     followers = [path for path, _ in grid.zip[1:]]
     choices = sweep_metrics(classes)
     if metric not in choices:
@@ -254,6 +254,10 @@ def sweep_figure(
         ticks += [v for v in dict.fromkeys(stats[x]) if v not in ticks]
         where = {value: float(i) for i, value in enumerate(ticks)}
     tick_labels = [_shown(x, v, labels, bare=True) for v in ticks]
+    x_label = x
+    if followers and x == params[-1]:
+        label = manifest.get("zip_label")
+        x_label = f"{label} ({zip_axis_text(manifest)})" if label else zip_axis_text(manifest)
     # Each hue (class and any parameters) has one colour and, on a categorical axis, one
     # place within the category (side by side within 0.4), the same in every panel.
     hues = [key if isinstance(key, tuple) else (key,) for key, _ in stats.groupby(hue_keys)]
@@ -290,9 +294,7 @@ def sweep_figure(
             axes.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
         if facet is not None:
             axes.set_title(_shown(facet, facet_value, labels))
-        axes.set_xlabel(
-            x if not followers or x != params[-1] else f"{x} (with {', '.join(followers)})"
-        )
+        axes.set_xlabel(x_label)
         axes.grid(visible=True, alpha=0.3)
     axes_list[0].set_ylabel(f"{metric} (mean ± 95% CI over seeds)")
     # Every hue in the legend, in order, also those missing from the first panel.

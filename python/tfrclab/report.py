@@ -38,8 +38,10 @@ __all__ = [
     "links_table",
     "param_labels",
     "short_names",
+    "sweep_axes",
     "sweep_links_table",
     "sweep_table",
+    "zip_axis_text",
 ]
 
 
@@ -321,12 +323,61 @@ def short_names(paths: list[str]) -> list[str]:
     return names
 
 
+def sweep_axes(manifest: dict[str, Any]) -> dict[str, str]:
+    """The column header of each axis of a sweep, by its path (:attr:`tfrclab.sweep.Grid.axes`).
+
+    Every vary path, then the zip axis as one column (its paths move together): named by the
+    sweep's zip label, else its first path. Paths are shortened to the tails that tell them
+    apart (:func:`short_names`).
+
+    >>> sweep_axes({"vary": [["topology.bottleneck.delay", ["10ms"]]],
+    ...             "zip": [["flows.0.count", [1, 2]], ["flows.1.count", [1, 2]]]})
+    {'topology.bottleneck.delay': 'delay', 'flows.0.count': 'count'}
+    """
+    zipped = [str(path) for path, _ in manifest.get("zip", [])]
+    paths = [str(path) for path, _ in manifest["vary"]] + zipped[:1]
+    headers = dict(zip(paths, short_names(paths), strict=True))
+    label = manifest.get("zip_label")
+    if zipped and label:
+        headers[zipped[0]] = str(label)
+    return headers
+
+
+def zip_axis_text(manifest: dict[str, Any]) -> str:
+    """What the zip axis holds, for captions and figure labels ("" without one).
+
+    >>> zip_axis_text({"zip": [["flows.0.count", [1, 2]], ["flows.1.count", [1, 2]]]})
+    'flows.0.count, zipped with flows.1.count'
+    >>> zip_axis_text({"zip": [[f"flows.{i}.rate", ["1Mbps"]] for i in range(16)]})
+    'flows.0.rate, zipped with flows.1.rate and 14 more paths'
+    """
+    zipped = [str(path) for path, _ in manifest.get("zip", [])]
+    if not zipped:
+        return ""
+    if len(zipped) == 1:
+        return zipped[0]
+    rest = zipped[1] if len(zipped) == 2 else f"{zipped[1]} and {len(zipped) - 2} more paths"
+    return f"{zipped[0]}, zipped with {rest}"
+
+
+def _axes_caption(manifest: dict[str, Any]) -> str:
+    """``header: path`` for every axis column of a sweep table."""
+    zipped = [str(path) for path, _ in manifest.get("zip", [])]
+    parts = []
+    for path, header in sweep_axes(manifest).items():
+        what = zip_axis_text(manifest) if zipped and path == zipped[0] else path
+        parts.append(f"{header}: {what}")
+    return "; ".join(parts)
+
+
 def _sweep_columns(table: Table, params: list[str], headers: tuple[str, ...]) -> None:
-    for header in (*short_names(params), *headers):
-        table.add_column(header, justify="left" if header in ("protocol", "link") else "right")
-    for column in table.columns:
-        column.min_width = len(str(column.header))
-        column.overflow = "fold"
+    """Axis columns that fold long values, then result columns that never wrap."""
+    for header in params:
+        table.add_column(header, justify="right", overflow="fold", min_width=len(header))
+    for header in headers:
+        table.add_column(
+            header, justify="left" if header in ("protocol", "link") else "right", no_wrap=True
+        )
 
 
 def _param_cells(row: pd.Series, params: list[str], labels: dict[str, dict[Any, str]]) -> list[str]:
@@ -339,9 +390,12 @@ def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     ``summary`` is :func:`tfrclab.sweep.summarize` of the sweep's ``classes`` dataset.
     """
     labels = param_labels(manifest)
-    params = list(labels)
+    axes = sweep_axes(manifest)
+    params = list(axes)
     table = _table("sweep: per protocol, mean ± 95% CI over seeds")
-    _sweep_columns(table, params, ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain"))
+    _sweep_columns(
+        table, list(axes.values()), ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain")
+    )
     for _, row in summary.iterrows():
         table.add_row(
             *_param_cells(row, params, labels),
@@ -355,8 +409,7 @@ def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     table.caption = (
         "Mb/s: mean per flow; norm.: normalized throughput; vs TCP: friendliness ratio; Jain: "
         "within the protocol (loss rates and more: tfrclab.sweep.summarize). ± is the "
-        "half-width of the 95% Student t interval (none with one seed). "
-        + "; ".join(f"{n}: {p}" for n, p in zip(short_names(params), params, strict=True))
+        "half-width of the 95% Student t interval (none with one seed). " + _axes_caption(manifest)
     )
     return table
 
@@ -367,9 +420,12 @@ def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     ``summary`` is :func:`tfrclab.sweep.summarize_links` of the sweep's ``links`` dataset.
     """
     labels = param_labels(manifest)
-    params = list(labels)
+    axes = sweep_axes(manifest)
+    params = list(axes)
     table = _table("sweep: per link, mean ± 95% CI over seeds")
-    _sweep_columns(table, params, ("link", "runs", "utilization", "drop rate", "mean queue"))
+    _sweep_columns(
+        table, list(axes.values()), ("link", "runs", "utilization", "drop rate", "mean queue")
+    )
     for _, row in summary.iterrows():
         table.add_row(
             *_param_cells(row, params, labels),
@@ -379,4 +435,5 @@ def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
             _ci(row["drop_rate"], row["drop_rate_ci"], 1.0, 4),
             _ci(row["mean_queue_packets"], row["mean_queue_packets_ci"], 1.0, 1),
         )
+    table.caption = _axes_caption(manifest) or None
     return table

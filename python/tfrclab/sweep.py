@@ -292,8 +292,15 @@ class Grid:
     """Run combinations whose cost estimate is over the budget (not part of the manifest)."""
     trace: tuple[str, ...] = ()
     """State trace fields kept in ``flow_series`` (only with ``series``)."""
+    zip_label: str | None = None
+    """What tables and figures call the zip axis (None: its first path); only with ``zip``."""
 
     def __post_init__(self) -> None:
+        if self.zip_label is not None:
+            if not self.zip:
+                raise ValueError("--zip-label names the --zip axis: it needs --zip")
+            if not isinstance(self.zip_label, str) or not self.zip_label.strip():
+                raise ValueError(f"--zip-label must be a non-empty name, got {self.zip_label!r}")
         lengths = {len(values) for _, values in self.zip}
         if len(lengths) > 1:
             shown = ", ".join(f"{path} has {len(values)}" for path, values in self.zip)
@@ -311,6 +318,15 @@ class Grid:
     def params(self) -> list[str]:
         """The varied and zipped paths, in order (the parameter columns of the results)."""
         return [path for path, _ in (*self.vary, *self.zip)]
+
+    @property
+    def axes(self) -> list[str]:
+        """The grid's axes, one column each: every vary path, then the zip axis's first path.
+
+        The other zipped paths move with the first, so tables and figures show the first (named
+        :attr:`zip_label` where given) and the results keep every path's column.
+        """
+        return [path for path, _ in (*self.vary, *self.zip[:1])]
 
     def combinations(self) -> list[tuple[tuple[str, Any], ...]]:
         """Every combination of changes: the vary axes (the first slowest), then the zip axis."""
@@ -376,6 +392,8 @@ class Grid:
         }
         if self.trace:
             manifest["trace"] = list(self.trace)
+        if self.zip_label is not None:
+            manifest["zip_label"] = self.zip_label
         return manifest
 
 
@@ -529,7 +547,9 @@ def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
                 f"{out} holds a different sweep (its base scenario, measurement window, "
                 "--series or trace fields differ); use another --out"
             )
-        if existing != manifest and not extend:
+        # The zip axis's label names it only: a new one replaces the old.
+        runs_of = {key: value for key, value in existing.items() if key != "zip_label"}
+        if runs_of != {k: v for k, v in manifest.items() if k != "zip_label"} and not extend:
             raise ValueError(
                 f"{out} holds this sweep over other values or seeds; pass --extend to run this "
                 "grid there (finished runs are reused), or use another --out"
@@ -788,6 +808,7 @@ def grid_from_manifest(manifest: dict[str, Any]) -> Grid:
             seeds=tuple(int(s) for s in manifest["seeds"]),
             series=bool(manifest.get("series", False)),
             trace=tuple(str(f) for f in manifest.get("trace", [])),
+            zip_label=manifest.get("zip_label"),
         )
     except (TypeError, ValueError) as err:
         raise ValueError(f"sweep.json: malformed axes or seeds ({err})") from None
