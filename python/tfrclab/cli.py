@@ -285,21 +285,6 @@ def _stdout_console() -> Console:
     return console
 
 
-def _print_whole(console: Console, table: Any) -> None:
-    """Print ``table`` whole: wider than the console if its columns need more, never cropped.
-
-    rich crops a table whose columns cannot shrink to the console's width, dropping the
-    columns on the right (the results, after the parameters); the terminal wraps a long line
-    instead.
-    """
-    # Measured without the console's width as a cap (console.measure clamps to it).
-    need = console.measure(table, options=console.options.update_width(10**5)).minimum
-    if need > console.width:
-        console.print(table, width=need, crop=False)
-    else:
-        console.print(table)
-
-
 def _stderr_console() -> Console:
     from rich.console import Console
 
@@ -584,7 +569,7 @@ def _sweep_figure(directory: Path, manifest: dict[str, Any], view: argparse.Name
 
 
 def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> int:
-    from tfrclab.report import sweep_links_table, sweep_table
+    from tfrclab.report import print_whole, sweep_links_table, sweep_table
     from tfrclab.sweep import grid_from_manifest, load, read_manifest, summarize, summarize_links
 
     manifest = read_manifest(directory)
@@ -597,10 +582,10 @@ def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> i
         return 0
     runs = classes["run"].nunique()
     console.print(f"{directory}: {runs} of {len(grid.tasks())} runs")
-    _print_whole(console, sweep_table(summarize(classes, params), manifest))
+    print_whole(console, sweep_table(summarize(classes, params), manifest))
     links = load(directory, "links")
     if not links.empty:
-        _print_whole(console, sweep_links_table(summarize_links(links, params), manifest))
+        print_whole(console, sweep_links_table(summarize_links(links, params), manifest))
     console.print(f"datasets: {directory / 'runs'}, {directory / 'classes'}, {directory / 'links'}")
     if plot:
         console.print(f"figure: {_sweep_figure(directory, manifest, view)}")

@@ -25,22 +25,28 @@ from tfrclab.summary import queue_in_packets
 # --json``) needs neither.
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import Console
     from rich.table import Table
 
     from tfrclab.result import Result
     from tfrclab.summary import Summary
 
 __all__ = [
+    "TEXT_WIDTH",
     "by_kind",
     "classes_table",
     "flows_table",
     "json_summary",
     "links_table",
     "param_labels",
+    "print_whole",
+    "render_html",
+    "render_text",
     "short_names",
     "sweep_axes",
     "sweep_links_table",
     "sweep_table",
+    "window_text",
     "zip_axis_text",
 ]
 
@@ -159,6 +165,60 @@ def by_kind(flows: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+TEXT_WIDTH = 110
+"""The width tables are rendered at off a terminal (``tfrclab`` piped, notebook views)."""
+
+
+def print_whole(console: Console, table: Table) -> None:
+    """Print ``table`` whole: wider than the console if its columns need more, never cropped.
+
+    rich crops a table whose columns cannot shrink to the console's width, dropping the
+    columns on the right (the results, after the parameters); a terminal wraps a long line
+    instead.
+    """
+    # Measured without the console's width as a cap (console.measure clamps to it).
+    need = console.measure(table, options=console.options.update_width(10**5)).minimum
+    if need > console.width:
+        console.print(table, width=need, crop=False)
+    else:
+        console.print(table)
+
+
+def _recorded(tables: tuple[Table | str, ...]) -> Console:
+    """A console that recorded ``tables`` as the command line prints them off a terminal."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(
+        file=io.StringIO(), width=TEXT_WIDTH, record=True, highlight=False, color_system=None
+    )
+    for table in tables:
+        if isinstance(table, str):
+            console.print(Text(table))  # as is: no rich markup
+        else:
+            print_whole(console, table)
+    return console
+
+
+def render_text(*tables: Table | str) -> str:
+    """Tables (and lines of text) as ``tfrclab`` prints them when piped: plain text."""
+    return _recorded(tables).export_text()
+
+
+def render_html(*tables: Table | str) -> str:
+    """Tables (and lines of text) as ``tfrclab`` prints them, in an HTML ``<pre>`` block.
+
+    For notebook views (``_repr_html_``): the same columns, units and captions as the
+    command line.
+    """
+    return _recorded(tables).export_html(
+        inline_styles=True,
+        code_format='<pre style="font-family: monospace; line-height: 1.25">{code}</pre>',
+    )
+
+
 def _table(title: str) -> Table:
     """An empty rich table with our style."""
     from rich import box
@@ -167,7 +227,8 @@ def _table(title: str) -> Table:
     return Table(title=title, box=box.SIMPLE_HEAD)
 
 
-def _window_text(summary: Summary) -> str:
+def window_text(summary: Summary) -> str:
+    """The window as the tables' titles give it: ``whole run`` or ``window 20s-60s``."""
     window = summary.window
     return "whole run" if window.whole_run else f"window {window.label()}"
 
@@ -181,7 +242,7 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
     if summary is None:
         summary = result.summary()
     table = _table(
-        f"flows (seed {result.info.seed}, {_window_text(summary)} of {result.info.duration_s:g} s)"
+        f"flows (seed {result.info.seed}, {window_text(summary)} of {result.info.duration_s:g} s)"
     )
     for header in ("id", "name", "protocol", "Mb/s", "norm.", "loss rate", "LER", "note"):
         left = header in ("name", "protocol", "note")
@@ -219,7 +280,7 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
 
 def classes_table(summary: Summary) -> Table:
     """Per protocol class: throughput, fairness and friendliness to TCP over the window."""
-    table = _table(f"protocols ({_window_text(summary)})")
+    table = _table(f"protocols ({window_text(summary)})")
     for header in ("protocol", "flows", "Mb/s", "norm.", "Jain", "vs TCP", "rating", "diff."):
         table.add_column(
             header,
@@ -252,7 +313,7 @@ def links_table(result: Result, summary: Summary | None = None) -> Table:
     """The links that kept per-bin series (the bottlenecks, by default), over the window."""
     if summary is None:
         summary = result.summary()
-    table = _table(f"links ({_window_text(summary)})")
+    table = _table(f"links ({window_text(summary)})")
     for header in ("link", "Mb/s", "queue", "util.", "drop rate", "mean q", "max q"):
         table.add_column(
             header, justify="left" if header in ("link", "queue") else "right", no_wrap=True

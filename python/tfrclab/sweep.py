@@ -918,26 +918,31 @@ class SweepResult:
             return classes
         return summarize(classes, self.params, confidence)
 
+    def _head(self) -> str:
+        """``DIR: N of M runs``, as ``tfrclab summary`` starts."""
+        classes = self.dataset("classes")
+        done = 0 if classes.empty else int(classes["run"].nunique())
+        total = len(grid_from_manifest(self.manifest).tasks())
+        return f"{self.directory}: {done} of {total} runs"
+
+    def __repr__(self) -> str:
+        """One line: the directory, runs done, each axis with its values as written, seeds."""
+        from tfrclab.report import sweep_axes
+
+        values = {str(path): list(vals) for path, vals in self.manifest["vary"]}
+        values.update({str(path): list(vals) for path, vals in self.manifest.get("zip", [])})
+        axes = "".join(
+            f"; {header} = {', '.join(map(written, values[path]))}"
+            for path, header in sweep_axes(self.manifest).items()
+        )
+        seeds = ", ".join(str(seed) for seed in self.manifest["seeds"])
+        return f"<SweepResult {self._head()}{axes}; seeds {seeds}>"
+
     def _repr_html_(self) -> str:
-        """A compact HTML table for notebooks: per parameter combination and protocol."""
-        from html import escape
+        """The table ``tfrclab summary`` prints (values as written, means ± 95% CI)."""
+        from tfrclab.report import render_html, sweep_table
 
         summary = self.summary()
-        total = len(grid_from_manifest(self.manifest).tasks())
-        done = 0 if summary.empty else int(self.dataset("runs")["run"].nunique())
-        head = f"<p><b>sweep</b> {escape(str(self.directory))}: {done} of {total} runs</p>"
         if summary.empty:
-            return head
-        columns = [
-            *self.params,
-            "class",
-            "runs",
-            "normalized_throughput",
-            "normalized_throughput_ci",
-            "friendliness_ratio",
-            "fairness_index",
-        ]
-        table: str = summary[columns].to_html(
-            index=False, float_format=lambda v: f"{v:.3g}", border=0
-        )
-        return head + table
+            return render_html(self._head())
+        return render_html(self._head(), sweep_table(summary, self.manifest))
