@@ -470,6 +470,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         scenario=scenario,
         vary=tuple(args.vary),
         zip=tuple(args.zip),
+        zip_label=args.zip_label,
         seeds=tuple(args.seeds),
         series=args.series,
         force=args.force,
@@ -533,6 +534,19 @@ class SweepView(argparse.Namespace):
     hue: str | None = None
     facet: str | None = None
     metric: str = "normalized_throughput"
+    output: Path | None = None
+    """Where the figure goes (None: :func:`sweep_figure_path`)."""
+
+
+def sweep_figure_path(directory: Path, metric: str) -> Path:
+    """Where ``plot`` writes a sweep's figure without ``--output``.
+
+    ``sweep.png`` for the default metric (the figure ``sweep`` writes), ``sweep-METRIC.png``
+    for another, so drawing another metric does not replace it.
+    """
+    if metric == SweepView.metric:
+        return directory / "sweep.png"
+    return directory / f"sweep-{metric}.png"
 
 
 def _sweep_figure(directory: Path, manifest: dict[str, Any], view: argparse.Namespace) -> Path:
@@ -542,10 +556,11 @@ def _sweep_figure(directory: Path, manifest: dict[str, Any], view: argparse.Name
     classes = load(directory, "classes")
     if classes.empty:
         raise ValueError(f"{directory}: no finished runs to plot")
+    output: Path | None = getattr(view, "output", None)
     return plot_sweep(
         classes,
         manifest,
-        directory / "sweep.png",
+        output if output is not None else sweep_figure_path(directory, view.metric),
         x=view.x,
         hue=view.hue,
         facet=view.facet,
@@ -554,7 +569,7 @@ def _sweep_figure(directory: Path, manifest: dict[str, Any], view: argparse.Name
 
 
 def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> int:
-    from tfrclab.report import sweep_links_table, sweep_table
+    from tfrclab.report import print_whole, sweep_links_table, sweep_table
     from tfrclab.sweep import grid_from_manifest, load, read_manifest, summarize, summarize_links
 
     manifest = read_manifest(directory)
@@ -567,10 +582,10 @@ def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> i
         return 0
     runs = classes["run"].nunique()
     console.print(f"{directory}: {runs} of {len(grid.tasks())} runs")
-    console.print(sweep_table(summarize(classes, params), manifest))
+    print_whole(console, sweep_table(summarize(classes, params), manifest))
     links = load(directory, "links")
     if not links.empty:
-        console.print(sweep_links_table(summarize_links(links, params), manifest))
+        print_whole(console, sweep_links_table(summarize_links(links, params), manifest))
     console.print(f"datasets: {directory / 'runs'}, {directory / 'classes'}, {directory / 'links'}")
     if plot:
         console.print(f"figure: {_sweep_figure(directory, manifest, view)}")
@@ -595,8 +610,11 @@ def _cmd_plot(args: argparse.Namespace) -> int:
 
         print(f"figure: {_sweep_figure(directory, read_manifest(directory), args)}")
         return 0
-    if any(v is not None for v in (args.x, args.hue, args.facet)):
-        raise ValueError("--x, --hue and --facet apply to sweep directories only")
+    if any(v is not None for v in (args.x, args.hue, args.facet, args.output)):
+        raise ValueError(
+            "--x, --hue, --facet and --output apply to sweep directories only (a run "
+            "directory's figures are its rates.png and queue.png)"
+        )
     from tfrclab.figures import plot_run
     from tfrclab.result import Result
 
@@ -774,6 +792,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--zip needs as many values), e.g. --zip flows.0.count=1,2,4 --zip flows.1.count=1,2,4",
     )
     sweep.add_argument(
+        "--zip-label",
+        default=None,
+        metavar="NAME",
+        help="what tables and figures call the --zip axis (default: its first path)",
+    )
+    sweep.add_argument(
         "--seeds",
         type=_argument_type(_seeds),
         default=[1],
@@ -821,7 +845,8 @@ def build_parser() -> argparse.ArgumentParser:
     plot = commands.add_parser(
         "plot",
         help="draw the figures of a run or sweep directory",
-        description="Draw rates.png and queue.png of a run directory, or sweep.png of a sweep.",
+        description="Draw rates.png and queue.png of a run directory, or a sweep's figure "
+        "(sweep.png; another --metric goes to sweep-METRIC.png, --output anywhere).",
     )
     plot.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
     for option, what in (
@@ -832,9 +857,18 @@ def build_parser() -> argparse.ArgumentParser:
         plot.add_argument(option, default=None, metavar="PATH", help=f"sweeps: {what}")
     plot.add_argument(
         "--metric",
-        default="normalized_throughput",
+        default=SweepView.metric,
         help="sweeps: the per-class figure on the y axis (normalized_throughput, "
-        "mean_throughput_bits_per_s, friendliness_ratio, fairness_index, loss_event_rate, ...)",
+        "mean_throughput_bits_per_s, fairness_index, friendliness_ratio, difference_ratio, "
+        "packet_loss_rate, loss_event_rate)",
+    )
+    plot.add_argument(
+        "--output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="sweeps: write the figure here (default: DIR/sweep.png, or DIR/sweep-METRIC.png "
+        "for another --metric)",
     )
     plot.set_defaults(handler=_cmd_plot)
 

@@ -6,7 +6,8 @@
   (Floyd 2000 Figs. 14, 24-28);
 - :func:`plot_run`: both, for ``tfrclab run`` and ``tfrclab plot``;
 - :func:`plot_sweep`: a per-protocol figure (normalized throughput by default) against a
-  varied parameter, mean and 95% CI over seeds, with colours and facets for the others.
+  varied parameter, mean and 95% CI over seeds, with colours and facets for the others
+  (:func:`sweep_figure` draws it without writing it).
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ __all__ = [
     "plot_rates",
     "plot_run",
     "plot_sweep",
+    "sweep_figure",
+    "sweep_metrics",
 ]
 
 
@@ -187,6 +190,120 @@ def choose_sweep_axes(
     return x, hue_keys, facet
 
 
+def sweep_metrics(classes: pd.DataFrame) -> list[str]:
+    """The per-class figures of a sweep's ``classes`` dataset a sweep figure can draw.
+
+    They are the figures :func:`tfrclab.sweep.summarize` averages over seeds
+    (:data:`tfrclab.sweep.CLASS_FIGURES`), those the dataset holds.
+    """
+    from tfrclab.sweep import CLASS_FIGURES
+
+    return [name for name in CLASS_FIGURES if name in classes.columns]
+
+
+def sweep_figure(
+    classes: pd.DataFrame,
+    manifest: dict[str, Any],
+    x: str | None = None,
+    hue: str | None = None,
+    facet: str | None = None,
+    metric: str = "normalized_throughput",
+) -> Figure:
+    """The figure :func:`plot_sweep` writes, for a look at its artists or to save elsewhere.
+
+    Numeric x values (durations, rates and sizes included) lie on a numeric axis joined by
+    lines; text values (a preset, a variant, a table) lie on one categorical axis shared by
+    every class and panel, in the order the sweep wrote them, as markers without lines (the
+    classes side by side within a category). A class missing at some values simply has no
+    point there. Ticks are labelled with the values as written.
+
+    Raises:
+        ValueError: for an unknown parameter, or a metric that is not one of
+            :func:`sweep_metrics` (the message lists them).
+    """
+    from tfrclab.report import param_labels, zip_axis_text
+    from tfrclab.sweep import grid_from_manifest, summarize
+
+    grid = grid_from_manifest(manifest)
+    # Zipped paths move together: the first stands for the zip axis, the others follow it.
+    params = grid.axes
+    followers = [path for path, _ in grid.zip[1:]]
+    choices = sweep_metrics(classes)
+    if metric not in choices:
+        raise ValueError(
+            f"--metric {metric!r}: not a per-class figure of the sweep; choose one of "
+            f"{', '.join(choices)}"
+        )
+    x, hue_keys, facet = choose_sweep_axes(classes, params, x, hue, facet)
+    labels = param_labels(manifest)
+    group_params = [p for p in params if p not in (x,)]
+    keys = [*([x] if x != "seed" else []), *group_params, *followers]
+    stats = summarize(classes, keys) if x != "seed" else _per_seed(classes, group_params, metric)
+    facets = [None] if facet is None else list(_ordered(stats[facet]))
+    figure = Figure(figsize=(min(5.5 * len(facets), 16), 4.8), layout="constrained")
+    axes_list = figure.subplots(1, len(facets), squeeze=False, sharey=True)[0]
+    numeric = pd.api.types.is_numeric_dtype(stats[x])
+    # One axis for every class and panel: numeric values at themselves, text values at their
+    # place in the sweep's written order.
+    if numeric:
+        ticks = sorted(set(stats[x].tolist()), key=float)
+        where = {value: float(value) for value in ticks}
+    else:
+        present = set(stats[x].tolist())
+        ticks = [v for v in labels.get(x, {}) if v in present]
+        ticks += [v for v in dict.fromkeys(stats[x]) if v not in ticks]
+        where = {value: float(i) for i, value in enumerate(ticks)}
+    tick_labels = [_shown(x, v, labels, bare=True) for v in ticks]
+    x_label = x
+    if followers and x == params[-1]:
+        label = manifest.get("zip_label")
+        x_label = f"{label} ({zip_axis_text(manifest)})" if label else zip_axis_text(manifest)
+    # Each hue (class and any parameters) has one colour and, on a categorical axis, one
+    # place within the category (side by side within 0.4), the same in every panel.
+    hues = [key if isinstance(key, tuple) else (key,) for key, _ in stats.groupby(hue_keys)]
+    colours = {values: f"C{j % 10}" for j, values in enumerate(hues)}
+    offsets = {
+        values: 0.0 if numeric else 0.4 * ((j + 0.5) / len(hues) - 0.5)
+        for j, values in enumerate(hues)
+    }
+    hue_labels = {
+        values: ", ".join(_shown(k, v, labels) for k, v in zip(hue_keys, values, strict=True))
+        for values in hues
+    }
+    handles: dict[str, Any] = {}
+    for axes, facet_value in zip(axes_list, facets, strict=True):
+        part = stats if facet is None else stats[stats[facet] == facet_value]
+        for hue_value, group in part.groupby(hue_keys, sort=True):
+            values = hue_value if isinstance(hue_value, tuple) else (hue_value,)
+            label = hue_labels[values]
+            group = group.assign(_at=group[x].map(where)).sort_values("_at")
+            handles[label] = axes.errorbar(
+                group["_at"].to_numpy(dtype=float) + offsets[values],
+                group[metric],
+                yerr=group[f"{metric}_ci"].fillna(0.0),
+                marker="o",
+                linestyle="-" if numeric else "none",
+                capsize=3,
+                color=colours[values],
+                label=label,
+            )
+        axes.set_xticks([where[v] for v in ticks], tick_labels)
+        if not numeric:
+            axes.set_xlim(-0.5, len(ticks) - 0.5)
+        if metric in ("normalized_throughput", "friendliness_ratio"):
+            axes.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
+        if facet is not None:
+            axes.set_title(_shown(facet, facet_value, labels))
+        axes.set_xlabel(x_label)
+        axes.grid(visible=True, alpha=0.3)
+    axes_list[0].set_ylabel(f"{metric} (mean ± 95% CI over seeds)")
+    # Every hue in the legend, in order, also those missing from the first panel.
+    shown = [label for label in hue_labels.values() if label in handles]
+    axes_list[0].legend([handles[label] for label in shown], shown, fontsize="small")
+    figure.suptitle(f"sweep: {metric} by protocol")
+    return figure
+
+
 def plot_sweep(
     classes: pd.DataFrame,
     manifest: dict[str, Any],
@@ -199,64 +316,14 @@ def plot_sweep(
     """A sweep's per-class ``metric`` against one parameter, mean and 95% CI over seeds.
 
     ``classes`` is the sweep's ``classes`` dataset; the axes are chosen by
-    :func:`choose_sweep_axes` unless given. Numeric parameters (durations, rates and sizes
-    included) are placed on a numeric axis labelled with the values as written.
+    :func:`choose_sweep_axes` unless given; :func:`sweep_figure` draws it (numeric parameters
+    on a numeric axis, text values on one categorical axis in the sweep's order), written as
+    a PNG at ``path``.
 
     Raises:
         ValueError: for an unknown parameter or metric.
     """
-    from tfrclab.report import param_labels
-    from tfrclab.sweep import grid_from_manifest, summarize
-
-    grid = grid_from_manifest(manifest)
-    # Zipped paths move together: the first stands for the zip axis, the others follow it.
-    params = [path for path, _ in grid.vary] + [path for path, _ in grid.zip[:1]]
-    followers = [path for path, _ in grid.zip[1:]]
-    if metric not in classes.columns or not pd.api.types.is_numeric_dtype(classes[metric]):
-        raise ValueError(f"--metric {metric!r}: not a numeric per-class figure of the sweep")
-    x, hue_keys, facet = choose_sweep_axes(classes, params, x, hue, facet)
-    labels = param_labels(manifest)
-    group_params = [p for p in params if p not in (x,)]
-    keys = [*([x] if x != "seed" else []), *group_params, *followers]
-    stats = summarize(classes, keys) if x != "seed" else _per_seed(classes, group_params, metric)
-    facets = [None] if facet is None else list(_ordered(stats[facet]))
-    figure = Figure(figsize=(min(5.5 * len(facets), 16), 4.8), layout="constrained")
-    axes_list = figure.subplots(1, len(facets), squeeze=False, sharey=True)[0]
-    numeric = pd.api.types.is_numeric_dtype(stats[x])
-    colours: dict[tuple[Any, ...], str] = {}
-    for axes, facet_value in zip(axes_list, facets, strict=True):
-        part = stats if facet is None else stats[stats[facet] == facet_value]
-        for hue_value, group in part.groupby(hue_keys, sort=True):
-            values = hue_value if isinstance(hue_value, tuple) else (hue_value,)
-            colour = colours.setdefault(values, f"C{len(colours) % 10}")
-            group = group.sort_values(x)
-            xs = group[x].to_numpy(dtype=float) if numeric else np.arange(len(group))
-            axes.errorbar(
-                xs,
-                group[metric],
-                yerr=group[f"{metric}_ci"].fillna(0.0),
-                marker="o",
-                capsize=3,
-                color=colour,
-                label=", ".join(
-                    _shown(k, v, labels) for k, v in zip(hue_keys, values, strict=True)
-                ),
-            )
-            if numeric:
-                axes.set_xticks(xs, [_shown(x, v, labels, bare=True) for v in group[x]])
-            else:
-                axes.set_xticks(xs, [str(v) for v in group[x]])
-        if metric in ("normalized_throughput", "friendliness_ratio"):
-            axes.axhline(1.0, color="black", linestyle="--", linewidth=0.8)
-        if facet is not None:
-            axes.set_title(_shown(facet, facet_value, labels))
-        axes.set_xlabel(
-            x if not followers or x != params[-1] else f"{x} (with {', '.join(followers)})"
-        )
-        axes.grid(visible=True, alpha=0.3)
-    axes_list[0].set_ylabel(f"{metric} (mean ± 95% CI over seeds)")
-    axes_list[0].legend(fontsize="small")
-    figure.suptitle(f"sweep: {metric} by protocol")
+    figure = sweep_figure(classes, manifest, x, hue, facet, metric)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path

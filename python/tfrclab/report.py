@@ -25,21 +25,29 @@ from tfrclab.summary import queue_in_packets
 # --json``) needs neither.
 if TYPE_CHECKING:
     import pandas as pd
+    from rich.console import Console
     from rich.table import Table
 
     from tfrclab.result import Result
     from tfrclab.summary import Summary
 
 __all__ = [
+    "TEXT_WIDTH",
     "by_kind",
     "classes_table",
     "flows_table",
     "json_summary",
     "links_table",
     "param_labels",
+    "print_whole",
+    "render_html",
+    "render_text",
     "short_names",
+    "sweep_axes",
     "sweep_links_table",
     "sweep_table",
+    "window_text",
+    "zip_axis_text",
 ]
 
 
@@ -157,6 +165,60 @@ def by_kind(flows: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
+TEXT_WIDTH = 110
+"""The width tables are rendered at off a terminal (``tfrclab`` piped, notebook views)."""
+
+
+def print_whole(console: Console, table: Table) -> None:
+    """Print ``table`` whole: wider than the console if its columns need more, never cropped.
+
+    rich crops a table whose columns cannot shrink to the console's width, dropping the
+    columns on the right (the results, after the parameters); a terminal wraps a long line
+    instead.
+    """
+    # Measured without the console's width as a cap (console.measure clamps to it).
+    need = console.measure(table, options=console.options.update_width(10**5)).minimum
+    if need > console.width:
+        console.print(table, width=need, crop=False)
+    else:
+        console.print(table)
+
+
+def _recorded(tables: tuple[Table | str, ...]) -> Console:
+    """A console that recorded ``tables`` as the command line prints them off a terminal."""
+    import io
+
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(
+        file=io.StringIO(), width=TEXT_WIDTH, record=True, highlight=False, color_system=None
+    )
+    for table in tables:
+        if isinstance(table, str):
+            console.print(Text(table))  # as is: no rich markup
+        else:
+            print_whole(console, table)
+    return console
+
+
+def render_text(*tables: Table | str) -> str:
+    """Tables (and lines of text) as ``tfrclab`` prints them when piped: plain text."""
+    return _recorded(tables).export_text()
+
+
+def render_html(*tables: Table | str) -> str:
+    """Tables (and lines of text) as ``tfrclab`` prints them, in an HTML ``<pre>`` block.
+
+    For notebook views (``_repr_html_``): the same columns, units and captions as the
+    command line.
+    """
+    return _recorded(tables).export_html(
+        inline_styles=True,
+        code_format='<pre style="font-family: monospace; line-height: 1.25">{code}</pre>',
+    )
+
+
 def _table(title: str) -> Table:
     """An empty rich table with our style."""
     from rich import box
@@ -165,7 +227,8 @@ def _table(title: str) -> Table:
     return Table(title=title, box=box.SIMPLE_HEAD)
 
 
-def _window_text(summary: Summary) -> str:
+def window_text(summary: Summary) -> str:
+    """The window as the tables' titles give it: ``whole run`` or ``window 20s-60s``."""
     window = summary.window
     return "whole run" if window.whole_run else f"window {window.label()}"
 
@@ -179,7 +242,7 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
     if summary is None:
         summary = result.summary()
     table = _table(
-        f"flows (seed {result.info.seed}, {_window_text(summary)} of {result.info.duration_s:g} s)"
+        f"flows (seed {result.info.seed}, {window_text(summary)} of {result.info.duration_s:g} s)"
     )
     for header in ("id", "name", "protocol", "Mb/s", "norm.", "loss rate", "LER", "note"):
         left = header in ("name", "protocol", "note")
@@ -204,12 +267,20 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
         "Mb/s: delivered in the window; norm.: throughput while active / fair share of its "
         "bottleneck; LER: loss event rate (Rhee & Xu 2005 §2)"
     )
+    if (
+        result.info.version == "fluid"
+        and (flows["loss_event_rate"] > flows["packet_loss_rate"]).any()
+    ):
+        table.caption += (
+            "; fluid model: every flow sending while the buffer overflows sees a loss event, "
+            "however little of it is dropped, so LER can be above the loss rate (docs/fluid.md)"
+        )
     return table
 
 
 def classes_table(summary: Summary) -> Table:
     """Per protocol class: throughput, fairness and friendliness to TCP over the window."""
-    table = _table(f"protocols ({_window_text(summary)})")
+    table = _table(f"protocols ({window_text(summary)})")
     for header in ("protocol", "flows", "Mb/s", "norm.", "Jain", "vs TCP", "rating", "diff."):
         table.add_column(
             header,
@@ -242,7 +313,7 @@ def links_table(result: Result, summary: Summary | None = None) -> Table:
     """The links that kept per-bin series (the bottlenecks, by default), over the window."""
     if summary is None:
         summary = result.summary()
-    table = _table(f"links ({_window_text(summary)})")
+    table = _table(f"links ({window_text(summary)})")
     for header in ("link", "Mb/s", "queue", "util.", "drop rate", "mean q", "max q"):
         table.add_column(
             header, justify="left" if header in ("link", "queue") else "right", no_wrap=True
@@ -313,12 +384,61 @@ def short_names(paths: list[str]) -> list[str]:
     return names
 
 
+def sweep_axes(manifest: dict[str, Any]) -> dict[str, str]:
+    """The column header of each axis of a sweep, by its path (:attr:`tfrclab.sweep.Grid.axes`).
+
+    Every vary path, then the zip axis as one column (its paths move together): named by the
+    sweep's zip label, else its first path. Paths are shortened to the tails that tell them
+    apart (:func:`short_names`).
+
+    >>> sweep_axes({"vary": [["topology.bottleneck.delay", ["10ms"]]],
+    ...             "zip": [["flows.0.count", [1, 2]], ["flows.1.count", [1, 2]]]})
+    {'topology.bottleneck.delay': 'delay', 'flows.0.count': 'count'}
+    """
+    zipped = [str(path) for path, _ in manifest.get("zip", [])]
+    paths = [str(path) for path, _ in manifest["vary"]] + zipped[:1]
+    headers = dict(zip(paths, short_names(paths), strict=True))
+    label = manifest.get("zip_label")
+    if zipped and label:
+        headers[zipped[0]] = str(label)
+    return headers
+
+
+def zip_axis_text(manifest: dict[str, Any]) -> str:
+    """What the zip axis holds, for captions and figure labels ("" without one).
+
+    >>> zip_axis_text({"zip": [["flows.0.count", [1, 2]], ["flows.1.count", [1, 2]]]})
+    'flows.0.count, zipped with flows.1.count'
+    >>> zip_axis_text({"zip": [[f"flows.{i}.rate", ["1Mbps"]] for i in range(16)]})
+    'flows.0.rate, zipped with flows.1.rate and 14 more paths'
+    """
+    zipped = [str(path) for path, _ in manifest.get("zip", [])]
+    if not zipped:
+        return ""
+    if len(zipped) == 1:
+        return zipped[0]
+    rest = zipped[1] if len(zipped) == 2 else f"{zipped[1]} and {len(zipped) - 2} more paths"
+    return f"{zipped[0]}, zipped with {rest}"
+
+
+def _axes_caption(manifest: dict[str, Any]) -> str:
+    """``header: path`` for every axis column of a sweep table."""
+    zipped = [str(path) for path, _ in manifest.get("zip", [])]
+    parts = []
+    for path, header in sweep_axes(manifest).items():
+        what = zip_axis_text(manifest) if zipped and path == zipped[0] else path
+        parts.append(f"{header}: {what}")
+    return "; ".join(parts)
+
+
 def _sweep_columns(table: Table, params: list[str], headers: tuple[str, ...]) -> None:
-    for header in (*short_names(params), *headers):
-        table.add_column(header, justify="left" if header in ("protocol", "link") else "right")
-    for column in table.columns:
-        column.min_width = len(str(column.header))
-        column.overflow = "fold"
+    """Axis columns that fold long values, then result columns that never wrap."""
+    for header in params:
+        table.add_column(header, justify="right", overflow="fold", min_width=len(header))
+    for header in headers:
+        table.add_column(
+            header, justify="left" if header in ("protocol", "link") else "right", no_wrap=True
+        )
 
 
 def _param_cells(row: pd.Series, params: list[str], labels: dict[str, dict[Any, str]]) -> list[str]:
@@ -331,9 +451,12 @@ def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     ``summary`` is :func:`tfrclab.sweep.summarize` of the sweep's ``classes`` dataset.
     """
     labels = param_labels(manifest)
-    params = list(labels)
+    axes = sweep_axes(manifest)
+    params = list(axes)
     table = _table("sweep: per protocol, mean ± 95% CI over seeds")
-    _sweep_columns(table, params, ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain"))
+    _sweep_columns(
+        table, list(axes.values()), ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain")
+    )
     for _, row in summary.iterrows():
         table.add_row(
             *_param_cells(row, params, labels),
@@ -347,8 +470,7 @@ def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     table.caption = (
         "Mb/s: mean per flow; norm.: normalized throughput; vs TCP: friendliness ratio; Jain: "
         "within the protocol (loss rates and more: tfrclab.sweep.summarize). ± is the "
-        "half-width of the 95% Student t interval (none with one seed). "
-        + "; ".join(f"{n}: {p}" for n, p in zip(short_names(params), params, strict=True))
+        "half-width of the 95% Student t interval (none with one seed). " + _axes_caption(manifest)
     )
     return table
 
@@ -359,9 +481,12 @@ def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
     ``summary`` is :func:`tfrclab.sweep.summarize_links` of the sweep's ``links`` dataset.
     """
     labels = param_labels(manifest)
-    params = list(labels)
+    axes = sweep_axes(manifest)
+    params = list(axes)
     table = _table("sweep: per link, mean ± 95% CI over seeds")
-    _sweep_columns(table, params, ("link", "runs", "utilization", "drop rate", "mean queue"))
+    _sweep_columns(
+        table, list(axes.values()), ("link", "runs", "utilization", "drop rate", "mean queue")
+    )
     for _, row in summary.iterrows():
         table.add_row(
             *_param_cells(row, params, labels),
@@ -371,4 +496,5 @@ def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
             _ci(row["drop_rate"], row["drop_rate_ci"], 1.0, 4),
             _ci(row["mean_queue_packets"], row["mean_queue_packets_ci"], 1.0, 1),
         )
+    table.caption = _axes_caption(manifest) or None
     return table

@@ -27,7 +27,7 @@ from __future__ import annotations
 import copy
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +46,7 @@ __all__ = [
     "MAX_SCENARIO_BYTES",
     "Scenario",
     "ScenarioError",
+    "expand_flows",
     "parse_path",
     "parse_value",
     "read_scenario_text",
@@ -95,6 +96,22 @@ def read_scenario_text(path: Path) -> str:
         return path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (UTF-8 TOML expected)") from None
+
+
+def expand_flows(tables: Sequence[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], str]]:
+    """Each flow's ``[[flows]]`` table and its path, in result order (``count`` expanded).
+
+    Results hold one row per flow after ``count`` expansion; this says which table each row
+    came from, for reading the keys the results do not carry.
+
+    >>> [path for _, path in expand_flows([{"kind": "tcp", "count": 2}, {"kind": "tfrc"}])]
+    ['flows[0]', 'flows[0]', 'flows[1]']
+    """
+    out: list[tuple[Mapping[str, Any], str]] = []
+    for i, table in enumerate(tables):
+        for _ in range(int(table.get("count", 1))):
+            out.append((table, f"flows[{i}]"))
+    return out
 
 
 def parse_path(path: str) -> list[str | int]:
@@ -219,6 +236,29 @@ def _set(document: dict[str, Any], parts: list[str | int], value: Any) -> None:
             node = node[part]
 
 
+def _link_text(link: Mapping[str, Any]) -> str:
+    """A link's rate, delay and queue discipline as written (``10Mbps 10ms droptail``)."""
+    queue = link.get("queue")
+    kind = queue.get("kind", "droptail") if isinstance(queue, Mapping) else "droptail"
+    return f"{link.get('rate', '?')} {link.get('delay', '?')} {kind}"
+
+
+def _topology_text(topology: Mapping[str, Any]) -> str:
+    """The topology in a few words, as written (for :meth:`Scenario.__repr__`)."""
+    kind = topology.get("kind", "?")
+    if kind == "dumbbell":
+        if "hosts" in topology:
+            hosts = f"{topology['hosts']} hosts"
+        else:
+            hosts = f"{topology.get('left_hosts')}+{topology.get('right_hosts')} hosts"
+        return f"dumbbell of {hosts}, bottleneck {_link_text(topology.get('bottleneck', {}))}"
+    if kind == "parking_lot":
+        hops = topology.get("hops")
+        return f"parking lot of {hops} hops, each {_link_text(topology.get('hop', {}))}"
+    nodes, links = len(topology.get("nodes", [])), len(topology.get("links", []))
+    return f"{kind} of {nodes} nodes and {links} links"
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A checked scenario: its tables, and the TOML text the simulator reads.
@@ -245,6 +285,64 @@ class Scenario:
     source: str = "<dict>"
     """Where the scenario came from (a file path, or ``<dict>``)."""
     _info: Mapping[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    def __repr__(self) -> str:
+        """One line: name, source, length, seed, window, topology and flows, as written.
+
+        >>> Scenario.from_dict({
+        ...     "name": "small", "duration": "2s", "measure": {"from": "500ms"},
+        ...     "topology": {"kind": "dumbbell", "hosts": 2,
+        ...                  "bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+        ...     "flows": [{"kind": "tcp", "variant": "reno", "count": 2},
+        ...               {"kind": "tfrc", "preset": "floyd2000"}],
+        ... })
+        <Scenario 'small' (<dict>): 2s, seed 1, window 500ms-2s; dumbbell of 2 hosts, bottleneck 10Mbps 10ms droptail; 3 flows: 2 tcp/reno, 1 tfrc (floyd2000)>
+        """  # noqa: E501
+        return f"<Scenario {self.name!r} ({self.source}): {self._headline()}>"
+
+    def _repr_html_(self) -> str:
+        """For notebooks: the headline, one row per ``[[flows]]`` table, and the TOML folded."""
+        from html import escape
+
+        from tfrclab.sweep import written
+
+        keys = ("count", "name", "kind", "variant", "preset", "start", "stop")
+        rows = "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{escape(written(table[key])) if key in table else default}</td>"
+                for key, default in zip(keys, ("1", "", "", "", "", "0s", ""), strict=True)
+            )
+            + "</tr>"
+            for table in self.tables.get("flows", [])
+        )
+        head = "".join(f"<th>{key}</th>" for key in keys)
+        description = self.tables.get("description")
+        return (
+            f"<p><b>{escape(self.name or 'scenario')}</b> ({escape(self.source)})"
+            + (f": {escape(str(description))}" if description else "")
+            + f"</p><p>{escape(self._headline())}</p>"
+            + (f"<table><tr>{head}</tr>{rows}</table>" if rows else "")
+            + "<details><summary>TOML</summary>"
+            + f"<pre>{escape(self.toml)}</pre></details>"
+        )
+
+    def _headline(self) -> str:
+        """Length, seed, window, topology and flows, with values as the file writes them."""
+        from tfrclab.units import format_duration
+
+        parts = [format_duration(self.duration_s), f"seed {self.seed}"]
+        if "measure" in self.tables:
+            parts.append("window " + "-".join(format_duration(t) for t in self.measure_s))
+        text = ", ".join(parts) + "; " + _topology_text(self.tables.get("topology", {}))
+        counts: dict[str, int] = {}
+        for table, _ in expand_flows(self.tables.get("flows", [])):
+            label = str(table["kind"]) + (f"/{table['variant']}" if "variant" in table else "")
+            if "preset" in table:
+                label += f" ({table['preset']})"
+            counts[label] = counts.get(label, 0) + 1
+        shown = ", ".join(f"{n} {label}" for label, n in counts.items())
+        return text + f"; {sum(counts.values())} flows" + (f": {shown}" if shown else "")
 
     @classmethod
     def load(cls, path: str | Path) -> Scenario:

@@ -96,11 +96,14 @@ class Summary:
         flows: dict[str, Any],
         links: dict[str, Any],
         classes: list[dict[str, Any]],
+        result: Result | None = None,
     ) -> None:
         # ``flows`` and ``links``: columns (numpy arrays or lists); ``classes``: one dict per
         # row with the keys of ``_CLASS_COLUMNS``.
         self.window = window
         """The window the figures cover, after snapping to bins."""
+        self.result = result
+        """The run summarized (its seed, length and queues title the tables; None: unknown)."""
         self._flow_columns = flows
         self._link_columns = links
         self._class_rows = classes
@@ -142,6 +145,42 @@ class Summary:
             return {key: [row[key] for row in self._class_rows] for key in _CLASS_COLUMNS}
         raise ValueError(f"unknown table {table!r}: expected flows, links or classes")
 
+    def __repr__(self) -> str:
+        """One line: the window, the flows and links, and each class's normalized throughput.
+
+        >>> import tfrclab
+        >>> s = tfrclab.Scenario.from_dict({
+        ...     "duration": "2s",
+        ...     "topology": {"kind": "dumbbell", "hosts": 1,
+        ...                  "bottleneck": {"rate": "10Mbps", "delay": "10ms"}},
+        ...     "flows": [{"kind": "cbr", "rate": "1Mbps"}],
+        ... })
+        >>> tfrclab.run(s).summary()
+        <Summary, whole run: 1 flow(s), 2 binned link(s); cbr: 1 flow(s), norm. 0.10>
+        >>> tfrclab.run(s).summary(1.0, 2.0)
+        <Summary, window 1s-2s: 1 flow(s), 2 binned link(s); cbr: 1 flow(s), norm. 0.10>
+        """
+        from tfrclab.report import window_text
+
+        classes = "".join(
+            f"; {row['class']}: {row['flows']} flow(s), norm. {row['normalized_throughput']:.2f}"
+            for row in self._class_rows
+        )
+        return (
+            f"<Summary, {window_text(self)}: {len(self._flow_columns['name'])} flow(s), "
+            f"{len(self._link_columns['name'])} binned link(s){classes}>"
+        )
+
+    def _repr_html_(self) -> str:
+        """The tables ``tfrclab summary`` prints (flows, protocols, links), for notebooks."""
+        from tfrclab.report import classes_table, flows_table, links_table, render_html
+
+        if self.result is None:
+            return render_html(classes_table(self))
+        return render_html(
+            flows_table(self.result, self), classes_table(self), links_table(self.result, self)
+        )
+
     def _frame(self, name: str, columns: dict[str, Any]) -> pd.DataFrame:
         if name not in self._frames:
             import pandas as pd
@@ -165,7 +204,7 @@ def summarize(result: Result, from_s: float | None = None, to_s: float | None = 
     )
     flows = _flows(result, window)
     links = _links(result, window)
-    return Summary(window=window, flows=flows, links=links, classes=_classes(flows))
+    return Summary(window=window, flows=flows, links=links, classes=_classes(flows), result=result)
 
 
 def _flows(result: Result, window: Window) -> dict[str, Any]:

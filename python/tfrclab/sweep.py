@@ -292,8 +292,15 @@ class Grid:
     """Run combinations whose cost estimate is over the budget (not part of the manifest)."""
     trace: tuple[str, ...] = ()
     """State trace fields kept in ``flow_series`` (only with ``series``)."""
+    zip_label: str | None = None
+    """What tables and figures call the zip axis (None: its first path); only with ``zip``."""
 
     def __post_init__(self) -> None:
+        if self.zip_label is not None:
+            if not self.zip:
+                raise ValueError("--zip-label names the --zip axis: it needs --zip")
+            if not isinstance(self.zip_label, str) or not self.zip_label.strip():
+                raise ValueError(f"--zip-label must be a non-empty name, got {self.zip_label!r}")
         lengths = {len(values) for _, values in self.zip}
         if len(lengths) > 1:
             shown = ", ".join(f"{path} has {len(values)}" for path, values in self.zip)
@@ -311,6 +318,15 @@ class Grid:
     def params(self) -> list[str]:
         """The varied and zipped paths, in order (the parameter columns of the results)."""
         return [path for path, _ in (*self.vary, *self.zip)]
+
+    @property
+    def axes(self) -> list[str]:
+        """The grid's axes, one column each: every vary path, then the zip axis's first path.
+
+        The other zipped paths move with the first, so tables and figures show the first (named
+        :attr:`zip_label` where given) and the results keep every path's column.
+        """
+        return [path for path, _ in (*self.vary, *self.zip[:1])]
 
     def combinations(self) -> list[tuple[tuple[str, Any], ...]]:
         """Every combination of changes: the vary axes (the first slowest), then the zip axis."""
@@ -376,6 +392,8 @@ class Grid:
         }
         if self.trace:
             manifest["trace"] = list(self.trace)
+        if self.zip_label is not None:
+            manifest["zip_label"] = self.zip_label
         return manifest
 
 
@@ -529,7 +547,9 @@ def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
                 f"{out} holds a different sweep (its base scenario, measurement window, "
                 "--series or trace fields differ); use another --out"
             )
-        if existing != manifest and not extend:
+        # The zip axis's label names it only: a new one replaces the old.
+        runs_of = {key: value for key, value in existing.items() if key != "zip_label"}
+        if runs_of != {k: v for k, v in manifest.items() if k != "zip_label"} and not extend:
             raise ValueError(
                 f"{out} holds this sweep over other values or seeds; pass --extend to run this "
                 "grid there (finished runs are reused), or use another --out"
@@ -788,6 +808,7 @@ def grid_from_manifest(manifest: dict[str, Any]) -> Grid:
             seeds=tuple(int(s) for s in manifest["seeds"]),
             series=bool(manifest.get("series", False)),
             trace=tuple(str(f) for f in manifest.get("trace", [])),
+            zip_label=manifest.get("zip_label"),
         )
     except (TypeError, ValueError) as err:
         raise ValueError(f"sweep.json: malformed axes or seeds ({err})") from None
@@ -897,26 +918,31 @@ class SweepResult:
             return classes
         return summarize(classes, self.params, confidence)
 
+    def _head(self) -> str:
+        """``DIR: N of M runs``, as ``tfrclab summary`` starts."""
+        classes = self.dataset("classes")
+        done = 0 if classes.empty else int(classes["run"].nunique())
+        total = len(grid_from_manifest(self.manifest).tasks())
+        return f"{self.directory}: {done} of {total} runs"
+
+    def __repr__(self) -> str:
+        """One line: the directory, runs done, each axis with its values as written, seeds."""
+        from tfrclab.report import sweep_axes
+
+        values = {str(path): list(vals) for path, vals in self.manifest["vary"]}
+        values.update({str(path): list(vals) for path, vals in self.manifest.get("zip", [])})
+        axes = "".join(
+            f"; {header} = {', '.join(map(written, values[path]))}"
+            for path, header in sweep_axes(self.manifest).items()
+        )
+        seeds = ", ".join(str(seed) for seed in self.manifest["seeds"])
+        return f"<SweepResult {self._head()}{axes}; seeds {seeds}>"
+
     def _repr_html_(self) -> str:
-        """A compact HTML table for notebooks: per parameter combination and protocol."""
-        from html import escape
+        """The table ``tfrclab summary`` prints (values as written, means ± 95% CI)."""
+        from tfrclab.report import render_html, sweep_table
 
         summary = self.summary()
-        total = len(grid_from_manifest(self.manifest).tasks())
-        done = 0 if summary.empty else int(self.dataset("runs")["run"].nunique())
-        head = f"<p><b>sweep</b> {escape(str(self.directory))}: {done} of {total} runs</p>"
         if summary.empty:
-            return head
-        columns = [
-            *self.params,
-            "class",
-            "runs",
-            "normalized_throughput",
-            "normalized_throughput_ci",
-            "friendliness_ratio",
-            "fairness_index",
-        ]
-        table: str = summary[columns].to_html(
-            index=False, float_format=lambda v: f"{v:.3g}", border=0
-        )
-        return head + table
+            return render_html(self._head())
+        return render_html(self._head(), sweep_table(summary, self.manifest))

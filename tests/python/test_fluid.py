@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -188,3 +189,104 @@ def test_cli_fluid_compare(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     code = main(["fluid", str(SCENARIOS / "reno-tfrc.toml"), "--step", "-1"])
     assert code == 2
     assert "--step" in capsys.readouterr().err
+
+
+SHIPPED = sorted((SCENARIOS.parents[1]).rglob("*.toml"))
+"""Every scenario file shipped with tfrclab (examples, papers, crosscheck)."""
+
+IN_SCOPE = {
+    "berumen/reno-tfrc.toml",
+    "berumen/vegas-tfrc.toml",
+    "crosscheck/sack-tfrc-2-droptail.toml",
+    "crosscheck/sack-tfrc-8-droptail.toml",
+    "crosscheck/vegas-pair.toml",
+    "floyd2000/fig28-tcp.toml",
+    "floyd2000/fig28-tfrc.toml",
+    "yang2001/multi.toml",
+}
+"""The shipped files within the fluid model's scope (TCP and TFRC flows, `count` groups
+included, on a DropTail dumbbell): each must run."""
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_every_shipped_scenario_runs_or_says_what_is_out_of_scope(
+    path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tfrclab.cli import main
+
+    code = main(["fluid", str(path), "--set", "duration=2s", "--set", "measure={}"])
+    out, err = capsys.readouterr()
+    if f"{path.parent.name}/{path.name}" in IN_SCOPE:
+        assert code == 0, err
+        assert "fluid model, 2 s" in out
+    else:
+        assert code == 2, (out, err)
+        lines = err.splitlines()
+        assert len(lines) == 1, err
+        assert lines[0].startswith("tfrclab fluid: error: ")
+        assert "the fluid model" in lines[0]
+
+
+def test_count_groups_expand_into_flows_with_their_own_keys() -> None:
+    scenario = Scenario.load(SCENARIOS.parent.parent / "crosscheck/sack-tfrc-2-droptail.toml")
+    model = model_from_scenario(scenario)
+    assert [f.kind for f in model.flows] == ["reno", "reno", "tfrc", "tfrc"]
+    assert [f.name for f in model.flows] == ["tcp0", "tcp1", "tfrc0", "tfrc1"]
+    assert [f.max_window for f in model.flows] == [100.0, 100.0, None, None]
+    # Each flow of a group has its own drawn RTT (access.rtt is uniform in 60-100 ms).
+    assert len({f.rtt_s for f in model.flows}) == 4
+    assert all(0.06 <= f.rtt_s <= 0.1 for f in model.flows)
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"losses": [{"link": "bottleneck", "kind": "bernoulli", "p": 0.01}]}, "losses[0]"),
+        ({"flows[0].on_off": {"on": "1s", "off": "1s"}}, "flows[0].on_off"),
+        ({"flows[1].reverse": True}, "flows[1]: flow tfrc does not cross the bottleneck"),
+        ({"topology.access": {"rate": "1Mbps", "rtt": "10ms"}}, "topology.access.rate"),
+    ],
+)
+def test_out_of_scope_parts_are_named(change: dict[str, object], field: str) -> None:
+    scenario = Scenario.load(SCENARIOS / "reno-tfrc.toml").with_(**change)
+    with pytest.raises(ValueError, match=re.escape(field)):
+        model_from_scenario(scenario)
+
+
+@pytest.mark.parametrize("seed", ["-1", str(2**64), "x"])
+def test_cli_seed_out_of_range_is_one_line(seed: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from tfrclab.cli import main
+
+    code = main(["fluid", str(SCENARIOS / "reno-tfrc.toml"), "--seed", seed])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1
+    assert "--seed" in err
+    assert "invalid seed" in err
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5, True])
+def test_api_seed_out_of_range_is_refused(seed: object) -> None:
+    scenario = Scenario.load(SCENARIOS / "reno-tfrc.toml")
+    with pytest.raises(ValueError, match="seed must be a whole number from 0 to 2\\^64-1"):
+        model_from_scenario(scenario, seed=seed)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="seed must be"):
+        _model(FluidFlow("reno", 0.1), seed=seed)
+    assert _model(FluidFlow("reno", 0.1), seed=2**64 - 1).seed == 2**64 - 1
+
+
+def test_loss_event_rate_above_loss_rate_is_explained(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # Vegas beside TFRC at 10 ms: Vegas sends little, and every overflow it sends into is a
+    # loss event for it though it loses a fraction of a packet each time.
+    from tfrclab.cli import main
+
+    code = main(["fluid", str(SCENARIOS / "vegas-tfrc.toml"), "--set", "duration=20s"])
+    out = capsys.readouterr().out
+    assert code == 0
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[1:3]}
+    loss, ler = float(rows["tcp"][4]), float(rows["tcp"][6])
+    assert ler > loss
+    assert "note: the loss event rate (LER) of tcp is above its loss rate" in out
+    assert "docs/fluid.md" in out

@@ -20,6 +20,9 @@ __all__ = ["register"]
 
 def register(commands: Any) -> None:
     """Add ``fluid`` to the ``tfrclab`` command's subparsers."""
+    # The seed is read as `tfrclab run` reads it (0 to 2^64-1, the same message).
+    from tfrclab.cli import _argument_type, _seed
+
     fluid = commands.add_parser(
         "fluid",
         help="run a dumbbell scenario as a fluid (delay-differential) model",
@@ -30,7 +33,9 @@ def register(commands: Any) -> None:
     )
     fluid.add_argument("scenario", type=Path, help="scenario file (TOML)")
     fluid.add_argument("--out", type=Path, default=None, help="result directory")
-    fluid.add_argument("--seed", type=int, default=None, help="seed (default: the scenario's)")
+    fluid.add_argument(
+        "--seed", type=_argument_type(_seed), default=None, help="seed (default: the scenario's)"
+    )
     fluid.add_argument(
         "--step",
         type=float,
@@ -50,7 +55,7 @@ def register(commands: Any) -> None:
 def _cmd_fluid(args: argparse.Namespace) -> int:
     from tfrclab.cli import _load_scenario, _write_run
     from tfrclab.fluid.compare import compare, plot_comparison
-    from tfrclab.fluid.result import model_from_scenario, to_result
+    from tfrclab.fluid.result import loss_event_note, model_from_scenario, to_result
     from tfrclab.fluid.solver import solve
     from tfrclab.outdir import check_run_out
     from tfrclab.scenario import parse_value
@@ -79,7 +84,14 @@ def _cmd_fluid(args: argparse.Namespace) -> int:
         payload: dict[str, Any] = {
             "wall_seconds": result.info.wall_seconds,
             "flows": result.flows[
-                ["name", "kind", "variant", "throughput_bits_per_s", "packet_loss_rate"]
+                [
+                    "name",
+                    "kind",
+                    "variant",
+                    "throughput_bits_per_s",
+                    "packet_loss_rate",
+                    "loss_event_rate",
+                ]
             ].to_dict("records"),
         }
         if args.compare:
@@ -109,10 +121,20 @@ def _cmd_fluid(args: argparse.Namespace) -> int:
         )
     else:
         flows = result.flows
-        for name, bps, loss in zip(
-            flows["name"], flows["throughput_bits_per_s"], flows["packet_loss_rate"], strict=True
+        for name, bps, loss, ler in zip(
+            flows["name"],
+            flows["throughput_bits_per_s"],
+            flows["packet_loss_rate"],
+            flows["loss_event_rate"],
+            strict=True,
         ):
-            print(f"{name!s:<12}{float(bps) / 1e6:>9.3f} Mb/s  loss {float(loss):.4f}")
+            print(
+                f"{name!s:<12}{float(bps) / 1e6:>9.3f} Mb/s  loss {float(loss):.4f}  "
+                f"LER {float(ler):.4f}"
+            )
+        note = loss_event_note(result)
+        if note:
+            print(f"note: {note}")
     for figure in figures:
         print(f"figure: {figure}")
     return 0

@@ -12,7 +12,16 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["KINDS", "MAX_BINS", "MAX_FLOWS", "MAX_STEPS", "FluidFlow", "FluidModel"]
+__all__ = [
+    "KINDS",
+    "MAX_BINS",
+    "MAX_FLOWS",
+    "MAX_SEED",
+    "MAX_STEPS",
+    "FluidFlow",
+    "FluidModel",
+    "check_seed",
+]
 
 KINDS = ("reno", "vegas", "tfrc")
 """The flow kinds the fluid model has equations for."""
@@ -27,6 +36,17 @@ MAX_BINS = 2_000_000
 """Most monitor bins one run may record (duration / bin)."""
 
 Kind = Literal["reno", "vegas", "tfrc"]
+
+
+MAX_SEED = 2**64 - 1
+"""The largest seed (the packet simulator's seeds are 64-bit, and a fluid run may be compared
+with a packet run of the same seed)."""
+
+
+def check_seed(seed: object) -> None:
+    """Raise ValueError unless ``seed`` is a whole number from 0 to :data:`MAX_SEED`."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise ValueError(f"seed must be a whole number from 0 to 2^64-1, got {seed!r}")
 
 
 def _positive(name: str, value: float, high: float = math.inf) -> None:
@@ -141,8 +161,7 @@ class FluidModel:
         _non_negative("measure_from_s", self.measure_from_s)
         if self.measure_from_s >= self.duration_s:
             raise ValueError(f"measure_from_s must be below duration_s ({self.duration_s:g})")
-        if not isinstance(self.seed, int) or self.seed < 0:
-            raise ValueError(f"seed must be an integer of at least 0, got {self.seed!r}")
+        check_seed(self.seed)
         if not self.flows:
             raise ValueError("flows must hold at least one flow")
         if len(self.flows) > MAX_FLOWS:

@@ -14,13 +14,19 @@ import numpy as np
 from numpy.typing import NDArray
 
 from tfrclab import metrics
-from tfrclab.fluid.model import FluidFlow, FluidModel
+from tfrclab.fluid.model import FluidFlow, FluidModel, check_seed
 from tfrclab.fluid.solver import FLOW_FIELDS, FluidRun
 from tfrclab.result import Result, RunInfo
-from tfrclab.scenario import Scenario
+from tfrclab.scenario import Scenario, expand_flows
 from tfrclab.units import parse_size
 
-__all__ = ["TCP_AS_RENO", "model_from_scenario", "to_result"]
+__all__ = [
+    "TCP_AS_RENO",
+    "loss_event_note",
+    "model_from_scenario",
+    "out_of_scope",
+    "to_result",
+]
 
 TCP_AS_RENO = ("reno", "newreno", "sack", "tahoe")
 """TCP variants the fluid model runs with Reno's equations (the fluid model has no
@@ -147,6 +153,51 @@ def to_result(run: FluidRun, scenario_toml: str = "") -> Result:
     return Result(info, flows, links, flow_bins, link_bins, states)
 
 
+def loss_event_note(result: Result) -> str:
+    """Why a fluid result's loss event rates exceed its loss rates, or "" where none does.
+
+    In the fluid model every flow sending while the buffer overflows sees the loss and reacts
+    (one window cut, one TFRC loss event), however little of its fluid was dropped: a loss
+    event may lose a fraction of a packet, which packets cannot (docs/fluid.md). A flow
+    sending little then has more loss events than lost packets.
+    """
+    flows = result.flows
+    above = flows[flows["loss_event_rate"] > flows["packet_loss_rate"]]
+    if above.empty:
+        return ""
+    names = ", ".join(str(name) for name in above["name"])
+    fewest = float((above["packets_dropped"] / above["loss_events"]).min())
+    return (
+        f"the loss event rate (LER) of {names} is above its loss rate: in the fluid model "
+        "every flow sending while the buffer overflows sees a loss event, however little of "
+        f"it is dropped (here as little as {fewest:.2f} packets per event; docs/fluid.md)"
+    )
+
+
+def out_of_scope(scenario: Scenario) -> None:
+    """Raise ValueError naming the first part of ``scenario`` the fluid model cannot run.
+
+    The fluid model (docs/fluid.md) is one DropTail bottleneck on a dumbbell, crossed left to
+    right by long-lived TCP and TFRC flows of one packet size, its only losses the buffer's
+    overflows. This checks what the file says; :func:`model_from_scenario` checks the rest
+    (the queue, each flow's kind, path and size) on the topology netsim builds.
+    """
+    if scenario.get("topology.kind") != "dumbbell":
+        raise ValueError("topology.kind: the fluid model needs a dumbbell")
+    losses = scenario.tables.get("losses", [])
+    if losses:
+        raise ValueError(
+            f"losses[0]: the fluid model has no loss models (its only losses are the "
+            f"buffer's overflows), got {losses[0].get('kind', 'one')} on {losses[0].get('link')}"
+        )
+    for table, where in expand_flows(scenario.tables.get("flows", [])):
+        if "on_off" in table:
+            raise ValueError(
+                f"{where}.on_off: the fluid model has no ON/OFF flows (its flows send from "
+                "start to stop)"
+            )
+
+
 def model_from_scenario(
     scenario: Scenario, seed: int | None = None, step_s: float | None = None
 ) -> FluidModel:
@@ -156,13 +207,14 @@ def model_from_scenario(
     are drawn exactly as a packet run with the same seed draws them).
 
     Raises:
-        ValueError: naming the field the fluid model cannot represent (a RED bottleneck, a
-            flow kind other than TCP or TFRC, a step that does not divide the bin).
+        ValueError: for a seed out of range, or naming the field the fluid model cannot
+            represent (see :func:`out_of_scope`; a step that does not divide the bin).
     """
     from tfrclab import simulate
 
-    if scenario.get("topology.kind") != "dumbbell":
-        raise ValueError("topology.kind: the fluid model needs a dumbbell")
+    if seed is not None:
+        check_seed(seed)
+    out_of_scope(scenario)
     tables = scenario.to_dict()
     tables.pop("measure", None)
     tables["duration"] = "1ms"
@@ -175,10 +227,11 @@ def model_from_scenario(
             "topology.bottleneck.queue: the fluid model has a DropTail buffer only, got "
             f"{bottleneck['queue_kind']}"
         )
+    rates = dict(zip(links["name"], links["rate_bps"], strict=True))
     size = None
     flows: list[FluidFlow] = []
-    for k, row in probe.flows.iterrows():
-        table = scenario.tables["flows"][k]
+    expanded = expand_flows(scenario.tables.get("flows", []))
+    for (_, row), (table, where) in zip(probe.flows.iterrows(), expanded, strict=True):
         kind, variant = str(row["kind"]), str(row["variant"]).lower()
         if kind == "tcp" and variant in TCP_AS_RENO:
             fluid_kind = "reno"
@@ -188,13 +241,24 @@ def model_from_scenario(
             fluid_kind = "tfrc"
         else:
             raise ValueError(
-                f"flows[{k}].kind: the fluid model has TCP (reno, newreno, sack, tahoe, vegas) "
+                f"{where}.kind: the fluid model has TCP (reno, newreno, sack, tahoe, vegas) "
                 f"and TFRC flows, got {kind} {variant}".rstrip()
             )
-        flow_size = scenario.get(f"flows[{k}].size") if "size" in table else "1000B"
-        this = parse_size(str(flow_size))
+        path = [str(link) for link in row["path"]]
+        if "bottleneck" not in path:
+            raise ValueError(
+                f"{where}: flow {row['name']} does not cross the bottleneck left to right; "
+                "the fluid model has one forward bottleneck that every flow crosses"
+            )
+        for link in path:
+            if link != "bottleneck" and rates[link] < bottleneck["rate_bps"]:
+                raise ValueError(
+                    f"topology.access.rate: link {link} of flow {row['name']} is slower than "
+                    "the bottleneck; the fluid model has one bottleneck"
+                )
+        this = parse_size(str(table.get("size", "1000B")))
         if size is not None and this != size:
-            raise ValueError(f"flows[{k}].size: the fluid model needs one packet size")
+            raise ValueError(f"{where}.size: the fluid model needs one packet size")
         size = this
         stop = float(row["stop_s"])
         window = table.get("window")

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfrclab.scenario import Scenario
+from tfrclab.scenario import Scenario, expand_flows
 
 __all__ = ["ExportError", "FlowPlan", "LinkPlan", "LossPlan", "Plan", "resolve"]
 
@@ -173,15 +173,6 @@ def _queue_tables(topology: Mapping[str, Any], links: list[tuple[str, str, str]]
                 ] = entry
         for name, _, _ in links:
             out.append(by_name[name])
-    return out
-
-
-def _expand_flows(tables: list[Mapping[str, Any]]) -> list[tuple[Mapping[str, Any], str]]:
-    """Each flow's table and its path, in result order (``count`` expanded)."""
-    out: list[tuple[Mapping[str, Any], str]] = []
-    for i, table in enumerate(tables):
-        for _ in range(int(table.get("count", 1))):
-            out.append((table, f"flows[{i}]"))
     return out
 
 
@@ -346,7 +337,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
         key: flow_frame[key].tolist()
         for key in ("name", "from", "to", "start_s", "stop_s", "loss_event_rtt_s")
     }
-    expanded = _expand_flows(tables.get("flows", []))
+    expanded = expand_flows(tables.get("flows", []))
     schedules = _native.on_off_schedules(scenario.toml, seed)
     web_tables = _native.web_variables(scenario.toml, seed)
     ends = [(str(a), str(b)) for a, b in zip(column["from"], column["to"], strict=True)]
