@@ -120,6 +120,8 @@ def test_periodic_loss_offset_counts_from_one() -> None:
         ({"kind": "tcp", "variant": "sack", "preset": "rfc"}, None, "flows[0].sack_recovery"),
         ({"kind": "tcp", "variant": "cubic", "preset": "ns2_35"}, None, "flows[0].variant"),
         ({"kind": "tcp", "variant": "sack", "preset": "linux"}, None, "flows[0].preset"),
+        ({"kind": "tcp", "variant": "bbr", "preset": "rfc"}, None, "flows[0].variant"),
+        ({"kind": "cbr", "rate": "1Mbps", "host_jitter": "1ms"}, None, "flows[0].host_jitter"),
         ({"kind": "web", "stop": "1s"}, None, "flows[0].stop"),
         (
             {"kind": "cbr", "rate": "1Mbps"},

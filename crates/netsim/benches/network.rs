@@ -39,6 +39,7 @@ fn cbr_flow(name: String, from: &str, to: &str, t: &Topology, rate_bps: u64) -> 
         stop: None,
         on_off: None,
         loss_event_rtt: None,
+        host_jitter: Duration::ZERO,
     }
 }
 

@@ -16,6 +16,7 @@
 pub mod agent;
 pub mod dist;
 pub mod event_queue;
+mod host_jitter;
 mod link;
 pub mod loss;
 pub mod monitor;

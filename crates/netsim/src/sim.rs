@@ -23,6 +23,7 @@ use tfrc::Time;
 use crate::agent::{Agent, AgentConfig, AnyAgent, Outbox, Outgoing};
 use crate::dist::DurationDist;
 use crate::event_queue::EventQueue;
+use crate::host_jitter::HostJitter;
 use crate::link::{AttachedLoss, Link, LinkEvents, Offer};
 use crate::loss::{LossModel, LossModelConfig, LossModelError};
 use crate::monitor::{FlowMonitor, LinkMonitor, PacketEvent, PacketRecord, PacketTrace};
@@ -83,6 +84,9 @@ pub struct FlowSetup {
     pub on_off: Option<OnOff>,
     /// The RTT that groups losses into loss events; `None` for the path's base RTT.
     pub loss_event_rtt: Option<Duration>,
+    /// Host timing jitter at both ends: each packet leaves U(0, this) after its agent sent it,
+    /// in order (`host_jitter.rs`); zero for none.
+    pub host_jitter: Duration,
 }
 
 /// A loss model on a link, for every packet or for one flow's packets only.
@@ -177,6 +181,8 @@ enum Event {
     FlowStop(u32),
     /// A flow's ON period ends or its OFF period ends.
     Toggle(u32),
+    /// An agent's host lets its next held packets go.
+    HostRelease(u32),
 }
 
 /// How many flows ahead the end-of-bin sampling pass asks for a flow's state (see
@@ -213,6 +219,8 @@ struct AgentSlot {
     scheduled: Option<Time>,
     /// Bumped whenever a new timer event replaces the live one; older events are stale.
     generation: u32,
+    /// The host's timing jitter, when the flow has any.
+    host: Option<Box<HostJitter>>,
 }
 
 /// Where a flow stands for the next end-of-bin state sample.
@@ -421,6 +429,11 @@ impl Simulation {
                 (source, setup.from, setup.to, false),
                 (sink, setup.to, setup.from, true),
             ] {
+                let end = if reverse { "sink" } else { "source" };
+                let host = (!setup.host_jitter.is_zero()).then(|| {
+                    let rng = stream(seed, &format!("flow:{}:host:{end}", setup.name));
+                    Box::new(HostJitter::new(setup.host_jitter, rng))
+                });
                 agents.push(AgentSlot {
                     agent,
                     flow,
@@ -431,6 +444,7 @@ impl Simulation {
                     deadline: None,
                     scheduled: None,
                     generation: 0,
+                    host,
                 });
             }
 
@@ -800,6 +814,7 @@ impl Simulation {
                     self.source_stop(flow);
                 }
             }
+            Event::HostRelease(agent) => self.host_release(agent as usize),
             Event::Toggle(flow) => {
                 let slot = &mut self.flows[flow as usize];
                 if slot.stopped {
@@ -908,7 +923,37 @@ impl Simulation {
             monitor.on_sent(self.now, packet.size_bytes);
         }
         self.record(PacketEvent::Sent, None, node, &packet);
+        let packet = match self.agents[agent].host.as_mut() {
+            Some(host) => {
+                let mut wake = None;
+                let ready = host.hand_over(self.now, packet, &mut wake);
+                if let Some(at) = wake {
+                    self.events.push(at, Event::HostRelease(agent as u32));
+                }
+                match ready {
+                    Some(packet) => packet,
+                    None => return,
+                }
+            }
+            None => packet,
+        };
         self.at_node(node, packet);
+    }
+
+    /// An agent's host lets go the packets due now, in order, and waits for the next.
+    fn host_release(&mut self, agent: usize) {
+        let slot = &mut self.agents[agent];
+        let node = slot.node;
+        let Some(host) = slot.host.as_mut() else {
+            return;
+        };
+        let mut due = Vec::new();
+        if let Some(next) = host.release(self.now, &mut due) {
+            self.events.push(next, Event::HostRelease(agent as u32));
+        }
+        for packet in due {
+            self.at_node(node, packet);
+        }
     }
 
     /// A packet is at `node`: deliver it, or forward it on the next link of its route.

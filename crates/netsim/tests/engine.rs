@@ -33,6 +33,7 @@ fn flow(name: &str, from: NodeId, to: NodeId, agent: AgentConfig) -> FlowSetup {
         stop: None,
         on_off: None,
         loss_event_rtt: None,
+        host_jitter: Duration::ZERO,
     }
 }
 

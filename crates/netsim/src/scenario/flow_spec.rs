@@ -25,6 +25,9 @@ const KINDS: &[&str] = &[
     "tear",
 ];
 const MAX_COUNT: usize = 100_000;
+/// The largest host jitter a flow may have: hosts delay packets by microseconds to
+/// milliseconds; a second is already a broken host.
+const MAX_HOST_JITTER: Duration = Duration::from_secs(1);
 /// The most flows a scenario may hold in all, `count` expanded (bounds the memory spent checking
 /// and building it: every flow owns two agents and a monitor). Checked before each table's
 /// `count` is expanded.
@@ -49,6 +52,8 @@ pub struct FlowSpec {
     pub on_off: Option<OnOff>,
     /// Override of the RTT that groups losses into loss events.
     pub loss_event_rtt: Option<Duration>,
+    /// Host timing jitter at both ends (zero: none).
+    pub host_jitter: Duration,
     /// Where the flow is in the file ("flows[2]").
     pub path: String,
 }
@@ -131,6 +136,14 @@ pub(super) fn parse_flows(
             None => None,
         };
         let loss_event_rtt: Option<Duration> = fields.optional("loss_event_rtt")?;
+        let host_jitter: Duration = fields.or("host_jitter", Duration::ZERO)?;
+        if host_jitter > MAX_HOST_JITTER {
+            return Err(ScenarioError::invalid_text(
+                format!("{path}.host_jitter"),
+                "a duration of at most 1s",
+                format!("{host_jitter:?}"),
+            ));
+        }
         let bottleneck_bps = match endpoints {
             DefaultEndpoints::Dumbbell {
                 forward_bps,
@@ -206,6 +219,7 @@ pub(super) fn parse_flows(
                 stop,
                 on_off,
                 loss_event_rtt,
+                host_jitter,
                 path: path.clone(),
             });
         }

@@ -211,6 +211,7 @@ impl Scenario {
                 stop: flow.stop,
                 on_off: flow.on_off,
                 loss_event_rtt: flow.loss_event_rtt,
+                host_jitter: flow.host_jitter,
             });
         }
         let mut losses = Vec::with_capacity(self.losses.len());
