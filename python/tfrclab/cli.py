@@ -956,6 +956,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tfrclab.fluid import cli as fluid_cli
 
     fluid_cli.register(commands)
+    from tfrclab import twin_cli
+
+    twin_cli.register(commands)
     return parser
 
 

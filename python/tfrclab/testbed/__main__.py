@@ -30,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     send.add_argument("--port", type=int, default=5001)
     send.add_argument("--seconds", type=float, default=5.0)
     send.add_argument("--cc", default="reno")
+    send.add_argument("--info-every", type=float, default=0.0, help="TCP_INFO sampling, s")
+    send.add_argument("--info-out", default=None, help="JSON lines of TCP_INFO samples")
     usend = tools.add_parser("udp-send")
     usend.add_argument("host")
     usend.add_argument("--port", type=int, default=5002)
@@ -69,7 +71,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.tool == "tcp-recv":
         result = traffic.tcp_recv(args.port, args.limit)
     elif args.tool == "tcp-send":
-        result = traffic.tcp_send(args.host, args.port, args.seconds, args.cc)
+        result = traffic.tcp_send(
+            args.host, args.port, args.seconds, args.cc, args.info_every, args.info_out
+        )
     elif args.tool == "udp-send":
         result = traffic.udp_send(args.host, args.port, args.count, args.size, args.rate)
     elif args.tool == "udp-recv":

@@ -72,28 +72,69 @@ def _connect(host: str, port: int, cc: str) -> socket.socket:
             raise
 
 
-def tcp_send(host: str, port: int, seconds: float, cc: str) -> dict[str, object]:
+#: ``struct tcp_info`` (include/uapi/linux/tcp.h): 8 bytes of u8 fields, then u32 fields from
+#: ``tcpi_rto``; the indices of those read here, and the u64 ``tcpi_pacing_rate`` after them.
+_TCP_INFO_U32 = {"rto_us": 0, "lost": 6, "retrans": 7, "rtt_us": 15, "rttvar_us": 16,
+                 "ssthresh": 17, "cwnd": 18, "total_retrans": 23}  # fmt: skip
+_TCP_INFO_BYTES = 8 + 24 * 4 + 8
+
+
+def tcp_info(sock: socket.socket) -> dict[str, int]:
+    """The connection's state from ``TCP_INFO``.
+
+    cwnd and ssthresh (packets), RTT, RTT variance and RTO (µs), packets lost and retransmitted
+    now, retransmissions in all, and the pacing rate (bytes/s; the kernel sets one for every
+    congestion control, enforced only under BBR or the fq qdisc).
+    """
+    raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+    u32 = struct.unpack_from("<24I", raw, 8)
+    info = {name: u32[i] for name, i in _TCP_INFO_U32.items()}
+    info["pacing_rate"] = struct.unpack_from("<Q", raw, 8 + 24 * 4)[0]
+    return info
+
+
+def tcp_send(
+    host: str,
+    port: int,
+    seconds: float,
+    cc: str,
+    info_every: float = 0.0,
+    info_path: str | None = None,
+) -> dict[str, object]:
     """Send bulk data to ``host:port`` for ``seconds`` with congestion control ``cc``.
+
+    With ``info_every`` > 0, the connection's :func:`tcp_info` is sampled about that often
+    (between writes) and written to ``info_path`` as JSON lines with ``t`` (s from the
+    connection's start).
 
     Raises:
         OSError: ``cc`` is not available (``/proc/sys/net/ipv4/tcp_available_congestion_control``)
             or the connection failed.
     """
     sock = _connect(host, port, cc)
+    samples: list[dict[str, float]] = []
     with sock:
         used = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
         payload = b"\0" * _CHUNK
         sent = 0
-        end = time.monotonic() + seconds
+        start = time.monotonic()
+        end = start + seconds
+        next_info = start if info_every > 0 else float("inf")
         while (left := end - time.monotonic()) > 0:
-            sock.settimeout(left)
+            if (now := time.monotonic()) >= next_info:
+                samples.append({"t": now - start, **tcp_info(sock)})
+                next_info += info_every
+            sock.settimeout(min(left, info_every) if info_every > 0 else left)
             try:
                 sent += sock.send(payload)
             except TimeoutError:
-                break
+                continue
         sock.settimeout(10)
         sock.shutdown(socket.SHUT_WR)
-    return {"bytes_sent": sent, "cc": used.split(b"\0")[0].decode()}
+    if info_path is not None:
+        with open(info_path, "w") as f:
+            f.writelines(json.dumps(sample) + "\n" for sample in samples)
+    return {"bytes_sent": sent, "cc": used.split(b"\0")[0].decode(), "info_samples": len(samples)}
 
 
 def udp_send(host: str, port: int, count: int, size: int, rate_bps: float) -> dict[str, int]:

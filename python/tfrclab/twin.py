@@ -1,0 +1,481 @@
+"""``tfrclab twin``: one dumbbell scenario in netsim and on the testbed, compared metric by metric.
+
+The testbed side runs every TCP flow as a kernel TCP connection with its congestion control set
+per socket (netsim's ``reno``, ``newreno`` and ``sack`` are Linux's ``reno``, which recovers with
+SACK; ``cubic`` and ``bbr`` are themselves) and every TFRC flow as ``tfrc-udp`` (``tfrclab
+send``/``recv``) with the same preset and packet size, through the relay with the scenario's
+bottleneck rate, one-way delay (bottleneck plus both access links) and queue, each flow starting
+when netsim drew its start for the same seed. Both sides are measured alike over the same window
+(from ``--from``, 5 s by default, to the end; testbed time counts from the first data packet):
+per-class throughput (mean per flow), the TFRC/TCP ratio, bottleneck utilization, drop rate and
+time-averaged queue. Each metric's netsim and testbed means over the seeds are compared with
+Welch's 95% interval of their difference, as ``crosscheck`` compares with ns-2 (the same
+:func:`tfrclab.ns2.crosscheck.compare`): *agree* when the interval holds 0 or the difference is
+within the tolerance. Kernel TCP's state (``TCP_INFO``: cwnd, RTT, pacing rate) is sampled every
+100 ms and written beside netsim's traces.
+
+Bounded: the testbed runs in real time (seeds x duration, said before it starts), the relay
+carries at most 100 Mb/s (docs/testbed.md), and it needs root, /dev/net/tun and iproute2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tfrclab.scenario import Scenario, expand_flows
+from tfrclab.units import parse_duration
+
+__all__ = [
+    "KERNEL_CC",
+    "MAX_RATE_BPS",
+    "TwinError",
+    "TwinFlow",
+    "TwinPlan",
+    "TwinReport",
+    "netsim_metrics",
+    "plan",
+    "testbed_available",
+    "twin",
+]
+
+#: The kernel congestion control standing in for each netsim TCP variant.
+KERNEL_CC: Mapping[str, str] = {
+    "reno": "reno",
+    "newreno": "reno",
+    "sack": "reno",
+    "cubic": "cubic",
+    "bbr": "bbr",
+}
+#: The most the relay carries (docs/testbed.md, "Limits").
+MAX_RATE_BPS = 100e6
+#: The longest twin run, in seconds of real time per seed.
+MAX_DURATION_S = 600.0
+#: tfrc-udp's presets.
+TFRC_PRESETS = ("floyd2000", "rfc5348")
+#: IP and UDP headers: a netsim TFRC packet of ``size`` bytes is a ``size - 28`` datagram.
+UDP_IP_BYTES = 28
+#: Metrics and their tolerance (relative to the larger mean).
+TOLERANCES: Mapping[str, float] = {
+    "throughput/tcp": 0.10,
+    "throughput/tfrc": 0.20,
+    "tfrc_over_tcp": 0.20,
+    "utilization": 0.05,
+    "drop_rate": 0.25,
+    "mean_queue": 0.25,
+}
+_FIRST_PORT = 5101
+_BIN_S = 0.1
+
+
+class TwinError(ValueError):
+    """The scenario has no testbed twin; the message names the key."""
+
+
+@dataclass(frozen=True)
+class TwinFlow:
+    """One flow as both sides run it."""
+
+    name: str
+    kind: str
+    """``"tcp"`` or ``"tfrc"``."""
+    cc: str | None
+    """The kernel congestion control (TCP)."""
+    preset: str | None
+    """tfrc-udp's preset (TFRC)."""
+    size: int | None
+    """tfrc-udp's datagram size in bytes (TFRC)."""
+    port: int
+
+
+@dataclass(frozen=True)
+class TwinPlan:
+    """What the relay emulates and which flows run."""
+
+    rate: str
+    rate_bps: float
+    delay_s: float
+    queue: Mapping[str, Any]
+    duration_s: float
+    flows: tuple[TwinFlow, ...]
+
+    def real_time_s(self, seeds: int) -> float:
+        """The testbed's real time for ``seeds`` runs (each: the run, 10 s to start and stop)."""
+        return seeds * (self.duration_s + 10.0)
+
+
+@dataclass
+class TwinReport:
+    """Per-seed metrics of both sides and their comparisons."""
+
+    seeds: list[int]
+    window_s: tuple[float, float]
+    netsim: list[dict[str, float]] = field(default_factory=list)
+    testbed: list[dict[str, float]] = field(default_factory=list)
+    comparisons: list[Any] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        """``agree`` when every metric agrees, else ``differ``."""
+        return "agree" if all(c.verdict == "agree" for c in self.comparisons) else "differ"
+
+    def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {
+            "seeds": self.seeds,
+            "window_s": list(self.window_s),
+            "netsim": self.netsim,
+            "testbed": self.testbed,
+            "comparisons": [c.as_dict() for c in self.comparisons],
+            "verdict": self.verdict,
+        }
+
+    def table(self) -> str:
+        """A Markdown table of the comparisons.
+
+        Per metric: the two means, the difference's 95% interval, the tolerance and the verdict.
+        """
+        lines = [
+            "| metric | netsim | testbed | difference (95% CI) | tolerance | verdict |",
+            "|---|---|---|---|---|---|",
+        ]
+        for c in self.comparisons:
+            lines.append(
+                f"| {c.metric} | {_fmt(c.mean_tfrclab)} | {_fmt(c.mean_ns2)} | "
+                f"{_fmt(c.difference)} ({_fmt(c.ci_low)}, {_fmt(c.ci_high)}) | "
+                f"{TOLERANCES[c.metric]:.0%} | {c.verdict} |"
+            )
+        return "\n".join(lines)
+
+
+def _fmt(value: float) -> str:
+    if not math.isfinite(value):
+        return "n/a"
+    if abs(value) >= 1e5:
+        return f"{value / 1e6:.3f}M"
+    return f"{value:.4g}"
+
+
+def _seconds(text: Any, key: str) -> float:
+    """A scenario duration (``"50ms"``) in seconds, or :class:`TwinError` naming ``key``."""
+    try:
+        return parse_duration(str(text))
+    except ValueError as err:
+        raise TwinError(f"{key}: {err}") from None
+
+
+def plan(scenario: Scenario, rate_bps: float | None = None) -> TwinPlan:
+    """The testbed twin of ``scenario``, or :class:`TwinError` naming what has none.
+
+    ``rate_bps`` is the bottleneck's rate as netsim read it (the results' ``rate_bps``).
+    """
+    topology = scenario.tables.get("topology", {})
+    if topology.get("kind") != "dumbbell":
+        raise TwinError(
+            f'topology.kind: expected "dumbbell" (the relay emulates one bottleneck), '
+            f"found {topology.get('kind')!r}"
+        )
+    bottleneck = topology.get("bottleneck", {})
+    access = topology.get("access", {})
+    if "rtt" in access:
+        raise TwinError("topology.access.rtt: the relay's path has one delay; give access.delay")
+    one_way = _seconds(bottleneck.get("delay", "0s"), "topology.bottleneck.delay")
+    one_way += 2 * _seconds(access.get("delay", "0s"), "topology.access.delay")
+    rate = str(bottleneck.get("rate", ""))
+    if rate_bps is not None and rate_bps > MAX_RATE_BPS:
+        raise TwinError(
+            f"topology.bottleneck.rate: expected at most 100 Mb/s (what the relay carries), "
+            f"found {rate}"
+        )
+    if "loss" in scenario.tables or "losses" in scenario.tables:
+        raise TwinError("losses: loss models have no twin yet (the relay has --loss only)")
+    duration = scenario.duration_s
+    if duration > MAX_DURATION_S:
+        raise TwinError(
+            f"duration: expected at most {MAX_DURATION_S:g}s of real time per seed, "
+            f"found {duration:g}s"
+        )
+    flows = []
+    names = scenario.flow_names
+    for index, ((table, path), name) in enumerate(
+        zip(expand_flows(scenario.tables.get("flows", [])), names, strict=True)
+    ):
+        kind = table.get("kind")
+        for key in ("stop", "on_off", "reverse", "from", "to", "max_packets"):
+            if key in table:
+                raise TwinError(f"{path}.{key}: not supported by twin yet")
+        port = _FIRST_PORT + index
+        if kind == "tcp":
+            variant = str(table.get("variant", "sack"))
+            cc = KERNEL_CC.get(variant)
+            if cc is None:
+                raise TwinError(
+                    f"{path}.variant: {variant!r} has no kernel counterpart "
+                    f"(twin runs {', '.join(KERNEL_CC)})"
+                )
+            flows.append(TwinFlow(name, "tcp", cc, None, None, port))
+        elif kind == "tfrc":
+            preset = str(table.get("preset", "rfc5348"))
+            if preset not in TFRC_PRESETS:
+                raise TwinError(
+                    f"{path}.preset: tfrc-udp has {', '.join(TFRC_PRESETS)}, found {preset!r}"
+                )
+            size = table.get("size")
+            datagram = None
+            if size is not None:
+                text = str(size)
+                if not text.endswith("B") or not text[:-1].isdigit():
+                    raise TwinError(f'{path}.size: expected bytes such as "1028B", found {size!r}')
+                datagram = int(text[:-1]) - UDP_IP_BYTES
+            flows.append(TwinFlow(name, "tfrc", None, preset, datagram, port))
+        else:
+            raise TwinError(f"{path}.kind: {kind!r} has no testbed twin (tcp and tfrc have)")
+    if not flows:
+        raise TwinError("flows: expected at least one tcp or tfrc flow")
+    return TwinPlan(rate, rate_bps or math.nan, one_way, bottleneck.get("queue", {}),
+                    duration, tuple(flows))  # fmt: skip
+
+
+def _class_metrics(
+    bits: Mapping[str, np.ndarray],
+    kinds: Mapping[str, str],
+    span_s: float,
+    rate_bps: float,
+    arrivals: float,
+    drops: float,
+    mean_queue: float,
+) -> dict[str, float]:
+    """The compared metrics from each flow's delivered bits in the window."""
+    rates = {name: float(v.sum()) / span_s for name, v in bits.items()}
+    per_class: dict[str, list[float]] = {}
+    for name, rate in rates.items():
+        per_class.setdefault(kinds[name], []).append(rate)
+    out = {f"throughput/{k}": float(np.mean(v)) for k, v in sorted(per_class.items())}
+    if "tcp" in per_class and "tfrc" in per_class:
+        tcp = out["throughput/tcp"]
+        out["tfrc_over_tcp"] = out["throughput/tfrc"] / tcp if tcp > 0 else math.nan
+    out["utilization"] = sum(rates.values()) / rate_bps
+    out["drop_rate"] = drops / arrivals if arrivals else 0.0
+    out["mean_queue"] = mean_queue
+    return out
+
+
+def netsim_metrics(
+    scenario: Scenario, seed: int, start_s: float
+) -> tuple[dict[str, float], dict[str, float], float, Any]:
+    """The netsim run of ``scenario`` with ``seed``, measured from ``start_s`` to the end.
+
+    Returns the metrics, each flow's drawn start (s), the bottleneck's rate (bit/s) and the
+    result (for its traces).
+    """
+    from tfrclab import simulate
+
+    result = simulate.run(scenario, seed)
+    bin_s = result.info.bin_s
+    first, last = round(start_s / bin_s), round(scenario.duration_s / bin_s)
+    received = result.flow_bins["received_bytes"].astype(np.float64) * 8
+    names = [str(n) for n in result.flows["name"]]
+    kinds = dict(zip(names, (str(k) for k in result.flows["kind"]), strict=True))
+    bits = {name: received[i, first:last] for i, name in enumerate(names)}
+    links = result.links
+    binned = list(links["name"][links["binned"]])
+    row = binned.index("bottleneck")
+    rate_bps = float(links["rate_bps"][links["name"] == "bottleneck"].iloc[0])
+    link = {k: np.asarray(v[row], dtype=np.float64) for k, v in result.link_bins.items()
+            if k in ("arrivals", "drops", "mean_queue_packets")}  # fmt: skip
+    span = (last - first) * bin_s
+    metrics = _class_metrics(
+        bits,
+        kinds,
+        span,
+        rate_bps,
+        float(link["arrivals"][first:last].sum()),
+        float(link["drops"][first:last].sum()),
+        float(link["mean_queue_packets"][first:last].mean()),
+    )
+    starts = dict(zip(names, (float(s) for s in result.flows["start_s"]), strict=True))
+    return metrics, starts, rate_bps, result
+
+
+def testbed_available() -> str | None:
+    """None when the testbed can run here, else why not."""
+    if os.geteuid() != 0:
+        return "the testbed needs root (network namespaces)"
+    if not os.path.exists("/dev/net/tun"):
+        return "the testbed needs /dev/net/tun"
+    if shutil.which("ip") is None:
+        return "the testbed needs iproute2's ip"
+    return None
+
+
+def _time_average_queue(records: np.ndarray, t0_ns: int, start_s: float, end_s: float) -> float:
+    """The relay queue's time average (packets) over the window, from ``qlen`` at each event."""
+    from tfrclab.testbed.log import FORWARD
+
+    fwd = records[records["dir"] == FORWARD]
+    t = (fwd["t_ns"].astype(np.int64) - t0_ns) / 1e9
+    q = fwd["qlen"].astype(np.float64)
+    inside = (t >= start_s) & (t < end_s)
+    if not inside.any():
+        return 0.0
+    ts = np.append(t[inside], end_s)
+    return float((q[inside] * np.diff(ts)).sum() / max(end_s - ts[0], 1e-9))
+
+
+def testbed_metrics(
+    twin_plan: TwinPlan,
+    starts: Mapping[str, float],
+    out: Path,
+    seed: int,
+    start_s: float,
+) -> dict[str, float]:
+    """One testbed run of the plan, each flow starting at ``starts`` (s), written to ``out``."""
+    from tfrclab.testbed import emulator, read_log
+    from tfrclab.testbed.log import ARRIVE, DEPART, DROP_QUEUE, FORWARD
+
+    out.mkdir(parents=True, exist_ok=True)
+    log_path = out / "relay.log"
+    duration = twin_plan.duration_s
+    python = [sys.executable, "-m"]
+    with emulator.Testbed(
+        rate=twin_plan.rate,
+        delay=f"{twin_plan.delay_s * 1e3:g}ms",
+        queue=dict(twin_plan.queue),
+        log=log_path,
+        seed=seed,
+    ) as tb:
+        peer = tb.address("b")
+        receivers = []
+        for flow in twin_plan.flows:
+            if flow.kind == "tcp":
+                cmd = [*python, "tfrclab.testbed", "tcp-recv", "--port", str(flow.port),
+                       "--limit", str(duration + 30)]  # fmt: skip
+            else:
+                cmd = [*python, "tfrclab", "recv", "--bind", f"{peer}:{flow.port}", "--duration",
+                       f"{duration + 5:g}s", "--preset", str(flow.preset)]  # fmt: skip
+            receivers.append(tb.popen("b", cmd, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.DEVNULL))  # fmt: skip
+        time.sleep(0.5)
+        senders = []
+        began = time.monotonic()
+        for flow in sorted(twin_plan.flows, key=lambda f: starts[f.name]):
+            wait = began + starts[flow.name] - time.monotonic()
+            if wait > 0:
+                time.sleep(wait)
+            seconds = max(duration - starts[flow.name], 1.0)
+            if flow.kind == "tcp":
+                cmd = [*python, "tfrclab.testbed", "tcp-send", peer, "--port", str(flow.port),
+                       "--seconds", f"{seconds:.3f}", "--cc", str(flow.cc), "--info-every",
+                       "0.1", "--info-out", str(out / f"tcp_info-{flow.name}.jsonl")]  # fmt: skip
+            else:
+                cmd = [*python, "tfrclab", "send", "--to", f"{peer}:{flow.port}", "--duration",
+                       f"{seconds:.3f}s", "--preset", str(flow.preset), "--out",
+                       str(out / f"tfrc-{flow.name}"), "--force"]  # fmt: skip
+                if flow.size is not None:
+                    cmd += ["--size", f"{flow.size}B"]
+            senders.append((flow, tb.popen("a", cmd, stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE)))  # fmt: skip
+        for flow, proc in senders:
+            _, err = proc.communicate(timeout=duration + 60)
+            if proc.returncode != 0:
+                raise RuntimeError(
+                    f"{flow.name}: the testbed sender failed: "
+                    f"{err.decode(errors='replace').strip()[-400:]}"
+                )
+        for proc in receivers:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.communicate(timeout=30)
+    r = read_log(log_path).records
+    fwd = r[r["dir"] == FORWARD]
+    data = fwd[(fwd["proto"] == 6) | (fwd["proto"] == 17)]
+    t0 = int(data["t_ns"][data["event"] == ARRIVE].min())
+    t = (data["t_ns"].astype(np.int64) - t0) / 1e9
+    window = (t >= start_s) & (t < duration)
+    by_port = {f.port: f for f in twin_plan.flows}
+    bits: dict[str, np.ndarray] = {}
+    for port, flow in by_port.items():
+        mine = window & (data["dport"] == port) & (data["event"] == DEPART)
+        proto = 6 if flow.kind == "tcp" else 17
+        mine &= data["proto"] == proto
+        bits[flow.name] = data["size"][mine].astype(np.float64) * 8
+    arrivals = float((window & (data["event"] == ARRIVE)).sum())
+    drops = float((window & (data["event"] == DROP_QUEUE)).sum())
+    kinds = {f.name: f.kind for f in twin_plan.flows}
+    return _class_metrics(
+        bits,
+        kinds,
+        duration - start_s,
+        twin_plan.rate_bps,
+        arrivals,
+        drops,
+        _time_average_queue(r, t0, start_s, duration),
+    )
+
+
+def twin(
+    scenario: Scenario,
+    seeds: Sequence[int],
+    out: Path,
+    start_s: float = 5.0,
+    progress: Callable[[str], None] | None = None,
+) -> TwinReport:
+    """Runs ``scenario`` with each seed in netsim and on the testbed, and compares them.
+
+    Raises:
+        TwinError: the scenario has no twin (the message names the key).
+        RuntimeError: the testbed cannot run here, or a sender failed.
+    """
+    from tfrclab.ns2.crosscheck import compare
+
+    if not 0 <= start_s < scenario.duration_s - 1:
+        raise TwinError(f"--from: expected 0 to {scenario.duration_s - 1:g} s, found {start_s:g}")
+    plan(scenario)  # refuse what has no twin before any work
+    say = progress or (lambda _: None)
+    report = TwinReport(list(seeds), (start_s, scenario.duration_s))
+    runs = []
+    for seed in seeds:
+        metrics, starts, rate_bps, result = netsim_metrics(scenario, seed, start_s)
+        runs.append((seed, metrics, starts, result))
+    twin_plan = plan(scenario, rate_bps)
+    why = testbed_available()
+    if why is not None:
+        raise RuntimeError(why)
+    for seed, metrics, starts, result in runs:
+        say(f"seed {seed}: testbed, {twin_plan.duration_s:g} s of real time")
+        directory = out / f"seed-{seed}"
+        tb = testbed_metrics(twin_plan, starts, directory, seed, start_s)
+        _write_netsim_traces(result, directory)
+        report.netsim.append(metrics)
+        report.testbed.append(tb)
+    for metric in TOLERANCES:
+        if metric not in report.netsim[0]:
+            continue
+        ours = [m.get(metric, math.nan) for m in report.netsim]
+        theirs = [m.get(metric, math.nan) for m in report.testbed]
+        report.comparisons.append(compare(metric, ours, theirs, TOLERANCES[metric]))
+    (out / "twin.json").write_text(json.dumps(report.as_dict(), indent=2, default=float) + "\n")
+    (out / "twin.md").write_text(report.table() + "\n")
+    return report
+
+
+def _write_netsim_traces(result: Any, directory: Path) -> None:
+    """Write netsim's TCP state traces (cwnd, srtt, ...) beside the kernel's TCP_INFO."""
+    directory.mkdir(parents=True, exist_ok=True)
+    for i, kind in enumerate(result.flows["kind"]):
+        if kind != "tcp":
+            continue
+        name = str(result.flows["name"].iloc[i])
+        trace = result.trace(i)
+        trace.to_csv(directory / f"netsim_trace-{name}.csv")

@@ -1,0 +1,79 @@
+"""The ``tfrclab twin`` command (see :mod:`tfrclab.twin`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from tfrclab.ns2.cli import parse_seeds
+from tfrclab.units import parse_duration
+
+__all__ = ["register"]
+
+
+def _cmd_twin(args: argparse.Namespace) -> int:
+    from tfrclab.scenario import Scenario
+    from tfrclab.twin import plan, testbed_available, twin
+
+    scenario = Scenario.load(args.scenario)
+    twin_plan = plan(scenario)
+    why = testbed_available()
+    if why is not None:
+        print(f"tfrclab twin: error: {why}", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    real = twin_plan.real_time_s(len(args.seeds))
+    print(
+        f"twin: {len(args.seeds)} seed(s) x {twin_plan.duration_s:g} s on the testbed: about "
+        f"{real / 60:.1f} min of real time",
+        file=sys.stderr,
+    )
+    report = twin(
+        scenario,
+        args.seeds,
+        args.out,
+        start_s=args.measure_from,
+        progress=lambda line: print(f"twin: {line}", file=sys.stderr),
+    )
+    if args.json:
+        print(json.dumps(report.as_dict(), default=float))
+    else:
+        print(report.table())
+        print(f"\n{report.verdict}; written to {args.out}/twin.md and twin.json")
+    return 0 if report.verdict == "agree" else 3
+
+
+def _duration(text: str) -> float:
+    try:
+        return parse_duration(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def register(commands: Any) -> None:
+    """Add ``twin`` to the ``tfrclab`` command's subparsers."""
+    cmd = commands.add_parser(
+        "twin",
+        help="run a dumbbell scenario in netsim and on the testbed (kernel TCP) and compare",
+        description="Run SCENARIO (a dumbbell of tcp and tfrc flows) in netsim and on the "
+        "testbed for each seed: kernel TCP with the same congestion control per socket, "
+        "tfrc-udp, the relay emulating the bottleneck. Print each metric's two means, their "
+        "difference with a 95%% CI and a verdict. Needs root; runs in real time (said before "
+        "it starts). Exit 0 when every metric agrees, 3 when one differs, 2 when the scenario "
+        "has no twin.",
+    )
+    cmd.add_argument("scenario", type=Path, help="scenario file (TOML)")
+    cmd.add_argument("--seeds", type=parse_seeds, default=[1], help="e.g. 1-3 (default 1)")
+    cmd.add_argument(
+        "--from",
+        dest="measure_from",
+        type=_duration,
+        default=5.0,
+        help="window start, after the first packet (5s)",
+    )
+    cmd.add_argument("--out", type=Path, default=Path("out/twin"), help="output folder")
+    cmd.add_argument("--json", action="store_true", help="print one JSON object")
+    cmd.set_defaults(handler=_cmd_twin)
