@@ -33,10 +33,11 @@ with more values or seeds replaces the old one and reuses every finished run. A 
 two sweeps from writing into one directory at once.
 
 Executors: ``local`` runs serially in-process (``jobs=1``) or on a pool of ``jobs`` worker
-processes (a worker the system kills is replaced and its run retried once); ``dask`` submits the
-runs to a ``dask.distributed`` cluster (the scheduler at ``scheduler``, or a local cluster of
-``jobs`` worker processes). Each run is a pure function of (scenario, changes, seed), so all
-executors give identical numbers.
+processes (a worker the system kills is replaced and its run retried once; the workers end
+with the sweep's process, even one killed outright, :func:`tfrclab._process.worker_pool`);
+``dask`` submits the runs to a ``dask.distributed`` cluster (the scheduler at ``scheduler``, or
+a local cluster of ``jobs`` worker processes). Each run is a pure function of (scenario,
+changes, seed), so all executors give identical numbers.
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ import functools
 import hashlib
 import itertools
 import json
-import multiprocessing
 import os
 import queue
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -60,7 +60,7 @@ import numpy as np
 import pandas as pd
 
 from tfrclab import _native
-from tfrclab._process import alive
+from tfrclab._process import alive, worker_pool
 from tfrclab.scenario import Scenario, parse_value
 from tfrclab.simulate import run
 from tfrclab.sweep_store import (
@@ -603,11 +603,10 @@ def _local(
         for task in tasks:
             yield task, task_rows(task)
         return
-    context = multiprocessing.get_context("spawn")
     pending = list(tasks)
     tries: dict[str, int] = {}
     while pending:
-        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+        pool = worker_pool(jobs)
         broken: list[Task] = []
         try:
             futures = {pool.submit(_rows_or_write, task, out, limit): task for task in pending}

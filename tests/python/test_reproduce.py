@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from conftest import REPO_ROOT, kill_and_count_orphans, run_cli
 from tfrclab.reproduce.claims import Claim, Measurement, evaluate
 from tfrclab.reproduce.registry import experiments, registry, scenario_path
 
@@ -177,3 +178,10 @@ def test_dask_executor_gives_the_local_numbers(tmp_path: Path) -> None:
         ]
     assert measured["local"]
     assert measured["local"] == measured["dask"]
+
+
+def test_sigkill_takes_the_workers_with_it(tmp_path: Path) -> None:
+    # The full fig09 (14 seeds of 16 + 16 flows): its runs are still going when it is killed.
+    args = ["reproduce", "floyd2000/fig09", "--jobs", "2", "--out", str(tmp_path / "repro")]
+    outlived_s = kill_and_count_orphans([sys.executable, "-m", "tfrclab", *args], workers=2)
+    assert outlived_s < 2

@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import is_worker, kill_and_count_orphans
 from tfrclab import Scenario, sweep
 from tfrclab.cli import main
 from tfrclab.simulate import run
@@ -387,7 +388,7 @@ def test_sigterm_ends_the_workers_and_a_killed_worker_is_retried(
     def wait_for_workers(pid: int) -> list[int]:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            children = [c for c in workers(pid) if _is_worker(c)]
+            children = [c for c in workers(pid) if is_worker(c)]
             if len(children) >= 2:
                 return children
             time.sleep(0.05)
@@ -413,13 +414,6 @@ def test_sigterm_ends_the_workers_and_a_killed_worker_is_retried(
     while any(_alive(c) for c in children) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(c) for c in children)
-
-
-def _is_worker(pid: int) -> bool:
-    try:
-        return "multiprocessing" in Path(f"/proc/{pid}/cmdline").read_text()
-    except OSError:
-        return False
 
 
 def _alive(pid: int) -> bool:
@@ -473,3 +467,11 @@ name = "t"
     other = sweep.Grid(scenario=scenario, vary=(), seeds=(1,), series=True, trace=("rtt_s",))
     with pytest.raises(ValueError, match="trace fields"):
         sweep.run_sweep(other, tmp_path / "traced")
+
+
+def test_sigkill_takes_the_workers_with_it(scenario_file: Path, tmp_path: Path) -> None:
+    slow = tmp_path / "slow.toml"
+    slow.write_text(SCENARIO.replace('duration = "2s"', 'duration = "60s"'))
+    args = [sys.executable, "-m", "tfrclab", "sweep", str(slow), "--seeds", "1-8", "--jobs", "2"]
+    outlived_s = kill_and_count_orphans([*args, "--out", str(tmp_path / "out")], workers=2)
+    assert outlived_s < 2

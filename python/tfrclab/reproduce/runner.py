@@ -148,11 +148,11 @@ def _run_cells_in_parallel(
     one per cell, whose start-up (spawned interpreters) would cost more than the runs.
     """
     import concurrent.futures as cf
-    import multiprocessing
 
-    context = multiprocessing.get_context("spawn")
+    from tfrclab._process import worker_pool
+
     workers = min(jobs, len(experiment.cells))
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with worker_pool(workers) as pool:
         futures = {
             pool.submit(
                 _cell_runs,
