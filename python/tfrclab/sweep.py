@@ -30,7 +30,8 @@ once all its files are complete (an unreadable one is removed and its runs run a
 the same sweep into the same directory finishes an interrupted one (a sweep killed outright
 loses the runs it had not written yet, about a second's worth at most); with ``extend``, a grid
 with more values or seeds replaces the old one and reuses every finished run. A lock file keeps
-two sweeps from writing into one directory at once.
+two sweeps from writing into one directory at once (the kernel's ``flock`` on ``.lock``, which
+ends with its process however that ends, so a crashed sweep's lock is simply taken).
 
 Executors: ``local`` runs serially in-process (``jobs=1``) or on a pool of ``jobs`` worker
 processes (a worker the system kills is replaced and its run retried once; the workers end
@@ -60,7 +61,7 @@ import numpy as np
 import pandas as pd
 
 from tfrclab import _native
-from tfrclab._process import alive, worker_pool
+from tfrclab._process import worker_pool
 from tfrclab.scenario import Scenario, parse_value
 from tfrclab.simulate import run
 from tfrclab.sweep_store import (
@@ -475,26 +476,48 @@ def run_task(task: Task) -> dict[str, pd.DataFrame]:
 
 
 class _Lock:
-    """``out/.lock``: one sweep at a time writes into a directory (a stale lock is taken over)."""
+    """``out/.lock``: one sweep at a time writes into a directory.
+
+    The lock is the kernel's (``flock``) on that file, taken without waiting and held while the
+    sweep runs; the kernel drops it when its process ends, however it ends, so a lock left by a
+    process that died is free to take, and two processes can never both hold it (the process id
+    written in the file only names the holder in the refusal). The holder removes the file
+    before it lets go; a process that locked the removed file sees that it is no longer the one
+    at ``out/.lock`` and tries again.
+    """
 
     def __init__(self, out: Path) -> None:
         self.path = out / ".lock"
+        self._fd: int | None = None
 
     def __enter__(self) -> _Lock:
-        for _ in range(2):
+        import fcntl
+
+        for _ in range(100):  # each retry follows another process's release: a few at most
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
                 owner = self._owner()
-                if owner is not None and owner != os.getpid() and alive(owner):
-                    raise SweepError(
-                        f"{self.path.parent} is in use by another sweep (process {owner}); wait "
-                        "for it or choose another --out"
-                    ) from None
-                self.path.unlink(missing_ok=True)
+                holder = f" (process {owner})" if owner is not None else ""
+                raise SweepError(
+                    f"{self.path.parent} is in use by another sweep{holder}; wait for it or "
+                    "choose another --out"
+                ) from None
+            except BaseException:
+                os.close(fd)
+                raise
+            try:
+                current = os.stat(self.path)
+            except FileNotFoundError:
+                current = None
+            if current is None or not os.path.samestat(current, os.fstat(fd)):
+                os.close(fd)  # its holder removed it on release: lock the file there now
                 continue
-            with os.fdopen(fd, "w") as lock:
-                lock.write(f"{os.getpid()}\n")
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            self._fd = fd
             return self
         raise SweepError(f"{self.path}: could not take the sweep lock")
 
@@ -505,8 +528,10 @@ class _Lock:
             return None
 
     def __exit__(self, *_exc: object) -> None:
-        if self._owner() == os.getpid():
+        if self._fd is not None:
             self.path.unlink(missing_ok=True)
+            os.close(self._fd)
+            self._fd = None
 
 
 def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:

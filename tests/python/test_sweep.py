@@ -324,14 +324,23 @@ def test_a_locked_directory_is_refused(
     args = ["sweep", str(scenario_file), "--out", str(tmp_path), "--quiet"]
     assert main([*args, "--json"]) == 0
     capsys.readouterr()
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    # Another process holds the lock.
+    script = (
+        "import sys, time; from pathlib import Path; from tfrclab.sweep import _Lock\n"
+        "with _Lock(Path(sys.argv[1])): print('held', flush=True); time.sleep(30)"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
     try:
-        (tmp_path / ".lock").write_text(f"{sleeper.pid}\n")
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "held\n"
         assert main(args) == 1
-        assert "in use by another sweep" in capsys.readouterr().err
+        assert f"in use by another sweep (process {holder.pid})" in capsys.readouterr().err
     finally:
-        sleeper.kill()
-        sleeper.wait()
+        holder.kill()  # SIGKILL: the lock file stays, naming a process that has ended
+        holder.wait()
+    assert (tmp_path / ".lock").read_text() == f"{holder.pid}\n"
     # A stale lock (its process is gone) is taken over, and released at the end.
     assert main([*args, "--json"]) == 0
     assert not (tmp_path / ".lock").exists()
@@ -475,3 +484,63 @@ def test_sigkill_takes_the_workers_with_it(scenario_file: Path, tmp_path: Path) 
     args = [sys.executable, "-m", "tfrclab", "sweep", str(slow), "--seeds", "1-8", "--jobs", "2"]
     outlived_s = kill_and_count_orphans([*args, "--out", str(tmp_path / "out")], workers=2)
     assert outlived_s < 2
+
+
+_LOCK_RACE = r"""
+import json, os, subprocess, sys, time
+from pathlib import Path
+from tfrclab.sweep import SweepError, _Lock
+
+out, rounds, racers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+dead = subprocess.Popen(["true"])
+dead.wait()
+counts = {"overlaps": 0, "errors": 0, "rounds_without_holder": 0}
+for round in range(rounds):
+    (out / "holder").unlink(missing_ok=True)
+    if round % 2:
+        (out / ".lock").unlink(missing_ok=True)  # no lock at all
+    else:
+        (out / ".lock").write_text(f"{dead.pid}\n")  # stale: its process has ended
+    go_r, go_w = os.pipe()
+    children = []
+    for _ in range(racers):
+        pid = os.fork()
+        if pid == 0:
+            os.close(go_w)
+            os.read(go_r, 1)  # all start together, when the pipe closes
+            try:
+                with _Lock(out):
+                    try:
+                        os.close(os.open(out / "holder", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+                    except FileExistsError:
+                        os._exit(3)  # another process holds the lock too
+                    time.sleep(0.01)
+                    os.unlink(out / "holder")
+                os._exit(0)
+            except SweepError:
+                os._exit(1)
+            except BaseException:
+                os._exit(2)
+        children.append(pid)
+    os.close(go_r)
+    os.close(go_w)
+    codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
+    counts["overlaps"] += codes.count(3)
+    counts["errors"] += sum(code not in (0, 1, 3) for code in codes)
+    counts["rounds_without_holder"] += 0 not in codes
+print(json.dumps(counts))
+"""
+
+
+def test_the_lock_admits_one_process_when_many_take_a_stale_lock(tmp_path: Path) -> None:
+    # 16 processes at once take a lock left by a process that has ended (or no lock), 30
+    # times. Before the lock was the kernel's, a second holder turned up 38-48 times.
+    done = subprocess.run(
+        [sys.executable, "-c", _LOCK_RACE, str(tmp_path), "30", "16"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    counts = json.loads(done.stdout)
+    assert counts == {"overlaps": 0, "errors": 0, "rounds_without_holder": 0}
