@@ -505,6 +505,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         if not args.quiet and remaining < total:
             console.print(f"resuming: {total - remaining} of {total} runs already done")
 
+    def on_repair(path: Path, reason: str) -> None:
+        # Always shown (--quiet too): results are being recomputed, and the user should know.
+        console.print(
+            f"repairing: {path} is {reason}; its batch's runs run again",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
+
     try:
         runs = run_sweep(
             grid,
@@ -516,6 +525,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             on_estimate=on_estimate,
             on_start=on_start,
             on_done=lambda _task: progress.advance(task),
+            on_repair=on_repair,
         )
     finally:
         if progress.live.is_started:

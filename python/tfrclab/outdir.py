@@ -16,7 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeVar
 
-__all__ = ["check_run_out", "check_sweep_out", "directory_kind", "replace_directory"]
+__all__ = [
+    "check_run_out",
+    "check_sweep_out",
+    "directory_kind",
+    "replace_directory",
+    "write_text_atomically",
+]
 
 T = TypeVar("T")
 
@@ -119,3 +125,13 @@ def replace_directory(out: Path, write: Callable[[Path], T]) -> T:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return value
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` under a temporary name, then rename it into place.
+
+    A process killed while writing leaves ``path`` as it was (or missing), never half-written.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

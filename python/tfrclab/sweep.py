@@ -26,7 +26,9 @@ the run of a small scenario.
 
 Resuming and extending: a run's key hashes its changes and seed; a batch's files are written
 under temporary names and renamed into place, ``runs/`` last, so a run counts as finished only
-once all its files are complete (an unreadable one is removed and its runs run again). Running
+once all its files are complete. Resuming reads every finished batch's files whole, checksums
+verified: a batch with a missing or damaged file in any dataset is removed and its runs run
+again (reading a dataset refuses such a file, naming it, instead of leaving its runs out). Running
 the same sweep into the same directory finishes an interrupted one (a sweep killed outright
 loses the runs it had not written yet, about a second's worth at most); with ``extend``, a grid
 with more values or seeds replaces the old one and reuses every finished run. A lock file keeps
@@ -534,8 +536,14 @@ class _Lock:
             self._fd = None
 
 
-def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
-    """Create or check the sweep directory; returns the tasks still to run."""
+def _prepare(
+    grid: Grid, out: Path, extend: bool, on_repair: Callable[[Path, str], None] | None = None
+) -> list[Task]:
+    """Create or check the sweep directory; returns the tasks still to run.
+
+    Every file of the finished runs is verified; a damaged one's runs are among those returned
+    (``on_repair(path, reason)`` is called for each damaged file).
+    """
     manifest_path = out / "sweep.json"
     manifest = json.loads(json.dumps(grid.manifest()))
     if manifest_path.exists():
@@ -565,7 +573,8 @@ def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
         tmp = out / ".sweep.json.tmp"
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, manifest_path)
-    done = finished_runs(out)
+    kept = DATASETS if grid.series else DATASETS[:3]
+    done = finished_runs(out, kept, on_repair)
     return [t for t in grid.tasks() if t.key not in done]
 
 
@@ -710,6 +719,7 @@ def run_sweep(
     on_done: Callable[[Task], None] | None = None,
     on_estimate: Callable[[float], None] | None = None,
     flush: Flush | None = None,
+    on_repair: Callable[[Path, str], None] | None = None,
 ) -> pd.DataFrame:
     """Run every task of ``grid`` not finished yet under ``out``; returns all rows (:func:`load`).
 
@@ -719,6 +729,10 @@ def run_sweep(
     batches, when ``flush`` says: by default up to 64 runs, or a second's worth, at a time),
     and ``on_estimate(wall_s)`` once with the expected wall time of the runs still to do (one
     process, this machine). An error or an interrupt writes the runs finished so far first.
+
+    Before anything runs, every file of the finished runs is read whole and checked
+    (:func:`tfrclab.sweep_store.finished_runs`): the runs of a batch with a missing or damaged
+    file run again, and ``on_repair(path, reason)`` is called for that file.
 
     The whole grid is checked first (every combination built and its cost estimated), so a bad
     value or a run over the cost budget fails before anything runs.
@@ -738,7 +752,7 @@ def run_sweep(
     expected_s = grid.check()
     out.mkdir(parents=True, exist_ok=True)
     with _Lock(out):
-        remaining = _prepare(grid, out, extend)
+        remaining = _prepare(grid, out, extend, on_repair)
         if on_estimate is not None:
             on_estimate(expected_s * len(remaining) / max(1, len(grid.tasks())))
         if on_start is not None:
@@ -822,6 +836,8 @@ def load(directory: str | Path, dataset: str = "runs") -> pd.DataFrame:
 
     Raises:
         ValueError: for an unknown dataset, or one the sweep did not keep.
+        tfrclab.sweep_store.DamagedFileError: naming the file, if a finished batch's file is
+            missing or damaged.
     """
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}: expected one of {', '.join(DATASETS)}")

@@ -544,3 +544,24 @@ def test_the_lock_admits_one_process_when_many_take_a_stale_lock(tmp_path: Path)
     )
     counts = json.loads(done.stdout)
     assert counts == {"overlaps": 0, "errors": 0, "rounds_without_holder": 0}
+
+
+def test_a_damaged_dataset_file_is_named_and_repaired(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["sweep", str(scenario_file), "--seeds", "1-4", "--out", str(tmp_path), "--quiet"]
+    assert main([*args, "--json"]) == 0
+    capsys.readouterr()
+    victim = next((tmp_path / "classes").glob("*.parquet"))
+    victim.write_bytes(victim.read_bytes()[:100])
+    # Reading it names the file (one line, no traceback) instead of leaving its runs out.
+    assert main(["summary", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"tfrclab summary: error: {victim}: damaged (")
+    assert "run the sweep again" in err
+    assert len(err.splitlines()) == 1
+    # Running the sweep again says what it repairs, and ends with every run.
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert f"repairing: {victim} is damaged (" in err
+    assert f"{tmp_path}: 4 of 4 runs" in out
