@@ -1,8 +1,29 @@
-"""Whether a process still exists: for lock files and namespaces left by processes that died."""
+"""Processes: whether one still exists, and worker pools whose processes die with their parent.
+
+:func:`alive` is for lock files and namespaces left by processes that died. :func:`worker_pool`
+makes the pools of the sweeps and reproductions: a worker process is killed as soon as the
+process that started it ends, even by ``SIGKILL`` (which leaves it no chance to stop its pool),
+instead of waiting forever for work that will never come.
+"""
 
 from __future__ import annotations
 
+import concurrent.futures as cf
+import ctypes
+import multiprocessing
 import os
+import signal
+import sys
+import threading
+import time
+
+__all__ = ["alive", "die_with_parent", "worker_pool"]
+
+_PR_SET_PDEATHSIG = 1
+"""``prctl`` option: the signal this process gets when its parent (thread) ends (Linux)."""
+
+WATCH_INTERVAL_S = 0.25
+"""How often a worker checks that its parent is still there (where no death signal exists)."""
 
 
 def alive(pid: int) -> bool:
@@ -14,3 +35,58 @@ def alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def _parent_death_signal() -> bool:
+    """Ask Linux to send this process ``SIGKILL`` when its parent ends; whether it could."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return int(libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _end_now() -> None:
+    """End this process at once (no cleanup: its parent is gone, nobody waits for it)."""
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _watch(parent: int) -> None:
+    """Poll until this process's parent is no longer ``parent``, then end this process."""
+    while os.getppid() == parent:
+        time.sleep(WATCH_INTERVAL_S)
+    _end_now()
+
+
+def die_with_parent(parent: int) -> None:
+    """Make this process end when its parent, process ``parent``, ends (a pool initializer).
+
+    On Linux the kernel sends ``SIGKILL`` when the parent ends (``PR_SET_PDEATHSIG``: at once,
+    even while a simulation runs). Everywhere, a daemon thread also checks every
+    :data:`WATCH_INTERVAL_S` that the parent is still ``parent`` (an orphan is adopted by
+    another process). A parent that ended before this was called ends this process at once.
+
+    ``parent`` must be the process that started this one (with the ``spawn`` start method, the
+    one that made the pool). Linux sends the signal when the *thread* that started the process
+    ends, so a pool must be used from the thread that made it, as :func:`worker_pool`'s are.
+    """
+    _parent_death_signal()
+    if os.getppid() != parent:
+        _end_now()
+    threading.Thread(target=_watch, args=(parent,), name="die-with-parent", daemon=True).start()
+
+
+def worker_pool(max_workers: int) -> cf.ProcessPoolExecutor:
+    """A pool of ``max_workers`` spawned worker processes that end when this process ends.
+
+    ``spawn`` (a fresh interpreter per worker, never a fork of this one's threads and locks)
+    makes this process each worker's parent, which :func:`die_with_parent` watches.
+    """
+    return cf.ProcessPoolExecutor(
+        max_workers=max_workers,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )

@@ -204,8 +204,10 @@ def _cmd_equation(args: argparse.Namespace) -> int:
 def _cmd_demo(args: argparse.Namespace) -> int:
     # Imported here so that other commands do not pay for matplotlib.
     from tfrclab.demo import run_demo
+    from tfrclab.outdir import check_directory_writable
 
     out: Path = args.out
+    check_directory_writable(out)
     duration_s: float = args.duration
     if duration_s > MAX_DEMO_SECONDS:
         raise ValueError(
@@ -228,7 +230,9 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _cmd_examples(args: argparse.Namespace) -> int:
     from tfrclab.examples import copy_scenarios
+    from tfrclab.outdir import check_directory_writable
 
+    check_directory_writable(args.dir, "")
     copied = copy_scenarios(args.dir, force=args.force)
     for path in copied:
         print(path)
@@ -361,9 +365,16 @@ def _measure_sets(args: argparse.Namespace) -> list[tuple[str, Any]]:
 def _check_trace_options(args: argparse.Namespace, scenario: Scenario) -> None:
     """Check ``--pcap`` and ``--ns2-trace`` against ``--out`` and the scenario's trace keys.
 
-    Traces inside ``--out`` are refused (the directory is replaced when the run is written);
-    trace keys the scenario sets without a destination to write to get a note on stderr.
+    Traces inside ``--out`` are refused (the directory is replaced when the run is written),
+    and so are places they could not be written to (before the run, not after it); trace keys
+    the scenario sets without a destination to write to get a note on stderr.
     """
+    from tfrclab.outdir import check_directory_writable, check_file_writable
+
+    if args.pcap is not None:
+        check_directory_writable(args.pcap, "--pcap")
+    if args.ns2_trace is not None:
+        check_file_writable(args.ns2_trace, "--ns2-trace")
     for option, given in (("--pcap", args.pcap), ("--ns2-trace", args.ns2_trace)):
         inside = args.out is not None and given is not None
         if inside and given.resolve().is_relative_to(args.out.resolve()):
@@ -506,6 +517,15 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         if not args.quiet and remaining < total:
             console.print(f"resuming: {total - remaining} of {total} runs already done")
 
+    def on_repair(path: Path, reason: str) -> None:
+        # Always shown (--quiet too): results are being recomputed, and the user should know.
+        console.print(
+            f"repairing: {path} is {reason}; its batch's runs run again",
+            soft_wrap=True,
+            markup=False,
+            highlight=False,
+        )
+
     try:
         runs = run_sweep(
             grid,
@@ -517,6 +537,7 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
             on_estimate=on_estimate,
             on_start=on_start,
             on_done=lambda _task: progress.advance(task),
+            on_repair=on_repair,
         )
     finally:
         if progress.live.is_started:
@@ -604,8 +625,12 @@ def _run_directory_kind(directory: Path) -> str:
 
 
 def _cmd_plot(args: argparse.Namespace) -> int:
+    from tfrclab.outdir import check_directory_writable
+
     directory: Path = args.dir
-    if _run_directory_kind(directory) == "sweep":
+    kind = _run_directory_kind(directory)
+    check_directory_writable(directory, "")  # the figures are written there
+    if kind == "sweep":
         from tfrclab.sweep import read_manifest
 
         print(f"figure: {_sweep_figure(directory, read_manifest(directory), args)}")

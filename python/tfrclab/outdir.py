@@ -5,6 +5,11 @@ complete); a sweep directory holds ``sweep.json``. Commands check ``--out`` befo
 simulation starts, so a mistake costs nothing: a run never writes into a sweep directory or
 the other way round, an existing run is replaced only with ``--force``, a directory that holds
 something else is never touched, and an unwritable place is refused up front.
+
+Every command that writes probes its output locations before any work
+(:func:`check_directory_writable`, :func:`check_file_writable`): for real, by creating and
+removing a temporary directory, since permission bits do not show a read-only mount, /proc or
+/sys, or anything at all to root.
 """
 
 from __future__ import annotations
@@ -16,7 +21,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Literal, TypeVar
 
-__all__ = ["check_run_out", "check_sweep_out", "directory_kind", "replace_directory"]
+__all__ = [
+    "check_directory_writable",
+    "check_file_writable",
+    "check_run_out",
+    "check_sweep_out",
+    "directory_kind",
+    "replace_directory",
+    "write_text_atomically",
+]
 
 T = TypeVar("T")
 
@@ -38,17 +51,77 @@ def directory_kind(path: Path) -> Kind:
     return "other"
 
 
-def _check_writable(out: Path) -> None:
-    """Refuse ``out`` if it, or the nearest directory above it that exists, is not writable."""
-    probe = out
-    while not probe.exists():
-        if probe.parent == probe:
-            break
+def _unwritable(directory: Path) -> str | None:
+    """Why nothing can be created in the existing ``directory``, or None if something can.
+
+    Probed for real, with a temporary directory made and removed there: permission bits say
+    nothing for root, a read-only mount or a pseudo file system (/proc, /sys).
+    """
+    try:
+        Path(tempfile.mkdtemp(prefix=".tfrclab-probe-", dir=directory)).rmdir()
+    except OSError as err:
+        return f"cannot create anything in {directory}: {err.strerror or err}"
+    return None
+
+
+def _refuse(option: str, path: Path, reason: str) -> ValueError:
+    """The one-line refusal of ``option``'s ``path`` (a positional argument: ``option`` "")."""
+    if not option:
+        return ValueError(f"{path}: cannot write there ({reason})")
+    return ValueError(f"{option} {path}: cannot write there ({reason}); choose another {option}")
+
+
+def check_directory_writable(out: Path, option: str = "--out", replaced: bool = False) -> None:
+    """Refuse, before any work, a directory ``out`` that could not be written.
+
+    ``out`` is written in if it exists, else created with its missing parents: the directory
+    probed (:func:`_unwritable`) is ``out`` or the nearest one above it that exists. With
+    ``replaced``, an existing ``out`` is replaced whole (:func:`replace_directory`), which
+    needs its parent to be writable instead.
+
+    Raises:
+        ValueError: naming ``option`` and ``out``, in one line.
+    """
+    _check_in(out, out.parent if replaced and out.exists() else out, option)
+
+
+def _check_in(named: Path, start: Path, option: str) -> None:
+    """Refuse ``named`` unless ``start`` (or the nearest existing directory above) is writable."""
+    probe = start.absolute()
+    while not probe.exists() and probe.parent != probe:
         probe = probe.parent
     if not probe.is_dir():
-        raise ValueError(f"{out}: cannot create it, {probe} is not a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise ValueError(f"{out}: cannot write there ({probe} is not writable)")
+        raise _refuse(option, named, f"{probe} is not a directory")
+    reason = _unwritable(probe)
+    if reason is not None:
+        raise _refuse(option, named, reason)
+
+
+def check_file_writable(path: Path, option: str) -> None:
+    """Refuse, before any work, a file ``path`` that could not be written.
+
+    An existing file must open for writing (it is not changed; a device such as /dev/null
+    counts); a new one needs an existing directory to be created in (writers of single files
+    do not create directories).
+
+    Raises:
+        ValueError: naming ``option`` and ``path``, in one line.
+    """
+    if path.is_dir():
+        raise _refuse(option, path, "it is a directory")
+    if path.exists():
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError as err:
+            raise _refuse(option, path, err.strerror or str(err)) from None
+        return
+    parent = path.absolute().parent
+    if not parent.is_dir():
+        missing = "is not a directory" if parent.exists() else "does not exist"
+        raise _refuse(option, path, f"{parent} {missing}")
+    reason = _unwritable(parent)
+    if reason is not None:
+        raise _refuse(option, path, reason)
 
 
 def _check_out(out: Path, kind: Literal["run", "sweep"], force: bool) -> None:
@@ -70,7 +143,7 @@ def _check_out(out: Path, kind: Literal["run", "sweep"], force: bool) -> None:
             f"{out} holds files that are not a tfrclab {kind}; choose another --out (nothing "
             "was changed)"
         )
-    _check_writable(out if found == "missing" or kind == "sweep" else out.parent)
+    check_directory_writable(out, replaced=kind == "run")
 
 
 def check_run_out(out: Path, force: bool) -> None:
@@ -119,3 +192,13 @@ def replace_directory(out: Path, write: Callable[[Path], T]) -> T:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return value
+
+
+def write_text_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` under a temporary name, then rename it into place.
+
+    A process killed while writing leaves ``path`` as it was (or missing), never half-written.
+    """
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)

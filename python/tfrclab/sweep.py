@@ -26,17 +26,21 @@ the run of a small scenario.
 
 Resuming and extending: a run's key hashes its changes and seed; a batch's files are written
 under temporary names and renamed into place, ``runs/`` last, so a run counts as finished only
-once all its files are complete (an unreadable one is removed and its runs run again). Running
+once all its files are complete. Resuming reads every finished batch's files whole, checksums
+verified: a batch with a missing or damaged file in any dataset is removed and its runs run
+again (reading a dataset refuses such a file, naming it, instead of leaving its runs out). Running
 the same sweep into the same directory finishes an interrupted one (a sweep killed outright
 loses the runs it had not written yet, about a second's worth at most); with ``extend``, a grid
 with more values or seeds replaces the old one and reuses every finished run. A lock file keeps
-two sweeps from writing into one directory at once.
+two sweeps from writing into one directory at once (the kernel's ``flock`` on ``.lock``, which
+ends with its process however that ends, so a crashed sweep's lock is simply taken).
 
 Executors: ``local`` runs serially in-process (``jobs=1``) or on a pool of ``jobs`` worker
-processes (a worker the system kills is replaced and its run retried once); ``dask`` submits the
-runs to a ``dask.distributed`` cluster (the scheduler at ``scheduler``, or a local cluster of
-``jobs`` worker processes). Each run is a pure function of (scenario, changes, seed), so all
-executors give identical numbers.
+processes (a worker the system kills is replaced and its run retried once; the workers end
+with the sweep's process, even one killed outright, :func:`tfrclab._process.worker_pool`);
+``dask`` submits the runs to a ``dask.distributed`` cluster (the scheduler at ``scheduler``, or
+a local cluster of ``jobs`` worker processes). Each run is a pure function of (scenario,
+changes, seed), so all executors give identical numbers.
 """
 
 from __future__ import annotations
@@ -47,7 +51,6 @@ import functools
 import hashlib
 import itertools
 import json
-import multiprocessing
 import os
 import queue
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -60,7 +63,7 @@ import numpy as np
 import pandas as pd
 
 from tfrclab import _native
-from tfrclab._process import alive
+from tfrclab._process import worker_pool
 from tfrclab.scenario import Scenario, parse_value
 from tfrclab.simulate import run
 from tfrclab.sweep_store import (
@@ -493,26 +496,48 @@ def run_task(task: Task) -> dict[str, pd.DataFrame]:
 
 
 class _Lock:
-    """``out/.lock``: one sweep at a time writes into a directory (a stale lock is taken over)."""
+    """``out/.lock``: one sweep at a time writes into a directory.
+
+    The lock is the kernel's (``flock``) on that file, taken without waiting and held while the
+    sweep runs; the kernel drops it when its process ends, however it ends, so a lock left by a
+    process that died is free to take, and two processes can never both hold it (the process id
+    written in the file only names the holder in the refusal). The holder removes the file
+    before it lets go; a process that locked the removed file sees that it is no longer the one
+    at ``out/.lock`` and tries again.
+    """
 
     def __init__(self, out: Path) -> None:
         self.path = out / ".lock"
+        self._fd: int | None = None
 
     def __enter__(self) -> _Lock:
-        for _ in range(2):
+        import fcntl
+
+        for _ in range(100):  # each retry follows another process's release: a few at most
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                os.close(fd)
                 owner = self._owner()
-                if owner is not None and owner != os.getpid() and alive(owner):
-                    raise SweepError(
-                        f"{self.path.parent} is in use by another sweep (process {owner}); wait "
-                        "for it or choose another --out"
-                    ) from None
-                self.path.unlink(missing_ok=True)
+                holder = f" (process {owner})" if owner is not None else ""
+                raise SweepError(
+                    f"{self.path.parent} is in use by another sweep{holder}; wait for it or "
+                    "choose another --out"
+                ) from None
+            except BaseException:
+                os.close(fd)
+                raise
+            try:
+                current = os.stat(self.path)
+            except FileNotFoundError:
+                current = None
+            if current is None or not os.path.samestat(current, os.fstat(fd)):
+                os.close(fd)  # its holder removed it on release: lock the file there now
                 continue
-            with os.fdopen(fd, "w") as lock:
-                lock.write(f"{os.getpid()}\n")
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            self._fd = fd
             return self
         raise SweepError(f"{self.path}: could not take the sweep lock")
 
@@ -523,12 +548,20 @@ class _Lock:
             return None
 
     def __exit__(self, *_exc: object) -> None:
-        if self._owner() == os.getpid():
+        if self._fd is not None:
             self.path.unlink(missing_ok=True)
+            os.close(self._fd)
+            self._fd = None
 
 
-def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
-    """Create or check the sweep directory; returns the tasks still to run."""
+def _prepare(
+    grid: Grid, out: Path, extend: bool, on_repair: Callable[[Path, str], None] | None = None
+) -> list[Task]:
+    """Create or check the sweep directory; returns the tasks still to run.
+
+    Every file of the finished runs is verified; a damaged one's runs are among those returned
+    (``on_repair(path, reason)`` is called for each damaged file).
+    """
     manifest_path = out / "sweep.json"
     manifest = json.loads(json.dumps(grid.manifest()))
     if manifest_path.exists():
@@ -560,7 +593,8 @@ def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
         tmp = out / ".sweep.json.tmp"
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, manifest_path)
-    done = finished_runs(out)
+    kept = DATASETS if grid.series else DATASETS[:3]
+    done = finished_runs(out, kept, on_repair)
     return [t for t in grid.tasks() if t.key not in done]
 
 
@@ -623,11 +657,10 @@ def _local(
         for task in tasks:
             yield task, task_rows(task)
         return
-    context = multiprocessing.get_context("spawn")
     pending = list(tasks)
     tries: dict[str, int] = {}
     while pending:
-        pool = cf.ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+        pool = worker_pool(jobs)
         broken: list[Task] = []
         try:
             futures = {pool.submit(_rows_or_write, task, out, limit): task for task in pending}
@@ -706,6 +739,7 @@ def run_sweep(
     on_done: Callable[[Task], None] | None = None,
     on_estimate: Callable[[float], None] | None = None,
     flush: Flush | None = None,
+    on_repair: Callable[[Path, str], None] | None = None,
 ) -> pd.DataFrame:
     """Run every task of ``grid`` not finished yet under ``out``; returns all rows (:func:`load`).
 
@@ -715,6 +749,10 @@ def run_sweep(
     batches, when ``flush`` says: by default up to 64 runs, or a second's worth, at a time),
     and ``on_estimate(wall_s)`` once with the expected wall time of the runs still to do (one
     process, this machine). An error or an interrupt writes the runs finished so far first.
+
+    Before anything runs, every file of the finished runs is read whole and checked
+    (:func:`tfrclab.sweep_store.finished_runs`): the runs of a batch with a missing or damaged
+    file run again, and ``on_repair(path, reason)`` is called for that file.
 
     The whole grid is checked first (every combination built and its cost estimated), so a bad
     value or a run over the cost budget fails before anything runs.
@@ -734,7 +772,7 @@ def run_sweep(
     expected_s = grid.check()
     out.mkdir(parents=True, exist_ok=True)
     with _Lock(out):
-        remaining = _prepare(grid, out, extend)
+        remaining = _prepare(grid, out, extend, on_repair)
         if on_estimate is not None:
             on_estimate(expected_s * len(remaining) / max(1, len(grid.tasks())))
         if on_start is not None:
@@ -819,6 +857,8 @@ def load(directory: str | Path, dataset: str = "runs") -> pd.DataFrame:
 
     Raises:
         ValueError: for an unknown dataset, or one the sweep did not keep.
+        tfrclab.sweep_store.DamagedFileError: naming the file, if a finished batch's file is
+            missing or damaged.
     """
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}: expected one of {', '.join(DATASETS)}")

@@ -14,6 +14,12 @@ addition to what pandas wrote). A sweep killed outright (``SIGKILL``, power loss
 the runs of the batch in memory, which the next sweep into the directory runs again
 (:func:`finished_runs`).
 
+Every page of every file carries a CRC-32 checksum. Before a sweep resumes, each file of every
+finished batch is read in full and its checksums verified (:func:`check_file`): a batch with a
+file that is missing, truncated or damaged anywhere is removed, every dataset's file of it,
+and its runs run again. Reading a dataset refuses such a file, naming it
+(:class:`DamagedFileError`), rather than leaving its runs out.
+
 The tables are made from numpy arrays and lists directly rather than through pandas (several
 times slower for a table of a few rows), with the types, the missing values (a float NaN is
 stored as null, as pandas stores it) and the pandas schema metadata that
@@ -30,7 +36,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -42,10 +48,12 @@ __all__ = [
     "DATASETS",
     "RUNS_KEY",
     "BatchWriter",
+    "DamagedFileError",
     "Flush",
     "Rows",
     "arrow_table",
     "batch_runs",
+    "check_file",
     "finished_runs",
     "read_dataset",
 ]
@@ -57,6 +65,35 @@ RUNS_KEY = b"tfrclab.runs"
 """The schema metadata key of a ``runs/`` file that lists its runs' keys (JSON), in order."""
 
 _INT64 = (-(2**63), 2**63 - 1)
+
+T = TypeVar("T")
+
+
+class DamagedFileError(OSError):
+    """A file of a finished batch is missing or cannot be read whole.
+
+    Running the sweep again into its directory runs the batch's runs again. The message names
+    the file; :attr:`path` is the file and :attr:`reason` what is wrong with it.
+    """
+
+    path: Path
+    reason: str
+
+
+def _damaged(path: Path, err: BaseException, hint: bool = False) -> DamagedFileError:
+    """The error for file ``path``, which ``err`` showed is missing or damaged.
+
+    With ``hint``, the message says how to repair the sweep.
+    """
+    if isinstance(err, FileNotFoundError):
+        reason = "missing"
+    else:
+        reason = f"damaged ({' '.join(str(err).split()) or type(err).__name__})"
+    sweep = path.parent.parent
+    tail = f"; run the sweep again into {sweep} to redo its runs" if hint else ""
+    error = DamagedFileError(f"{path}: {reason}{tail}")
+    error.path, error.reason = path, reason
+    return error
 
 
 @dataclass(frozen=True)
@@ -242,7 +279,8 @@ def _write_atomically(table: pa.Table, path: Path) -> None:
     import pyarrow.parquet as pq
 
     tmp = path.with_name(f".{path.name}.tmp")
-    pq.write_table(table, tmp)  # snappy, as pandas' to_parquet
+    # Snappy, as pandas' to_parquet; page checksums let check_file find damage anywhere.
+    pq.write_table(table, tmp, write_page_checksum=True)
     os.replace(tmp, path)
 
 
@@ -329,33 +367,71 @@ def batch_runs(path: Path) -> list[str]:
     return [str(key) for key in json.loads(listed)]
 
 
-def finished_runs(out: Path) -> set[str]:
+def check_file(path: Path) -> None:
+    """Read the Parquet file ``path`` whole, verifying its page checksums (where it has them).
+
+    Files written before checksums are read whole too, which finds most damage (a truncated
+    or overwritten file, garbage in compressed pages) but not all.
+
+    Raises:
+        DamagedFileError: naming ``path``, if it is missing or anything in it cannot be read.
+    """
+    import pyarrow.parquet as pq
+
+    try:
+        with pq.ParquetFile(path, page_checksum_verification=True) as file:
+            for _ in file.iter_batches(batch_size=65536):
+                pass
+    except Exception as err:  # pyarrow raises several kinds for damaged files
+        raise _damaged(path, err) from None
+
+
+def finished_runs(
+    out: Path,
+    datasets: Sequence[str] = DATASETS[:3],
+    on_damaged: Callable[[Path, str], None] | None = None,
+) -> set[str]:
     """The keys of the runs finished in sweep directory ``out``; tidies what is not finished.
 
-    A batch is finished when its ``runs/`` file can be read (:func:`batch_runs`); a run with
-    no rows there (a scenario without flows) counts too. A damaged one (a truncated file)
-    is removed with the batch's other files, so that its runs run again; so are the other
-    datasets' files of a batch whose ``runs/`` file was never written (a sweep killed while
-    writing it), and temporary files.
+    A batch is finished when its ``runs/`` file and its file in each other dataset of
+    ``datasets`` (those the sweep keeps) read whole (:func:`check_file`); a run with no rows
+    there (a scenario without flows) counts too. A batch with a missing or damaged file is
+    removed, its files in every dataset, so that its runs run again; ``on_damaged(path,
+    reason)`` is called for the file that was found damaged. So are the other datasets' files
+    of a batch whose ``runs/`` file is missing (a sweep killed while writing it; ``on_damaged``
+    is called for the ``runs/`` file), and temporary files.
     """
     for name in DATASETS:
         (out / name).mkdir(parents=True, exist_ok=True)
         for leftover in (out / name).glob(".*.tmp"):
             leftover.unlink()
     done: set[str] = set()
-    batches = set()
-    for path in (out / "runs").glob("*.parquet"):
+    batches, removed = set(), set()
+    for path in sorted((out / "runs").glob("*.parquet")):
         try:
+            check_file(path)
             keys = batch_runs(path)
-        except Exception:  # any failure to read means the batch must be run again
-            path.unlink()
+            for name in datasets:
+                if name != DATASETS[0]:
+                    check_file(out / name / path.name)
+        except DamagedFileError as err:
+            for name in DATASETS:
+                (out / name / path.name).unlink(missing_ok=True)
+            removed.add(path.name)
+            if on_damaged is not None:
+                on_damaged(err.path, err.reason)
             continue
         done.update(keys)
         batches.add(path.name)
+    unfinished = set()
     for name in DATASETS[1:]:
         for path in (out / name).glob("*.parquet"):
             if path.name not in batches:
                 path.unlink()
+                unfinished.add(path.name)
+    if on_damaged is not None:
+        for name in sorted(unfinished - removed):
+            on_damaged(out / DATASETS[0] / name, "missing (the batch was never finished)")
     return done
 
 
@@ -366,6 +442,10 @@ def read_dataset(out: Path, dataset: str, keys: Sequence[str]) -> pd.DataFrame:
     (a grid that was changed with ``--extend``) are left out. Each file is read as
     ``pandas.read_parquet`` reads it, so the columns' types are those the files were written
     with; an empty DataFrame when no run of ``keys`` finished.
+
+    Raises:
+        DamagedFileError: naming the file, if a finished batch's file in ``dataset`` is
+            missing or cannot be read (its runs would be left out otherwise).
     """
     import pandas as pd
 
@@ -373,12 +453,10 @@ def read_dataset(out: Path, dataset: str, keys: Sequence[str]) -> pd.DataFrame:
     frames = []
     for path in sorted((out / "runs").glob("*.parquet")):
         table = out / dataset / path.name
-        if not table.exists():
-            continue
-        batch = batch_runs(path)
+        batch = _read(path, batch_runs)
         if not any(key in position for key in batch):
             continue
-        frame = pd.read_parquet(table)
+        frame = _read(table, pd.read_parquet)
         if not all(key in position for key in batch):
             frame = frame[frame["run"].isin(list(position))]
         frames.append(frame)
@@ -389,3 +467,11 @@ def read_dataset(out: Path, dataset: str, keys: Sequence[str]) -> pd.DataFrame:
     order = np.argsort(rows["run"].map(position).to_numpy(dtype=np.int64), kind="stable")
     result: pd.DataFrame = rows.iloc[order].reset_index(drop=True)
     return result
+
+
+def _read(path: Path, read: Callable[[Path], T]) -> T:
+    """``read(path)``, with a missing or unreadable file reported as :class:`DamagedFileError`."""
+    try:
+        return read(path)
+    except Exception as err:  # pyarrow raises several kinds for damaged files
+        raise _damaged(path, err, hint=True) from None

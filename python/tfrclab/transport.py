@@ -226,13 +226,12 @@ def _bins_table(session: Session) -> pd.DataFrame:
 
 
 def _check_trace_out(out: Path, force: bool) -> None:
-    from tfrclab.outdir import directory_kind
+    """Refuse ``--out`` for a trace unless it is new, empty, or a trace with ``force``."""
+    from tfrclab.outdir import check_directory_writable, directory_kind
 
     kind = directory_kind(out)
-    if kind == "missing":
-        _check_creatable(out)
-        return
-    if kind == "empty":
+    check_directory_writable(out, replaced=True)  # written by replace_directory
+    if kind in ("missing", "empty"):
         return
     if kind == "file":
         raise ValueError(f"{out} is a file, not a directory; choose another --out")
@@ -244,27 +243,6 @@ def _check_trace_out(out: Path, force: bool) -> None:
         f"{out} holds files that are not a transport trace; choose another --out "
         "(nothing was changed)"
     )
-
-
-def _check_creatable(out: Path) -> None:
-    """Refuse, before a session starts, a trace directory that could not be created after it.
-
-    The nearest existing ancestor must be a directory this process can create entries in
-    (probed with a temporary directory, which also catches read-only file systems).
-    """
-    import tempfile
-
-    ancestor = out.absolute().parent
-    while not ancestor.exists():
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise ValueError(f"{out} cannot be created: {ancestor} is a file; choose another --out")
-    try:
-        Path(tempfile.mkdtemp(prefix=".tfrclab-probe-", dir=ancestor)).rmdir()
-    except OSError as err:
-        raise ValueError(
-            f"{out} cannot be created ({err.strerror} in {ancestor}); choose another --out"
-        ) from None
 
 
 def write_trace(session: Session, out: str | Path, force: bool = False) -> Path:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import math
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,66 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
         cwd=cwd,
         env=env,
     )
+
+
+def session_processes(sid: int) -> list[int]:
+    """The live (not zombie) processes of session ``sid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            # The command name is in parentheses and may hold spaces: split after it.
+            fields = (entry / "stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[3]) == sid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def kill_and_count_orphans(args: list[str], workers: int, cwd: Path | None = None) -> float:
+    """SIGKILL ``args`` (a command) once ``workers`` of its worker processes run.
+
+    The command runs in a session of its own; returns how long the session's other processes
+    (workers, multiprocessing's resource tracker) outlived it, in seconds, and fails if any is
+    still there 10 s later.
+    """
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    process = subprocess.Popen(
+        args,
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while sum(map(is_worker, session_processes(process.pid))) < workers:
+            assert time.monotonic() < deadline, "no workers started"
+            assert process.poll() is None, "it ended before its workers started"
+            time.sleep(0.05)
+        time.sleep(0.5)  # the workers are running a task
+        process.kill()
+        process.wait()
+        killed = time.monotonic()
+        while session_processes(process.pid) and time.monotonic() - killed < 10:
+            time.sleep(0.02)
+        left = session_processes(process.pid)
+        assert not left, f"processes {left} outlived the SIGKILLed {process.pid}"
+        return time.monotonic() - killed
+    finally:
+        for pid in session_processes(process.pid):
+            os.kill(pid, signal.SIGKILL)
+
+
+def is_worker(pid: int) -> bool:
+    """Whether process ``pid`` is a worker process that multiprocessing spawned."""
+    try:
+        return "multiprocessing.spawn" in Path(f"/proc/{pid}/cmdline").read_text()
+    except OSError:
+        return False
 
 
 SMALL_SCENARIO = """\

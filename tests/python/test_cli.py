@@ -190,7 +190,9 @@ def test_demo_rfc5348_short(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 def test_demo_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
-    assert main(["demo", "--out", str(blocker / "sub"), "--duration", "1s"]) == 1
+    # Refused up front, as a bad argument, naming the option and the place.
+    assert main(["demo", "--out", str(blocker / "sub"), "--duration", "1s"]) == 2
     err = capsys.readouterr().err
     assert len(err.splitlines()) == 1
+    assert f"--out {blocker / 'sub'}: cannot write there ({blocker} is not a directory)" in err
     assert "Traceback" not in err

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib
 import json
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -129,3 +132,117 @@ def test_a_sweep_of_seeds_alone_draws_its_figure(small_file: Path, tmp_path: Pat
     out = tmp_path / "seeds"
     assert main(["sweep", str(small_file), "--seeds", "2", "--out", str(out), "--quiet"]) == 0
     assert list(out.glob("*.png"))
+
+
+# Imported before any test patches the calls below, so that no module binds a patched one
+# (``from tfrclab.fluid.solver import solve``) for the rest of the session.
+for _module in (
+    "tfrclab.demo",
+    "tfrclab.examples",
+    "tfrclab.fluid.cli",
+    "tfrclab.fluid.compare",
+    "tfrclab.ns2.classes",
+    "tfrclab.ns2.cli",
+    "tfrclab.ns2.crosscheck",
+    "tfrclab.reproduce.cli",
+    "tfrclab.reproduce.registry",
+    "tfrclab.reproduce.report",
+    "tfrclab.sweep",
+    "tfrclab.testbed.bench",
+    "tfrclab.testbed.cli",
+    "tfrclab.testbed.experiments",
+    "tfrclab.transport_cli",
+):
+    importlib.import_module(_module)
+
+
+def _no_work(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("work started before the output location was checked")
+
+
+# Every command that writes, with an output place no process can write to (for root too: /proc
+# and /sys take no new entries), and the call that would start its work.
+_UNWRITABLE = [
+    (["run", "{scenario}", "--out", "/proc/tfrclab-test/run"], "tfrclab._native.Simulation"),
+    (["run", "{scenario}", "--pcap", "/sys/tfrclab-test/pcap"], "tfrclab._native.Simulation"),
+    (["run", "{scenario}", "--ns2-trace", "/proc/tfrclab-test.tr"], "tfrclab._native.Simulation"),
+    (["sweep", "{scenario}", "--out", "/proc/tfrclab-test/sweep"], "tfrclab.sweep._prepare"),
+    (["fluid", "{scenario}", "--out", "/sys/tfrclab-test"], "tfrclab.fluid.solver.solve"),
+    (
+        ["reproduce", "floyd2000/fig09", "--out", "/proc/tfrclab-test"],
+        "tfrclab.reproduce.runner.run_experiment",
+    ),
+    (["demo", "--out", "/proc/tfrclab-test/demo"], "tfrclab.demo.run_demo"),
+    (["examples", "/sys/kernel/tfrclab-test"], "tfrclab.examples.copy_scenarios"),
+    (
+        ["export", "ns2", "{scenario}", "-o", "/proc/tfrclab-test.tcl"],
+        "tfrclab.ns2.export.export_tcl",
+    ),
+    (
+        ["testbed", "--report", "/proc/tfrclab-test.json", "--", "true"],
+        "tfrclab.testbed.emulator.Testbed",
+    ),
+    (
+        ["testbed", "--log", "/sys/tfrclab-test.log", "--", "true"],
+        "tfrclab.testbed.emulator.Testbed",
+    ),
+    (
+        ["recv", "--bind", "127.0.0.1:0", "--duration", "60s", "--out", "/proc/tfrclab-test"],
+        "tfrclab.transport.recv",
+    ),
+]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs Linux's /proc and /sys")
+@pytest.mark.parametrize(
+    ("args", "work"),
+    _UNWRITABLE,
+    ids=[" ".join(a for a in args if not a.startswith(("{", "/"))) for args, _ in _UNWRITABLE],
+)
+def test_an_unwritable_output_is_refused_before_any_work(
+    args: list[str],
+    work: str,
+    small_file: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(work, _no_work)
+    argv = [arg.replace("{scenario}", str(small_file)) for arg in args]
+    place = next(arg for arg in argv if arg.startswith(("/proc/", "/sys/")))
+    started = time.perf_counter()
+    status = main(argv)
+    elapsed = time.perf_counter() - started
+    err = capsys.readouterr().err
+    assert status == 2, err
+    assert err.startswith(f"tfrclab {argv[0]}: error: "), err
+    assert f"{place}: cannot write there (cannot create anything in " in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert elapsed < 0.5  # a check, not a run
+
+
+def test_plot_refuses_a_directory_it_cannot_write_before_drawing(
+    small_file: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tfrclab import figures, outdir
+
+    run_dir = tmp_path / "run"
+    assert main(["run", str(small_file), "--out", str(run_dir), "--quiet", "--json"]) == 0
+    capsys.readouterr()
+    # Read-only for everyone; root ignores permission bits, so the probe is told as much.
+    run_dir.chmod(0o555)
+    real = outdir._unwritable
+    monkeypatch.setattr(
+        outdir,
+        "_unwritable",
+        lambda d: "read-only" if d == run_dir else real(d),
+    )
+    monkeypatch.setattr(figures, "plot_run", _no_work)
+    try:
+        assert main(["plot", str(run_dir)]) == 2
+    finally:
+        run_dir.chmod(0o755)
+    err = capsys.readouterr().err
+    assert err == f"tfrclab plot: error: {run_dir}: cannot write there (read-only)\n"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT, run_cli
+from conftest import REPO_ROOT, kill_and_count_orphans, run_cli
 from tfrclab.reproduce.claims import Claim, Measurement, evaluate
 from tfrclab.reproduce.registry import experiments, registry, scenario_path
 
@@ -148,6 +149,20 @@ def test_quick_run_of_floyd2000(tmp_path: Path) -> None:
     assert again.returncode == 0, again.stderr
     assert "0 of 3 runs to do" in again.stderr
 
+    # A damaged file of the sweep (not only of runs/) is named, and its runs are made again.
+    sweep_dir = out / "floyd2000" / "fig09" / "sweep-quick"
+    victim = sorted((sweep_dir / "flow_series").glob("*.parquet"))[0]
+    victim.write_bytes(victim.read_bytes()[:64])
+    repaired = run_cli("reproduce", "floyd2000/fig09", "--quick", "--out", str(out))
+    assert repaired.returncode == 0, repaired.stderr
+    assert f"floyd2000/fig09: repairing: {victim} is damaged (" in repaired.stderr
+    assert "0 of 3 runs to do" not in repaired.stderr
+    fig09 = json.loads((out / "floyd2000" / "fig09" / "claims.json").read_text())
+    for claim in fig09["claims"]:  # the same numbers as before the damage
+        before = verdicts[f"floyd2000/fig09/{claim['id']}"]
+        assert claim["verdict"] == before["verdict"]
+        assert claim["mean"] == pytest.approx(before["mean"], nan_ok=True)
+
 
 def test_dask_executor_gives_the_local_numbers(tmp_path: Path) -> None:
     # The same claims, measured the same to the last bit, whether the sweeps ran in local
@@ -177,3 +192,48 @@ def test_dask_executor_gives_the_local_numbers(tmp_path: Path) -> None:
         ]
     assert measured["local"]
     assert measured["local"] == measured["dask"]
+
+
+def test_sigkill_takes_the_workers_with_it(tmp_path: Path) -> None:
+    # The full fig09 (14 seeds of 16 + 16 flows): its runs are still going when it is killed.
+    args = ["reproduce", "floyd2000/fig09", "--jobs", "2", "--out", str(tmp_path / "repro")]
+    outlived_s = kill_and_count_orphans([sys.executable, "-m", "tfrclab", *args], workers=2)
+    assert outlived_s < 2
+
+
+@pytest.mark.parametrize(
+    "damage", [b"", b'{"key": {"scenario": "rhee', b"\xff\xfe garbage", b"[1, 2]"]
+)
+def test_a_damaged_run_record_is_made_again(
+    damage: bytes,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from tfrclab.ns2 import classes
+    from tfrclab.reproduce import floyd2000_testbed, rhee2005_ns2
+
+    made: list[int] = []
+
+    def run_classes(*args: object) -> tuple[dict[str, object], dict[str, object]]:
+        made.append(1)
+        loss = classes.ClassLoss(0.01, 0.005, 1e6, 0.005, 0.0, 0.01)
+        return dict.fromkeys(rhee2005_ns2.CLASSES, loss), dict.fromkeys(rhee2005_ns2.CLASSES, loss)
+
+    monkeypatch.setattr(classes, "run_classes", run_classes)
+    path = tmp_path / "runs" / "load10-seed1.json"
+    first = rhee2005_ns2._one_run("rhee2005/base.toml", 10, 1, 30.0, path)
+    assert rhee2005_ns2._one_run("rhee2005/base.toml", 10, 1, 30.0, path) == first
+    assert made == [1]  # reused
+    # A record cut short, garbage or not an object: made again and rewritten, and said so.
+    path.write_bytes(damage)
+    capsys.readouterr()
+    assert rhee2005_ns2._one_run("rhee2005/base.toml", 10, 1, 30.0, path) == first
+    assert made == [1, 1]
+    assert f"repairing: {path}" in capsys.readouterr().err
+    assert json.loads(path.read_text()) == first
+    # The testbed experiments' records likewise: a damaged one is not reused.
+    result = tmp_path / "testbed" / "result.json"
+    result.parent.mkdir()
+    result.write_bytes(damage)
+    assert floyd2000_testbed._reuse(result.parent, 60.0, 1) is None

@@ -18,6 +18,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import is_worker, kill_and_count_orphans
 from tfrclab import Scenario, sweep
 from tfrclab.cli import main
 from tfrclab.simulate import run
@@ -323,14 +324,23 @@ def test_a_locked_directory_is_refused(
     args = ["sweep", str(scenario_file), "--out", str(tmp_path), "--quiet"]
     assert main([*args, "--json"]) == 0
     capsys.readouterr()
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    # Another process holds the lock.
+    script = (
+        "import sys, time; from pathlib import Path; from tfrclab.sweep import _Lock\n"
+        "with _Lock(Path(sys.argv[1])): print('held', flush=True); time.sleep(30)"
+    )
+    holder = subprocess.Popen(
+        [sys.executable, "-c", script, str(tmp_path)], stdout=subprocess.PIPE, text=True
+    )
     try:
-        (tmp_path / ".lock").write_text(f"{sleeper.pid}\n")
+        assert holder.stdout is not None
+        assert holder.stdout.readline() == "held\n"
         assert main(args) == 1
-        assert "in use by another sweep" in capsys.readouterr().err
+        assert f"in use by another sweep (process {holder.pid})" in capsys.readouterr().err
     finally:
-        sleeper.kill()
-        sleeper.wait()
+        holder.kill()  # SIGKILL: the lock file stays, naming a process that has ended
+        holder.wait()
+    assert (tmp_path / ".lock").read_text() == f"{holder.pid}\n"
     # A stale lock (its process is gone) is taken over, and released at the end.
     assert main([*args, "--json"]) == 0
     assert not (tmp_path / ".lock").exists()
@@ -387,7 +397,7 @@ def test_sigterm_ends_the_workers_and_a_killed_worker_is_retried(
     def wait_for_workers(pid: int) -> list[int]:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            children = [c for c in workers(pid) if _is_worker(c)]
+            children = [c for c in workers(pid) if is_worker(c)]
             if len(children) >= 2:
                 return children
             time.sleep(0.05)
@@ -413,13 +423,6 @@ def test_sigterm_ends_the_workers_and_a_killed_worker_is_retried(
     while any(_alive(c) for c in children) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not any(_alive(c) for c in children)
-
-
-def _is_worker(pid: int) -> bool:
-    try:
-        return "multiprocessing" in Path(f"/proc/{pid}/cmdline").read_text()
-    except OSError:
-        return False
 
 
 def _alive(pid: int) -> bool:
@@ -474,3 +477,92 @@ name = "t"
     other = sweep.Grid(scenario=scenario, vary=(), seeds=(1,), series=True, trace=("rtt_s",))
     with pytest.raises(ValueError, match="trace fields"):
         sweep.run_sweep(other, tmp_path / "traced")
+
+
+def test_sigkill_takes_the_workers_with_it(scenario_file: Path, tmp_path: Path) -> None:
+    slow = tmp_path / "slow.toml"
+    slow.write_text(SCENARIO.replace('duration = "2s"', 'duration = "60s"'))
+    args = [sys.executable, "-m", "tfrclab", "sweep", str(slow), "--seeds", "1-8", "--jobs", "2"]
+    outlived_s = kill_and_count_orphans([*args, "--out", str(tmp_path / "out")], workers=2)
+    assert outlived_s < 2
+
+
+_LOCK_RACE = r"""
+import json, os, subprocess, sys, time
+from pathlib import Path
+from tfrclab.sweep import SweepError, _Lock
+
+out, rounds, racers = Path(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+dead = subprocess.Popen(["true"])
+dead.wait()
+counts = {"overlaps": 0, "errors": 0, "rounds_without_holder": 0}
+for round in range(rounds):
+    (out / "holder").unlink(missing_ok=True)
+    if round % 2:
+        (out / ".lock").unlink(missing_ok=True)  # no lock at all
+    else:
+        (out / ".lock").write_text(f"{dead.pid}\n")  # stale: its process has ended
+    go_r, go_w = os.pipe()
+    children = []
+    for _ in range(racers):
+        pid = os.fork()
+        if pid == 0:
+            os.close(go_w)
+            os.read(go_r, 1)  # all start together, when the pipe closes
+            try:
+                with _Lock(out):
+                    try:
+                        os.close(os.open(out / "holder", os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+                    except FileExistsError:
+                        os._exit(3)  # another process holds the lock too
+                    time.sleep(0.01)
+                    os.unlink(out / "holder")
+                os._exit(0)
+            except SweepError:
+                os._exit(1)
+            except BaseException:
+                os._exit(2)
+        children.append(pid)
+    os.close(go_r)
+    os.close(go_w)
+    codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
+    counts["overlaps"] += codes.count(3)
+    counts["errors"] += sum(code not in (0, 1, 3) for code in codes)
+    counts["rounds_without_holder"] += 0 not in codes
+print(json.dumps(counts))
+"""
+
+
+def test_the_lock_admits_one_process_when_many_take_a_stale_lock(tmp_path: Path) -> None:
+    # 16 processes at once take a lock left by a process that has ended (or no lock), 30
+    # times. Before the lock was the kernel's, a second holder turned up 38-48 times.
+    done = subprocess.run(
+        [sys.executable, "-c", _LOCK_RACE, str(tmp_path), "30", "16"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    counts = json.loads(done.stdout)
+    assert counts == {"overlaps": 0, "errors": 0, "rounds_without_holder": 0}
+
+
+def test_a_damaged_dataset_file_is_named_and_repaired(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["sweep", str(scenario_file), "--seeds", "1-4", "--out", str(tmp_path), "--quiet"]
+    assert main([*args, "--json"]) == 0
+    capsys.readouterr()
+    victim = next((tmp_path / "classes").glob("*.parquet"))
+    victim.write_bytes(victim.read_bytes()[:100])
+    # Reading it names the file (one line, no traceback) instead of leaving its runs out.
+    assert main(["summary", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"tfrclab summary: error: {victim}: damaged (")
+    assert "run the sweep again" in err
+    assert len(err.splitlines()) == 1
+    # Running the sweep again says what it repairs, and ends with every run.
+    assert main(args) == 0
+    out, err = capsys.readouterr()
+    assert f"repairing: {victim} is damaged (" in err
+    assert f"{tmp_path}: 4 of 4 runs" in out

@@ -334,3 +334,54 @@ def test_a_run_without_flows_counts_as_finished(tmp_path: Path) -> None:
     sweep.run_sweep(g, tmp_path, on_start=lambda left, _: remaining.append(left))
     assert remaining == [0]
     assert sweep.load(tmp_path, "links")["run"].nunique() == 3
+
+
+def damage(path: Path, how: str) -> None:
+    """Damage a file as a crash, a full disk or a bad sector would."""
+    data = path.read_bytes()
+    if how == "missing":
+        path.unlink()
+    elif how == "empty":
+        path.write_bytes(b"")
+    elif how == "truncated":
+        path.write_bytes(data[: len(data) // 2])
+    elif how == "garbage":
+        path.write_bytes(os.urandom(len(data)))
+    elif how == "bad middle":  # a few bytes of a data page: the footer still reads
+        middle = len(data) // 3
+        path.write_bytes(
+            data[:middle] + bytes(b ^ 0xFF for b in data[middle : middle + 8]) + data[middle + 8 :]
+        )
+    else:
+        raise AssertionError(how)
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished sweep with series, a file per run: what a damaged one must come back to."""
+    out = tmp_path_factory.mktemp("whole") / "sweep"
+    sweep.run_sweep(grid(seeds=2, series=True), out, flush=Flush(runs=1))
+    return out
+
+
+@pytest.mark.parametrize("how", ["missing", "empty", "truncated", "garbage", "bad middle"])
+@pytest.mark.parametrize("dataset", sweep.DATASETS)
+def test_a_damaged_file_of_any_dataset_is_run_again(
+    whole: Path, tmp_path: Path, dataset: str, how: str
+) -> None:
+    out = tmp_path / "sweep"
+    shutil.copytree(whole, out)
+    victim = out / dataset / files(whole)[1]
+    damage(victim, how)
+    remaining: list[int] = []
+    repaired: list[tuple[Path, str]] = []
+    sweep.run_sweep(
+        grid(seeds=2, series=True),
+        out,
+        on_start=lambda left, _: remaining.append(left),
+        on_repair=lambda path, why: repaired.append((path, why)),
+    )
+    # The damaged file's batch (one run) ran again, and said so, naming the file.
+    assert remaining == [1]
+    assert [path for path, _ in repaired] == [victim]
+    assert_same_datasets(out, whole)

@@ -227,7 +227,7 @@ def test_out_that_cannot_be_created_is_refused_before_the_session(tmp_path: Path
         "--out", str(blocker / "trace"),
     )  # fmt: skip
     assert result.returncode == 2
-    assert "cannot be created" in result.stderr
+    assert "cannot write there" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
     assert time.monotonic() - started < 30  # refused up front, not after the 60 s session
 

@@ -65,9 +65,14 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from tfrclab.ns2.plan import resolve
     from tfrclab.scenario import Scenario
 
+    to_stdout = args.output is None or str(args.output) == "-"
+    if not to_stdout:
+        from tfrclab.outdir import check_file_writable
+
+        check_file_writable(args.output, "--output")
     scenario = Scenario.load(args.scenario)
     script = export_tcl(resolve(scenario, args.seed), args.sample)
-    if args.output is None or str(args.output) == "-":
+    if to_stdout:
         sys.stdout.write(script)
     else:
         Path(args.output).write_text(script, encoding="utf-8")

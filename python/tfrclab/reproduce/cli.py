@@ -104,6 +104,9 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
         return _list(selected, args.json)
     if args.out is None:
         raise ValueError("--out DIR is required (or --list)")
+    from tfrclab.outdir import check_directory_writable
+
+    check_directory_writable(args.out)
 
     from tfrclab.reproduce.report import write_report
     from tfrclab.reproduce.runner import run_experiment

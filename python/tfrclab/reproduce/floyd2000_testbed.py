@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 
 from tfrclab import metrics
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement
+from tfrclab.reproduce.records import read_record
 from tfrclab.reproduce.registry import Experiment, Plan
 
 __all__ = ["EXPERIMENTS"]
@@ -42,10 +43,9 @@ def _unavailable() -> str | None:
 
 def _reuse(directory: Path, seconds: float, seed: int) -> dict[str, Any] | None:
     """A finished run's result.json in ``directory`` made with the same duration and seed."""
-    path = directory / "result.json"
-    if not path.is_file():
+    result = read_record(directory / "result.json")
+    if result is None:
         return None
-    result: dict[str, Any] = json.loads(path.read_text())
     same = result.get("seconds") == seconds and result.get("seed", seed) == seed
     return result if same else None
 

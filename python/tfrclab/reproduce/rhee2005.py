@@ -31,9 +31,7 @@ same runs, memoized per process.
 
 from __future__ import annotations
 
-import concurrent.futures as cf
 import math
-import multiprocessing
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -43,6 +41,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from tfrclab import metrics
+from tfrclab._process import worker_pool
 from tfrclab.loss_events import (
     counter_delta,
     grouped_loss_events,
@@ -260,8 +259,7 @@ def _runs(keys: Sequence[_Key]) -> list[dict[str, Any]]:
     """The measurements of ``keys``, running (in parallel) those not made yet."""
     missing = [k for k in dict.fromkeys(keys) if k not in _RUNS]
     if len(missing) > 1 and _jobs() > 1:
-        context = multiprocessing.get_context("spawn")
-        with cf.ProcessPoolExecutor(max_workers=_jobs(), mp_context=context) as pool:
+        with worker_pool(_jobs()) as pool:
             for key, measured in zip(missing, pool.map(_measure_key, missing), strict=True):
                 _RUNS[key] = measured
     else:

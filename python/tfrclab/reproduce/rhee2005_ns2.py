@@ -16,7 +16,6 @@ Each claim's tolerance was written here before the first full run and is not tun
 
 from __future__ import annotations
 
-import json
 import math
 import shutil
 from collections.abc import Callable, Sequence
@@ -28,6 +27,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds, worst_of
+from tfrclab.reproduce.records import read_record, write_record
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
 
 __all__ = ["CLASSES", "EXPERIMENTS", "FULL_LOADS", "QUICK_LOADS", "SIMULATORS"]
@@ -70,10 +70,9 @@ def _one_run(
 
     start_s = duration_s / 3
     key = {"scenario": relative, "load": load, "seed": seed, "duration_s": duration_s}
-    if path.is_file():
-        done: dict[str, Any] = json.loads(path.read_text())
-        if done.get("key") == key:
-            return done
+    done = read_record(path)
+    if done is not None and done.get("key") == key:
+        return done
     changes: dict[str, Any] = {"duration": f"{duration_s:g}s", "measure.from": f"{start_s:g}s"}
     if load is not None:
         changes["flows.2.count"] = load
@@ -84,8 +83,7 @@ def _one_run(
         "tfrclab": {c: v.as_dict() for c, v in mine.items()},
         "ns2": {c: v.as_dict() for c, v in theirs.items()},
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(record, indent=1) + "\n")
+    write_record(path, record, indent=1)
     return record
 
 

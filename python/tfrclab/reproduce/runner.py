@@ -101,6 +101,9 @@ def _run_sweep(
         done[0] += 1
         progress(f"{label}: run {done[0]}/{len(plan.seeds)} (seed {task.seed}) done")
 
+    def on_repair(path: Path, reason: str) -> None:
+        progress(f"{label}: repairing: {path} is {reason}; its batch's runs run again")
+
     # A pool of worker processes costs seconds to start (spawn): not worth it for one run.
     workers = min(jobs, len(plan.seeds))
     run_sweep(
@@ -111,6 +114,7 @@ def _run_sweep(
         scheduler=scheduler,
         on_start=on_start,
         on_done=on_done,
+        on_repair=on_repair,
     )
     return SweepData(
         runs=load(directory, "runs"),
@@ -128,15 +132,21 @@ def _cell_runs(
     seeds: tuple[int, ...],
     directory: Path,
     trace: tuple[str, ...] = (),
-) -> None:
-    """Run one cell's sweep in this process (a worker of :func:`_run_cells_in_parallel`)."""
+) -> list[tuple[Path, str]]:
+    """Run one cell's sweep in this process (a worker of :func:`_run_cells_in_parallel`).
+
+    Returns the damaged files that were repaired, with what was wrong with each.
+    """
     from tfrclab.scenario import Scenario
     from tfrclab.sweep import Grid, run_sweep
 
     scenario = Scenario.load(scenario_path(relative))
     if changes:
         scenario = scenario.with_(**changes)
-    run_sweep(Grid(scenario, vary=(), seeds=seeds, series=True, trace=trace), directory, jobs=1)
+    grid = Grid(scenario, vary=(), seeds=seeds, series=True, trace=trace)
+    repaired: list[tuple[Path, str]] = []
+    run_sweep(grid, directory, jobs=1, on_repair=lambda path, why: repaired.append((path, why)))
+    return repaired
 
 
 def _run_cells_in_parallel(
@@ -148,11 +158,11 @@ def _run_cells_in_parallel(
     one per cell, whose start-up (spawned interpreters) would cost more than the runs.
     """
     import concurrent.futures as cf
-    import multiprocessing
 
-    context = multiprocessing.get_context("spawn")
+    from tfrclab._process import worker_pool
+
     workers = min(jobs, len(experiment.cells))
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=context) as pool:
+    with worker_pool(workers) as pool:
         futures = {
             pool.submit(
                 _cell_runs,
@@ -166,7 +176,8 @@ def _run_cells_in_parallel(
         }
         try:
             for done, future in enumerate(cf.as_completed(futures), start=1):
-                future.result()
+                for path, reason in future.result():
+                    progress(f"{experiment.id} {futures[future]}: repaired: {path} was {reason}")
                 progress(
                     f"{experiment.id} {futures[future]}: done "
                     f"({done}/{len(futures)} cells, {len(plan.seeds)} runs each)"

@@ -86,7 +86,13 @@ def register(commands: Any) -> None:
 
 
 def _cmd_testbed(args: argparse.Namespace) -> int:
+    from tfrclab.outdir import check_file_writable
     from tfrclab.testbed.emulator import Testbed
+
+    # Before the testbed comes up and CMD runs, not after.
+    for option, path in (("--report", args.report), ("--log", args.log)):
+        if path is not None:
+            check_file_writable(path, option)
 
     cmd: list[str] = list(args.cmd)
     if cmd[:1] == ["--"]:

@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from tfrclab import metrics
+from tfrclab.outdir import write_text_atomically
 from tfrclab.testbed.emulator import Testbed
 from tfrclab.testbed.log import ARRIVE, DEPART, FORWARD, PacketLog, flows, read_log
 
@@ -222,7 +223,7 @@ def oscillation_run(
         "lateness_p99_us": report.get("forward", {}).get("lateness_p99_us"),
         "files": _files(directory),
     }
-    (directory / "result.json").write_text(json.dumps(result, indent=2) + "\n")
+    write_text_atomically(directory / "result.json", json.dumps(result, indent=2) + "\n")
     return result
 
 
@@ -310,7 +311,8 @@ def mixed_run(
             "files": _files(directory),
         }
     )
-    (directory / "result.json").write_text(json.dumps(result, indent=2, default=float) + "\n")
+    text = json.dumps(result, indent=2, default=float) + "\n"
+    write_text_atomically(directory / "result.json", text)
     return result
 
 
