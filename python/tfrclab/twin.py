@@ -9,10 +9,11 @@ when netsim drew its start for the same seed. Both sides are measured alike over
 (from ``--from``, 5 s by default, to the end; testbed time counts from the first data packet):
 per-class throughput (mean per flow), the TFRC/TCP ratio, bottleneck utilization, drop rate and
 time-averaged queue. Each metric's netsim and testbed means over the seeds are compared with
-Welch's 95% interval of their difference, as ``crosscheck`` compares with ns-2 (the same
-:func:`tfrclab.ns2.crosscheck.compare`): *agree* when the interval holds 0 or the difference is
-within the tolerance. Kernel TCP's state (``TCP_INFO``: cwnd, RTT, pacing rate) is sampled every
-100 ms and written beside netsim's traces.
+Welch's 95% interval of their difference (:func:`tfrclab.ns2.crosscheck.compare`) and decided on
+that interval (:func:`decide`): *agree* when it lies within the metric's tolerance, *differ*
+when it lies outside, *inconclusive* when it crosses the line. Kernel TCP's state
+(``TCP_INFO``: cwnd, RTT, pacing rate) is sampled every 100 ms and written beside netsim's
+traces.
 
 Bounded: the testbed runs in real time (seeds x duration, said before it starts), the relay
 carries at most 100 Mb/s (docs/testbed.md), and it needs root, /dev/net/tun and iproute2.
@@ -21,6 +22,7 @@ carries at most 100 Mb/s (docs/testbed.md), and it needs root, /dev/net/tun and 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
@@ -45,6 +47,7 @@ __all__ = [
     "TwinFlow",
     "TwinPlan",
     "TwinReport",
+    "decide",
     "netsim_metrics",
     "plan",
     "testbed_available",
@@ -116,6 +119,28 @@ class TwinPlan:
         return seeds * (self.duration_s + 10.0)
 
 
+def decide(comparison: Any, tolerance: float) -> str:
+    """The twin verdict of a :class:`~tfrclab.ns2.crosscheck.Comparison`, on its interval.
+
+    *agree* when the whole 95% interval of the difference lies within ``tolerance`` times the
+    larger mean (or the metric's absolute floor, :data:`tfrclab.ns2.crosscheck.FLOORS`),
+    *differ* when it lies wholly outside, *inconclusive* when it crosses the line (more seeds
+    decide). One seed per side has no interval: its difference alone decides.
+    """
+    from tfrclab.ns2.crosscheck import FLOORS
+
+    scale = max(abs(comparison.mean_tfrclab), abs(comparison.mean_ns2))
+    if not math.isfinite(scale):
+        return "inconclusive"
+    line = max(tolerance * scale, FLOORS.get(comparison.metric.split("/")[0], 0.0))
+    low, high = comparison.ci_low, comparison.ci_high
+    if -line <= low and high <= line:
+        return "agree"
+    if low > line or high < -line:
+        return "differ"
+    return "inconclusive"
+
+
 @dataclass
 class TwinReport:
     """Per-seed metrics of both sides and their comparisons."""
@@ -128,8 +153,12 @@ class TwinReport:
 
     @property
     def verdict(self) -> str:
-        """``agree`` when every metric agrees, else ``differ``."""
-        return "agree" if all(c.verdict == "agree" for c in self.comparisons) else "differ"
+        """``differ`` when a metric differs, else ``inconclusive`` when one is, else ``agree``."""
+        verdicts = {c.verdict for c in self.comparisons}
+        for worst in ("differ", "inconclusive"):
+            if worst in verdicts:
+                return worst
+        return "agree"
 
     def as_dict(self) -> dict[str, Any]:
         """A JSON-ready dict."""
@@ -464,7 +493,9 @@ def twin(
             continue
         ours = [m.get(metric, math.nan) for m in report.netsim]
         theirs = [m.get(metric, math.nan) for m in report.testbed]
-        report.comparisons.append(compare(metric, ours, theirs, TOLERANCES[metric]))
+        comparison = compare(metric, ours, theirs, TOLERANCES[metric])
+        verdict = decide(comparison, TOLERANCES[metric])
+        report.comparisons.append(dataclasses.replace(comparison, verdict=verdict))
     (out / "twin.json").write_text(json.dumps(report.as_dict(), indent=2, default=float) + "\n")
     (out / "twin.md").write_text(report.table() + "\n")
     return report

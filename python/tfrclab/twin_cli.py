@@ -43,7 +43,7 @@ def _cmd_twin(args: argparse.Namespace) -> int:
     else:
         print(report.table())
         print(f"\n{report.verdict}; written to {args.out}/twin.md and twin.json")
-    return 0 if report.verdict == "agree" else 3
+    return 3 if report.verdict == "differ" else 0
 
 
 def _duration(text: str) -> float:
@@ -61,9 +61,10 @@ def register(commands: Any) -> None:
         description="Run SCENARIO (a dumbbell of tcp and tfrc flows) in netsim and on the "
         "testbed for each seed: kernel TCP with the same congestion control per socket, "
         "tfrc-udp, the relay emulating the bottleneck. Print each metric's two means, their "
-        "difference with a 95%% CI and a verdict. Needs root; runs in real time (said before "
-        "it starts). Exit 0 when every metric agrees, 3 when one differs, 2 when the scenario "
-        "has no twin.",
+        "difference with a 95%% CI and a verdict decided on the interval (agree, differ, or "
+        "inconclusive when it crosses the tolerance: run more seeds). Needs root; runs in real "
+        "time (said before it starts). Exit 0 when no metric differs, 3 when one does, 2 when "
+        "the scenario has no twin.",
     )
     cmd.add_argument("scenario", type=Path, help="scenario file (TOML)")
     cmd.add_argument("--seeds", type=parse_seeds, default=[1], help="e.g. 1-3 (default 1)")

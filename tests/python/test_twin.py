@@ -1,0 +1,133 @@
+"""``tfrclab twin``: what has a testbed twin, and the verdict on the interval.
+
+Also netsim's side alone, and (as root) one short twin run end to end.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tfrclab.ns2.crosscheck import compare
+from tfrclab.scenario import Scenario
+from tfrclab.twin import TwinError, decide, netsim_metrics, plan, testbed_available
+
+BASE = Path(__file__).resolve().parents[2] / "python/tfrclab/scenarios/twin/cubic-tfrc.toml"
+
+
+def _base() -> Scenario:
+    return Scenario.load(BASE)
+
+
+def test_the_shipped_twin_maps_every_flow() -> None:
+    twin_plan = plan(_base(), 10e6)
+    assert [(f.kind, f.cc, f.preset, f.size) for f in twin_plan.flows] == [
+        ("tcp", "cubic", None, None),
+        ("tfrc", None, "floyd2000", 1000),
+    ]
+    assert twin_plan.delay_s == pytest.approx(0.0502)
+    assert twin_plan.real_time_s(3) == pytest.approx(120.0)
+
+
+@pytest.mark.parametrize(
+    ("changes", "key"),
+    [
+        ({"flows[0].variant": "vegas"}, "flows[0].variant"),
+        ({"flows[0].stop": "10s"}, "flows[0].stop"),
+        ({"flows": [{"kind": "cbr", "rate": "1Mbps"}]}, "flows[0].kind"),
+        ({"duration": "900s"}, "duration"),
+    ],
+)
+def test_what_has_no_twin_is_refused_naming_the_key(changes: dict[str, Any], key: str) -> None:
+    with pytest.raises(TwinError, match=key.replace("[", r"\[").replace("]", r"\]")):
+        plan(_base().with_(**changes))
+
+
+def test_a_topology_other_than_the_dumbbell_is_refused() -> None:
+    lot = BASE.parents[1] / "crosscheck" / "parking-lot-cbr.toml"
+    with pytest.raises(TwinError, match="topology.kind"):
+        plan(Scenario.load(lot))
+
+
+def test_a_bottleneck_faster_than_the_relay_is_refused() -> None:
+    with pytest.raises(TwinError, match="100 Mb/s"):
+        plan(_base(), 1e9)
+
+
+def test_the_verdict_is_decided_on_the_interval() -> None:
+    # Tight samples 2% apart: agree within 10%; 30% apart: differ; wide samples: inconclusive.
+    assert decide(compare("utilization", [1.0, 1.01, 0.99], [0.98, 0.99, 0.97], 0.1), 0.1) == (
+        "agree"
+    )
+    assert decide(compare("utilization", [1.3, 1.31, 1.29], [1.0, 1.01, 0.99], 0.1), 0.1) == (
+        "differ"
+    )
+    wide = compare("utilization", [0.5, 1.5, 1.0], [1.0, 1.01, 0.99], 0.1)
+    assert wide.ci_low < 0 < wide.ci_high
+    assert decide(wide, 0.1) == "inconclusive"
+    # A drop rate near zero on both sides agrees by the absolute floor.
+    assert decide(compare("drop_rate", [0.0, 0.00002], [0.00001, 0.0], 0.25), 0.25) == "agree"
+
+
+def test_netsims_side_measures_the_window() -> None:
+    scenario = _base().with_(duration="12s")
+    metrics, starts, rate_bps, _ = netsim_metrics(scenario, 1, 5.0)
+    assert rate_bps == 10e6
+    assert set(starts) == {"tcp0", "tfrc0"}
+    assert 0 <= starts["tcp0"] <= 0.1
+    # Delivered bits per bin may exceed the rate by a packet in flight at the window's edges.
+    assert 0.95 < metrics["utilization"] <= 1.001
+    total = metrics["throughput/tcp"] + metrics["throughput/tfrc"]
+    assert total == pytest.approx(metrics["utilization"] * 10e6)
+    assert metrics["tfrc_over_tcp"] == pytest.approx(
+        metrics["throughput/tfrc"] / metrics["throughput/tcp"]
+    )
+    assert 0 < metrics["mean_queue"] <= 50
+
+
+def test_the_command_refuses_a_scenario_without_a_twin(tmp_path: Path) -> None:
+    scenario = tmp_path / "graph.toml"
+    scenario.write_text(_base().with_(**{"flows[0].variant": "vegas"}).toml)
+    done = subprocess.run(
+        [sys.executable, "-m", "tfrclab", "twin", str(scenario), "--out", str(tmp_path / "o")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "flows[0].variant" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+CAN_RUN = testbed_available() is None and shutil.which("ip") is not None
+
+
+@pytest.mark.skipif(not CAN_RUN, reason="the testbed needs root, /dev/net/tun and iproute2")
+def test_one_cubic_and_one_tfrc_flow_have_a_twin(tmp_path: Path) -> None:
+    """About 1.3 min of real time: two seeds of 30 s."""
+    out = tmp_path / "twin"
+    done = subprocess.run(
+        [sys.executable, "-m", "tfrclab", "twin", str(BASE), "--seeds", "1-2", "--out",
+         str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ},
+    )  # fmt: skip
+    assert done.returncode in (0, 3), done.stderr
+    import json
+
+    report = json.loads(done.stdout)
+    verdicts = {c["metric"]: c["verdict"] for c in report["comparisons"]}
+    # The link is full on both sides and the queue as deep; no metric differs.
+    assert verdicts["utilization"] == "agree", report
+    assert "differ" not in verdicts.values(), report
+    assert (out / "seed-1" / "tcp_info-tcp0.jsonl").stat().st_size > 0
+    assert (out / "seed-1" / "netsim_trace-tcp0.csv").exists()
+    assert (out / "twin.md").read_text().startswith("| metric |")
