@@ -50,6 +50,7 @@ __all__ = [
     "decide",
     "netsim_metrics",
     "plan",
+    "plot_tcp",
     "testbed_available",
     "twin",
 ]
@@ -502,11 +503,59 @@ def twin(
 
 
 def _write_netsim_traces(result: Any, directory: Path) -> None:
-    """Write netsim's TCP state traces (cwnd, srtt, ...) beside the kernel's TCP_INFO."""
+    """Write netsim's TCP state traces beside the kernel's TCP_INFO, and draw them together.
+
+    ``netsim_trace-FLOW.csv`` (cwnd, srtt, ... per bin) and ``tcp.png`` (:func:`plot_tcp`).
+    """
     directory.mkdir(parents=True, exist_ok=True)
+    traces = {}
     for i, kind in enumerate(result.flows["kind"]):
         if kind != "tcp":
             continue
         name = str(result.flows["name"].iloc[i])
         trace = result.trace(i)
         trace.to_csv(directory / f"netsim_trace-{name}.csv")
+        traces[name] = (float(result.flows["start_s"].iloc[i]), trace)
+    if traces:
+        plot_tcp(directory, traces)
+
+
+def _kernel_samples(path: Path) -> dict[str, np.ndarray]:
+    """A ``tcp_info-FLOW.jsonl`` file as arrays by field (empty when it is missing)."""
+    if not path.exists():
+        return {}
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if not rows:
+        return {}
+    return {key: np.array([row[key] for row in rows], dtype=np.float64) for key in rows[0]}
+
+
+def plot_tcp(directory: Path, traces: Mapping[str, tuple[float, Any]]) -> Path:
+    """Draw each TCP flow's cwnd and smoothed RTT, the kernel's beside netsim's.
+
+    From each flow's start: cwnd (packets) and RTT (ms), the kernel's ``TCP_INFO`` samples and
+    netsim's state trace, into ``directory/tcp.png``.
+    """
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(9, 2.6 * len(traces)), layout="constrained")
+    axes = figure.subplots(len(traces), 2, squeeze=False)
+    for row, (name, (start_s, trace)) in enumerate(sorted(traces.items())):
+        kernel = _kernel_samples(directory / f"tcp_info-{name}.jsonl")
+        t = trace.index.to_numpy() - start_s
+        for col, (ours, kernel_field, scale, unit) in enumerate(
+            (("cwnd", "cwnd", 1.0, "packets"), ("srtt", "rtt_us", 1e-3, "ms"))
+        ):
+            ax = axes[row, col]
+            values = trace[ours].to_numpy() * (1e3 if ours == "srtt" else 1.0)
+            ax.plot(t, values, color="C0", linewidth=1.0, label="netsim")
+            if kernel_field in kernel:
+                ax.plot(kernel["t"], kernel[kernel_field] * scale, color="C3", linewidth=1.0,
+                        label="kernel")  # fmt: skip
+            ax.set_title(f"{name}: {ours} ({unit})")
+            ax.set_xlabel("time since the flow's start (s)")
+            ax.grid(visible=True, alpha=0.3)
+            ax.legend(loc="upper right", fontsize="small")
+    path = directory / "tcp.png"
+    figure.savefig(path, dpi=100)
+    return path

@@ -130,4 +130,5 @@ def test_one_cubic_and_one_tfrc_flow_have_a_twin(tmp_path: Path) -> None:
     assert "differ" not in verdicts.values(), report
     assert (out / "seed-1" / "tcp_info-tcp0.jsonl").stat().st_size > 0
     assert (out / "seed-1" / "netsim_trace-tcp0.csv").exists()
+    assert (out / "seed-1" / "tcp.png").stat().st_size > 10_000
     assert (out / "twin.md").read_text().startswith("| metric |")
