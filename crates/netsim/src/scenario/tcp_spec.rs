@@ -52,6 +52,7 @@ pub(super) fn tcp_keys(
             SackRecovery::Sack1
         };
     }
+    config.rack = fields.or("rack", config.rack)?;
     let blocks: u32 = fields.or("max_sack_blocks", u32::from(config.max_sack_blocks))?;
     config.max_sack_blocks = blocks.min(255) as u8;
     config.sack_block_bytes = fields.or("sack_block_size", config.sack_block_bytes)?;

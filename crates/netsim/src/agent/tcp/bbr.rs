@@ -860,9 +860,7 @@ impl TcpSender {
         }
         let syn_acked = self.cfg.syn && self.highest_ack < 0 && seq >= 0;
         let prior_in_flight = self.bbr_in_flight();
-        if let Some(rate) = self.rate.as_mut() {
-            rate.on_ack(seq, ack.blocks());
-        }
+        let lost_before = self.rate.as_ref().map_or(0, |r| r.lost());
         let send = self.rfc6675_ack(now, ack, out);
         if self
             .bbr_loss_until
@@ -875,13 +873,14 @@ impl TcpSender {
         } else {
             self.sack.scoreboard.lost_below(self.cfg.numdupacks)
         };
-        let mut losses = 0;
-        if let Some(rate) = self.rate.as_mut() {
+        let sample = self.rate.as_mut().map(|rate| {
             if let Some(below) = lost_below {
-                losses = rate.mark_lost_below(below);
+                rate.mark_lost_below(below);
             }
-        }
-        let sample = self.rate.as_mut().map(|r| r.generate(now, losses));
+            // Found lost by IsLost here or by RACK in the ACK's processing.
+            let losses = u32::try_from(rate.lost() - lost_before).unwrap_or(u32::MAX);
+            rate.generate(now, losses)
+        });
         if syn_acked {
             // Linux starts BBR on the established connection: the SYN's RTT is its first
             // (none if the SYN was sent again).

@@ -71,6 +71,9 @@ impl RateSample {
 #[derive(Clone, Copy, Debug)]
 struct Chosen {
     seq: i64,
+    /// When it was (last) sent, and whether that was a retransmission.
+    sent: Time,
+    retransmitted: bool,
     prior_delivered: u64,
     prior_at: Time,
     app_limited: bool,
@@ -203,6 +206,8 @@ impl DeliveryRate {
         if newer {
             self.chosen = Some(Chosen {
                 seq,
+                sent: record.sent,
+                retransmitted: record.retransmitted,
                 prior_delivered: record.delivered,
                 prior_at: record.delivered_at,
                 app_limited: record.app_limited,
@@ -256,6 +261,36 @@ impl DeliveryRate {
                 }
                 self.deliver(seq, record);
             }
+        }
+    }
+
+    /// The most recently sent packet this ACK delivered: its sequence number, when it was sent
+    /// and whether that was a retransmission (RACK's candidate, RFC 8985 §6.2 step 2).
+    pub fn newest_delivered(&self) -> Option<(i64, Time, bool)> {
+        self.chosen.map(|c| (c.seq, c.sent, c.retransmitted))
+    }
+
+    /// The packets sent and not yet cumulatively acknowledged: sequence number, when each was
+    /// last sent, and whether it is SACKed.
+    pub fn outstanding(&self) -> impl Iterator<Item = (i64, Time, bool)> + '_ {
+        self.records
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (self.base + i as i64, r.sent, r.sacked))
+    }
+
+    /// Counts packet `seq`'s last transmission lost (RACK); whether it was not counted yet.
+    pub fn mark_lost(&mut self, seq: i64) -> bool {
+        if seq < self.base {
+            return false;
+        }
+        match self.records.get_mut((seq - self.base) as usize) {
+            Some(record) if !record.sacked && !record.lost => {
+                record.lost = true;
+                self.lost += 1;
+                true
+            }
+            _ => false,
         }
     }
 

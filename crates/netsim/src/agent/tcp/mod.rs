@@ -15,6 +15,7 @@ mod cubic;
 pub mod delivery_rate;
 mod header;
 pub mod pacing;
+mod rack;
 mod reno;
 pub mod rto;
 mod sack;
@@ -243,6 +244,10 @@ pub struct TcpConfig {
     pub max_sack_blocks: u8,
     /// SACK recovery algorithm.
     pub sack_recovery: SackRecovery,
+    /// RACK loss detection (RFC 8985 §6.2) beside RFC 6675's: a retransmission lost again is
+    /// found without the timer (`net.ipv4.tcp_recovery` bit 1 in Linux). Only with
+    /// `sack_recovery = Rfc6675`.
+    pub rack: bool,
     /// NewReno partial window deflation (`partial_window_deflation_`).
     pub partial_window_deflation: bool,
     /// NewReno restarts the retransmit timer on the first partial ACK only
@@ -294,6 +299,7 @@ impl TcpConfig {
             ack_counting: AckCounting::PerAck,
             max_sack_blocks: 3,
             sack_recovery: SackRecovery::Sack1,
+            rack: false,
             partial_window_deflation: false,
             newreno_impatient: false,
             vegas: VegasParams::default(),
@@ -353,7 +359,8 @@ impl TcpConfig {
     /// window growth by packets acked (`tcp_slow_start`, `tcp_cong_avoid_ai`); minimum RTO
     /// 200 ms (`TCP_RTO_MIN`), initial 1 s, cap 120 s (`TCP_RTO_MAX`), 1 ms clock; delayed
     /// ACKs after 40 ms (`TCP_DELACK_MIN`) with the first 16 packets acked at once (quick-ACK
-    /// mode); SACK with RFC 6675 recovery; limited transmit; a SYN exchange.
+    /// mode); SACK with RFC 6675 recovery and RACK loss detection (RFC 8985); limited
+    /// transmit; a SYN exchange.
     pub fn linux(variant: TcpVariant) -> TcpConfig {
         TcpConfig {
             size_bytes: 1448,
@@ -366,6 +373,7 @@ impl TcpConfig {
             },
             quick_acks: 16,
             ack_counting: AckCounting::Segments,
+            rack: true,
             ..TcpConfig::rfc(variant)
         }
     }
@@ -383,6 +391,11 @@ impl TcpConfig {
 
     /// Preset names.
     pub const PRESETS: &'static [&'static str] = &["ns2_2000", "ns2_35", "rfc", "linux"];
+
+    /// Whether RACK runs: asked for, on a SACK variant with RFC 6675 recovery.
+    pub fn uses_rack(&self) -> bool {
+        self.rack && self.variant.uses_sack() && self.sack_recovery == SackRecovery::Rfc6675
+    }
 
     /// Size on the wire of a data packet (payload plus header when `use_headers`; Vegas never
     /// adds the header).
@@ -598,6 +611,8 @@ mod tests {
         assert_eq!(linux.data_packet_bytes(), 1500);
         assert_eq!(linux.min_rto, Duration::from_millis(200));
         assert_eq!(linux.ack_counting, AckCounting::Segments);
+        assert!(linux.uses_rack() && !rfc.uses_rack());
+        assert!(!TcpConfig::linux(TcpVariant::NewReno).uses_rack(), "RACK needs SACK");
         for name in TcpConfig::PRESETS {
             let config = TcpConfig::preset(name, TcpVariant::Vegas).unwrap();
             assert!(config.validate().is_ok(), "{name}");

@@ -221,6 +221,9 @@ impl TcpSender {
     /// information, entry on DupThresh or `IsLost(HighACK+1)`, and sending per `NextSeg`.
     fn rfc6675_recv(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) {
         let send = self.rfc6675_ack(now, ack, out);
+        if let Some(rate) = self.rate.as_mut() {
+            rate.generate(now, 0);
+        }
         self.send_after_ack(now, send, out);
     }
 
@@ -237,6 +240,9 @@ impl TcpSender {
     /// entry (with its first retransmission); says what may be sent next.
     pub(super) fn rfc6675_ack(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) -> AckSend {
         let seq = ack.seqno();
+        if let Some(rate) = self.rate.as_mut() {
+            rate.on_ack(seq, ack.blocks());
+        }
         let thresh = self.cfg.numdupacks;
         if seq > self.highest_ack {
             if self.sack.in_recovery && seq >= self.recover {
@@ -259,12 +265,16 @@ impl TcpSender {
         } else {
             return AckSend::Nothing;
         }
+        if self.rack.is_some() {
+            self.rack_detect(now);
+        }
         if !self.sack.in_recovery {
             let first_lost = self
                 .sack
                 .scoreboard
                 .lost_below(thresh)
-                .is_some_and(|l| self.highest_ack + 1 < l);
+                .is_some_and(|l| self.highest_ack + 1 < l)
+                || (self.rack.is_some() && self.sack.scoreboard.next_rack_lost().is_some());
             if (self.dupacks >= thresh || first_lost) && self.may_fast_retransmit() {
                 self.rfc6675_enter_recovery(now, out);
             } else if seq == self.highest_ack
@@ -314,6 +324,13 @@ impl TcpSender {
         let board = &self.sack.scoreboard;
         let from = self.sack.high_rxt.max(self.highest_ack) + 1;
         let lost_below = board.lost_below(thresh);
+        // RACK: a packet whose last transmission was found lost, first.
+        if self.rack.is_some() {
+            if let Some(seq) = board.next_rack_lost() {
+                self.sack.high_rxt = self.sack.high_rxt.max(seq);
+                return Some(seq);
+            }
+        }
         // (1) the first lost hole above HighRxt.
         if let Some(hole) = board.next_unsacked(from) {
             if lost_below.is_some_and(|l| hole < l) {

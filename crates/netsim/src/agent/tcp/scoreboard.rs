@@ -13,6 +13,8 @@ use super::header::SackBlock;
 struct Slot {
     sacked: bool,
     retransmitted: bool,
+    /// RACK (RFC 8985) found this transmission lost: it needs sending again.
+    rack_lost: bool,
 }
 
 /// SACK state of the packets above the cumulative ACK.
@@ -100,6 +102,34 @@ impl Scoreboard {
         }
     }
 
+    /// Marks `seq` (above the cumulative ACK, not SACKed) lost by RACK (RFC 8985 §6.2): its
+    /// last transmission, retransmission or not, is lost and it is due again.
+    pub fn mark_rack_lost(&mut self, seq: i64) {
+        if self.slots.is_empty() {
+            self.first = seq;
+        }
+        if seq < self.first {
+            return;
+        }
+        self.extend_to(seq);
+        let slot = &mut self.slots[(seq - self.first) as usize];
+        slot.rack_lost = true;
+        slot.retransmitted = false;
+    }
+
+    /// Whether RACK found `seq`'s last transmission lost.
+    pub fn is_rack_lost(&self, seq: i64) -> bool {
+        self.slot(seq).is_some_and(|s| s.rack_lost)
+    }
+
+    /// The lowest packet RACK found lost and not sent again since.
+    pub fn next_rack_lost(&self) -> Option<i64> {
+        self.slots
+            .iter()
+            .position(|s| s.rack_lost && !s.retransmitted && !s.sacked)
+            .map(|i| self.first + i as i64)
+    }
+
     /// Marks `seq` (above the cumulative ACK) as retransmitted in this recovery.
     pub fn mark_retransmitted(&mut self, seq: i64) {
         if self.slots.is_empty() {
@@ -162,7 +192,7 @@ impl Scoreboard {
     }
 
     /// RFC 6675 `SetPipe` over the packets `cum_ack+1 ..= high_data`: each one not SACKed
-    /// counts once if not lost, and once more if retransmitted.
+    /// counts once if not lost (by `IsLost` or by RACK), and once more if retransmitted.
     pub fn pipe(&self, cum_ack: i64, high_data: i64, dup_thresh: u32) -> i64 {
         let lost_below = self.lost_below(dup_thresh);
         let mut pipe = 0;
@@ -171,7 +201,7 @@ impl Scoreboard {
             if slot.sacked {
                 continue;
             }
-            if lost_below.is_none_or(|l| seq >= l) {
+            if lost_below.is_none_or(|l| seq >= l) && !slot.rack_lost {
                 pipe += 1;
             }
             if slot.retransmitted {

@@ -14,6 +14,7 @@ use super::cubic::Cubic;
 use super::delivery_rate::DeliveryRate;
 use super::header::{TcpAck, TcpData};
 use super::pacing::Pacer;
+use super::rack::Rack;
 use super::rto::RtoEstimator;
 use super::sack::SackState;
 use super::vegas::VegasState;
@@ -128,6 +129,8 @@ pub struct TcpSender {
     pub(super) rate: Option<DeliveryRate>,
     /// Sender pacing (BBR).
     pub(super) pacer: Option<Pacer>,
+    /// RACK's state ([`TcpConfig::rack`] under RFC 6675 recovery).
+    pub(super) rack: Option<Rack>,
     pub(super) stats: TcpStats,
 }
 
@@ -232,8 +235,9 @@ impl TcpSender {
             bbr: (config.variant == TcpVariant::Bbr && !config.syn)
                 .then(|| Bbr::new(config.initial_window, config.size_bytes, None, None, 0)),
             bbr_loss_until: None,
-            rate: (config.variant == TcpVariant::Bbr)
+            rate: (config.variant == TcpVariant::Bbr || config.uses_rack())
                 .then(|| DeliveryRate::new(i64::from(config.syn))),
+            rack: config.uses_rack().then(Rack::default),
             pacer: (config.variant == TcpVariant::Bbr).then(|| Pacer::new(u64::MAX)),
             stats: TcpStats::default(),
         }
