@@ -20,7 +20,7 @@ from typing import Any
 
 from tfrclab.ns2.cli import parse_seeds
 from tfrclab.scenario import Scenario
-from tfrclab.twin import twin
+from tfrclab.twin import TOLERANCES, decide, netsim_metrics, twin
 
 #: The study's base scenario.
 BASE = Path(__file__).resolve().parents[1] / "python/tfrclab/scenarios/twin/cubic-tfrc.toml"
@@ -63,7 +63,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=parse_seeds, default=[1, 2])
     parser.add_argument("--duration", default="30s")
     parser.add_argument("--only", default=None, help="run the cells whose label contains this")
+    parser.add_argument(
+        "--reanalyze",
+        action="store_true",
+        help="no testbed: rerun netsim's side with today's code against DIR/study.json's runs",
+    )
     args = parser.parse_args(argv)
+    if args.reanalyze:
+        return reanalyze(args.out, args.duration)
     chosen = [(label, s) for label, s in cells(args.duration)
               if args.only is None or args.only in label]  # fmt: skip
     per_cell = (Scenario.load(BASE).duration_s + 10) * len(args.seeds)
@@ -80,6 +87,31 @@ def main(argv: list[str] | None = None) -> int:
         for c in row["comparisons"]:
             print(f"| {label} | {c['metric']} | {c['mean_tfrclab']:.4g} | {c['mean_ns2']:.4g} | "
                   f"{c['verdict']} |")  # fmt: skip
+    return 0
+
+
+def reanalyze(out: Path, duration: str) -> int:
+    """Compare netsim's side, rerun now, with the testbed runs already in ``out/study.json``."""
+    from dataclasses import replace
+
+    from tfrclab.ns2.crosscheck import compare
+
+    rows = json.loads((out / "study.json").read_text())
+    scenarios = dict(cells(duration))
+    print("| cell | metric | netsim | testbed | difference (95% CI) | verdict |")
+    print("|---|---|---|---|---|---|")
+    for label, row in rows.items():
+        ours = [netsim_metrics(scenarios[label], seed, row["window_s"][0])[0]
+                for seed in row["seeds"]]  # fmt: skip
+        for metric, tolerance in TOLERANCES.items():
+            if metric not in ours[0]:
+                continue
+            theirs = [m.get(metric, float("nan")) for m in row["testbed"]]
+            c = compare(metric, [m[metric] for m in ours], theirs, tolerance)
+            c = replace(c, verdict=decide(c, tolerance))
+            ci = f"{c.difference:+.3g} ({c.ci_low:+.3g}, {c.ci_high:+.3g})"
+            print(f"| {label} | {metric} | {c.mean_tfrclab:.4g} | {c.mean_ns2:.4g} | {ci} | "
+                  f"{c.verdict} |")  # fmt: skip
     return 0
 
 

@@ -7,8 +7,8 @@ use super::error::{describe, ScenarioError};
 use super::fields::Fields;
 use super::flow_spec::packet_size;
 use crate::agent::tcp::{
-    AckCounting, AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, SackRecovery, TcpConfig,
-    TcpConfigError, TcpVariant,
+    AckCounting, AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, SackRecovery, SsthreshBase,
+    TcpConfig, TcpConfigError, TcpVariant,
 };
 use crate::agent::AgentConfig;
 
@@ -53,6 +53,13 @@ pub(super) fn tcp_keys(
         };
     }
     config.rack = fields.or("rack", config.rack)?;
+    if let Some(name) = fields.choice("ssthresh_base", SsthreshBase::NAMES)? {
+        config.ssthresh_base = if name == "cwnd" {
+            SsthreshBase::Cwnd
+        } else {
+            SsthreshBase::FlightSize
+        };
+    }
     let blocks: u32 = fields.or("max_sack_blocks", u32::from(config.max_sack_blocks))?;
     config.max_sack_blocks = blocks.min(255) as u8;
     config.sack_block_bytes = fields.or("sack_block_size", config.sack_block_bytes)?;

@@ -127,6 +127,22 @@ impl AckCounting {
     pub const NAMES: &'static [&'static str] = &["per_ack", "segments"];
 }
 
+/// What RFC 6675 recovery halves for ssthresh on entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SsthreshBase {
+    /// RFC 5681 eq. 4: FlightSize, everything sent and not cumulatively acked (SACKed and lost
+    /// packets included).
+    FlightSize,
+    /// Linux (`tcp_reno_ssthresh`): the congestion window, which a burst of losses does not
+    /// inflate.
+    Cwnd,
+}
+
+impl SsthreshBase {
+    /// Scenario names.
+    pub const NAMES: &'static [&'static str] = &["flight_size", "cwnd"];
+}
+
 /// How a SACK sender recovers (protocols.md §1.7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SackRecovery {
@@ -248,6 +264,8 @@ pub struct TcpConfig {
     /// found without the timer (`net.ipv4.tcp_recovery` bit 1 in Linux). Only with
     /// `sack_recovery = Rfc6675`.
     pub rack: bool,
+    /// What RFC 6675 recovery entry halves (times `decrease_num`) for ssthresh and cwnd.
+    pub ssthresh_base: SsthreshBase,
     /// NewReno partial window deflation (`partial_window_deflation_`).
     pub partial_window_deflation: bool,
     /// NewReno restarts the retransmit timer on the first partial ACK only
@@ -300,6 +318,7 @@ impl TcpConfig {
             max_sack_blocks: 3,
             sack_recovery: SackRecovery::Sack1,
             rack: false,
+            ssthresh_base: SsthreshBase::FlightSize,
             partial_window_deflation: false,
             newreno_impatient: false,
             vegas: VegasParams::default(),
@@ -359,8 +378,8 @@ impl TcpConfig {
     /// window growth by packets acked (`tcp_slow_start`, `tcp_cong_avoid_ai`); minimum RTO
     /// 200 ms (`TCP_RTO_MIN`), initial 1 s, cap 120 s (`TCP_RTO_MAX`), 1 ms clock; delayed
     /// ACKs after 40 ms (`TCP_DELACK_MIN`) with the first 16 packets acked at once (quick-ACK
-    /// mode); SACK with RFC 6675 recovery and RACK loss detection (RFC 8985); limited
-    /// transmit; a SYN exchange.
+    /// mode); SACK with RFC 6675 recovery and RACK loss detection (RFC 8985), ssthresh from
+    /// cwnd (`tcp_reno_ssthresh`); limited transmit; a SYN exchange.
     pub fn linux(variant: TcpVariant) -> TcpConfig {
         TcpConfig {
             size_bytes: 1448,
@@ -374,6 +393,7 @@ impl TcpConfig {
             quick_acks: 16,
             ack_counting: AckCounting::Segments,
             rack: true,
+            ssthresh_base: SsthreshBase::Cwnd,
             ..TcpConfig::rfc(variant)
         }
     }
@@ -612,7 +632,10 @@ mod tests {
         assert_eq!(linux.min_rto, Duration::from_millis(200));
         assert_eq!(linux.ack_counting, AckCounting::Segments);
         assert!(linux.uses_rack() && !rfc.uses_rack());
-        assert!(!TcpConfig::linux(TcpVariant::NewReno).uses_rack(), "RACK needs SACK");
+        assert!(
+            !TcpConfig::linux(TcpVariant::NewReno).uses_rack(),
+            "RACK needs SACK"
+        );
         for name in TcpConfig::PRESETS {
             let config = TcpConfig::preset(name, TcpVariant::Vegas).unwrap();
             assert!(config.validate().is_ok(), "{name}");

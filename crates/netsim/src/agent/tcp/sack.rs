@@ -20,7 +20,7 @@ use tfrc::Time;
 use super::header::TcpAck;
 use super::scoreboard::Scoreboard;
 use super::sender::{CwndAction, CwndCut, TcpSender};
-use super::{SackRecovery, TcpVariant};
+use super::{SackRecovery, SsthreshBase, TcpVariant};
 use crate::agent::Outbox;
 
 /// What an ACK lets the sender send.
@@ -293,14 +293,18 @@ impl TcpSender {
     }
 
     /// RFC 6675 §5 step (4): RecoveryPoint = HighData, ssthresh = cwnd = max(FlightSize/2, 2)
-    /// (times `decrease_num`/0.5 for non-standard decreases), retransmit the first hole.
+    /// (times `decrease_num`/0.5 for non-standard decreases; cwnd instead of FlightSize with
+    /// [`SsthreshBase::Cwnd`]), retransmit the first hole.
     fn rfc6675_enter_recovery(&mut self, now: Time, out: &mut Outbox) {
         self.recover = self.maxseq;
         self.sack.in_recovery = true;
         self.stats.fast_retransmits += 1;
         self.last_cwnd_action = CwndAction::Dupack;
         self.first_decrease = false;
-        let flight = (self.maxseq - self.highest_ack) as f64;
+        let flight = match self.cfg.ssthresh_base {
+            SsthreshBase::FlightSize => (self.maxseq - self.highest_ack) as f64,
+            SsthreshBase::Cwnd => self.cwnd.trunc(),
+        };
         if self.cfg.variant == TcpVariant::Bbr {
             self.bbr_enter_recovery();
         } else {
