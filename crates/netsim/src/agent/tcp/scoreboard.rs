@@ -105,16 +105,23 @@ impl Scoreboard {
     /// Marks `seq` (above the cumulative ACK, not SACKed) lost by RACK (RFC 8985 §6.2): its
     /// last transmission, retransmission or not, is lost and it is due again.
     pub fn mark_rack_lost(&mut self, seq: i64) {
+        if let Some(slot) = self.slot_mut(seq) {
+            slot.rack_lost = true;
+            slot.retransmitted = false;
+        }
+    }
+
+    /// The slot of `seq` (above the cumulative ACK), the ring grown to hold it; `None` below
+    /// the ring.
+    fn slot_mut(&mut self, seq: i64) -> Option<&mut Slot> {
         if self.slots.is_empty() {
             self.first = seq;
         }
         if seq < self.first {
-            return;
+            return None;
         }
         self.extend_to(seq);
-        let slot = &mut self.slots[(seq - self.first) as usize];
-        slot.rack_lost = true;
-        slot.retransmitted = false;
+        self.slots.get_mut((seq - self.first) as usize)
     }
 
     /// Whether RACK found `seq`'s last transmission lost.
@@ -132,14 +139,9 @@ impl Scoreboard {
 
     /// Marks `seq` (above the cumulative ACK) as retransmitted in this recovery.
     pub fn mark_retransmitted(&mut self, seq: i64) {
-        if self.slots.is_empty() {
-            self.first = seq;
+        if let Some(slot) = self.slot_mut(seq) {
+            slot.retransmitted = true;
         }
-        if seq < self.first {
-            return;
-        }
-        self.extend_to(seq);
-        self.slots[(seq - self.first) as usize].retransmitted = true;
     }
 
     /// The highest SACKed packet.

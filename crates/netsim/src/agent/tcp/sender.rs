@@ -134,8 +134,8 @@ pub struct TcpSender {
     pub(super) stats: TcpStats,
 }
 
-/// Trace fields of Vegas: those of every variant, then its base RTT and last `diff`.
-const VEGAS_FIELDS: &[&str] = &[
+/// Trace fields of every variant; see [`TcpSender::trace_fields`].
+const COMMON_FIELDS: [&str; 14] = [
     "cwnd",
     "ssthresh",
     "srtt",
@@ -150,36 +150,38 @@ const VEGAS_FIELDS: &[&str] = &[
     "acked",
     "rtt_samples",
     "rtt_sum",
-    "base_rtt",
-    "vegas_diff",
 ];
 
-/// Trace fields of every variant but Vegas and BBR; see [`TcpSender::trace_fields`].
-const FIELDS: &[&str] = VEGAS_FIELDS.split_at(14).0;
+/// `common` followed by `own`, at compile time.
+const fn fields<const N: usize, const M: usize>(
+    common: [&'static str; 14],
+    own: [&'static str; M],
+) -> [&'static str; N] {
+    assert!(N == 14 + M, "N is 14 + M");
+    let mut out = [""; N];
+    let mut i = 0;
+    while i < N {
+        out[i] = if i < 14 { common[i] } else { own[i - 14] };
+        i += 1;
+    }
+    out
+}
+
+/// Trace fields of Vegas: those of every variant, then its base RTT and last `diff`.
+static VEGAS_FIELDS: [&str; 16] = fields(COMMON_FIELDS, ["base_rtt", "vegas_diff"]);
 
 /// Trace fields of BBR: those of every variant, then its model.
-const BBR_FIELDS: &[&str] = &[
-    "cwnd",
-    "ssthresh",
-    "srtt",
-    "rttvar",
-    "rto",
-    "backoff",
-    "flight",
-    "packets_sent",
-    "retransmits",
-    "timeouts",
-    "fast_retransmits",
-    "acked",
-    "rtt_samples",
-    "rtt_sum",
-    "bbr_mode",
-    "bbr_bw",
-    "bbr_min_rtt",
-    "pacing_rate",
-    "pacing_gain",
-    "cwnd_gain",
-];
+static BBR_FIELDS: [&str; 20] = fields(
+    COMMON_FIELDS,
+    [
+        "bbr_mode",
+        "bbr_bw",
+        "bbr_min_rtt",
+        "pacing_rate",
+        "pacing_gain",
+        "cwnd_gain",
+    ],
+);
 
 impl TcpSender {
     /// A sender with `config` (validated by the caller) and its own RNG, waiting for
@@ -654,9 +656,9 @@ impl Agent for TcpSender {
     /// `pacing_gain` and `cwnd_gain`.
     fn trace_fields(&self) -> &'static [&'static str] {
         match self.cfg.variant {
-            TcpVariant::Vegas => VEGAS_FIELDS,
-            TcpVariant::Bbr => BBR_FIELDS,
-            _ => FIELDS,
+            TcpVariant::Vegas => &VEGAS_FIELDS,
+            TcpVariant::Bbr => &BBR_FIELDS,
+            _ => &COMMON_FIELDS,
         }
     }
 
