@@ -6,10 +6,13 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from tfrclab.ns2.cli import parse_seeds
 from tfrclab.units import parse_duration
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["register"]
 

@@ -51,7 +51,7 @@ def test_what_has_no_twin_is_refused_naming_the_key(changes: dict[str, Any], key
 
 def test_a_topology_other_than_the_dumbbell_is_refused() -> None:
     lot = BASE.parents[1] / "crosscheck" / "parking-lot-cbr.toml"
-    with pytest.raises(TwinError, match="topology.kind"):
+    with pytest.raises(TwinError, match=r"topology\.kind"):
         plan(Scenario.load(lot))
 
 

@@ -430,7 +430,8 @@ impl TcpSender {
 
     /// Linux's Reno growth (`tcp_reno_cong_avoid`): slow start by the packets acked up to
     /// ssthresh, then one packet per cwnd packets acked (`tcp_cong_avoid_ai`), in whole
-    /// packets; capped by `max_cwnd`.
+    /// packets; capped by `max_cwnd`. A non-standard `increase_num` (GAIMD's alpha) makes it
+    /// one packet per cwnd/alpha packets acked: alpha packets per RTT.
     fn open_by_segments(&mut self, acked: u32) {
         let ssthresh = self.ssthresh.min(f64::from(u32::MAX)) as u32;
         let cwnd = self.cwnd.max(1.0) as u32;
@@ -438,7 +439,9 @@ impl TcpSender {
         let (cwnd, cnt) = if rest == 0 {
             (grown, self.cwnd_cnt)
         } else {
-            additive_increase(grown, self.cwnd_cnt, grown, rest)
+            let per_packet = (f64::from(grown) / self.cfg.increase_num).round();
+            let per_packet = per_packet.clamp(1.0, f64::from(u32::MAX)) as u32;
+            additive_increase(grown, self.cwnd_cnt, per_packet, rest)
         };
         self.cwnd = f64::from(cwnd);
         self.cwnd_cnt = cnt;
@@ -893,6 +896,28 @@ mod tests {
         }
         assert_eq!(d.sender.ssthresh(), (0.875f64 * 14.0).trunc());
         assert_eq!(ns2.sender.ssthresh(), 4.0);
+    }
+
+    #[test]
+    fn segment_counting_grows_by_the_increase_per_rtt() {
+        // Congestion avoidance from cwnd 20 over 400 packets acked one by one (about 14
+        // windows): Reno's one packet per window, GAIMD's alpha = 0.31 of that.
+        let grow = |increase: f64| {
+            let mut d = Driver::new(TcpConfig {
+                increase_num: increase,
+                syn: false,
+                ..TcpConfig::linux(TcpVariant::Reno)
+            });
+            d.sender.cwnd = 20.0;
+            d.sender.ssthresh = 10.0;
+            for a in 0..400 {
+                d.ack(a);
+            }
+            d.sender.cwnd() - 20.0
+        };
+        let (reno, gaimd) = (grow(1.0), grow(0.31));
+        assert!((12.0..=17.0).contains(&reno), "{reno}");
+        assert!((gaimd / reno - 0.31).abs() < 0.08, "{gaimd} against {reno}");
     }
 
     #[test]
