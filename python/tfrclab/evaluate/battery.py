@@ -149,7 +149,7 @@ class BatteryPlan:
     network: Network = field(default_factory=Network)
     flows: int = 2
     """Flows per class in the mixed runs (the solo runs have twice as many)."""
-    long_s: float = 120.0
+    long_s: float = 200.0
     """Length of the mixed and solo runs."""
     warmup_s: float = 20.0
     """Where their measurement window starts (it runs to the end)."""
@@ -200,11 +200,11 @@ class BatteryPlan:
         }
 
 
-QUICK = BatteryPlan(name="quick", seeds=(1, 2, 3), long_s=40.0, warmup_s=10.0)
-"""``--quick``: 3 seeds, 40-second mixed and solo runs (timed in docs/evaluation.md)."""
+QUICK = BatteryPlan(name="quick", seeds=tuple(range(1, 6)), long_s=60.0, warmup_s=10.0)
+"""``--quick``: 5 seeds, 60-second mixed and solo runs (timed in docs/evaluation.md)."""
 
-FULL = BatteryPlan(name="full", seeds=tuple(range(1, 11)))
-"""The full battery: 10 seeds, 120-second mixed and solo runs."""
+FULL = BatteryPlan(name="full", seeds=tuple(range(1, 21)), long_s=200.0)
+"""The full battery: 20 seeds, 200-second mixed and solo runs."""
 
 
 @dataclass(frozen=True)
@@ -413,10 +413,12 @@ def _measure_step(result: Any, sent: np.ndarray, params: Mapping[str, Any]) -> d
     (:func:`tfrclab.metrics.responsiveness`): from the first drop at the bottleneck after the
     cross traffic starts, the RTTs until the rate is at most half its mean over the 2 s before;
     an RTT is the base RTT plus the mean queueing delay of the second after that drop (the
-    queue is full then: RTTs as the flow lives them, floyd2000 App. A.2's unit). I
-    (:func:`tfrclab.metrics.aggressiveness`): the window (rate x base RTT, in packets of the
-    network's size) from :data:`DRAIN_RTTS` base RTTs after the cross traffic stops, its
-    increase over :data:`I_RTTS` RTTs, per RTT.
+    queue is full then: RTTs as the flow lives them, floyd2000 App. A.2's unit). I: the
+    window (rate x base RTT, in packets of the network's size) from :data:`DRAIN_RTTS` base
+    RTTs after the cross traffic stops, its increase per RTT over :data:`I_RTTS` RTTs as the
+    least-squares slope of every bin's value (floyd2000's I; the two end points of
+    :func:`tfrclab.metrics.aggressiveness` count whole packets, which over 20 RTTs is a step
+    of 0.05 packets/RTT per RTT, as large as the differences looked for).
     """
     from tfrclab import metrics
 
@@ -436,10 +438,12 @@ def _measure_step(result: Any, sent: np.ndarray, params: Mapping[str, Any]) -> d
         onset = float(starts[after[0]])
         lived = rtt + float(queue_s[after[0] : after[0] + max(1, round(1.0 / bin_s))].mean())
         d = metrics.responsiveness(times, rate, onset, lived, baseline_s=2.0)
-    packets_per_s = rate / (8.0 * params["packet_bytes"])
-    i = metrics.aggressiveness(
-        times, packets_per_s, params["off_s"] + DRAIN_RTTS * rtt, rtt, n_rtts=I_RTTS
-    )
+    start = params["off_s"] + DRAIN_RTTS * rtt
+    span = (times > start) & (times <= start + I_RTTS * rtt + 1e-9)
+    i = math.nan
+    if np.count_nonzero(span) >= 2:
+        window = rate[span] * rtt / (8.0 * params["packet_bytes"])
+        i = float(np.polyfit((times[span] - start) / rtt, window, 1)[0])
     return {"d_rtts": d, "i_pkts": i, "pre_share": pre / params["rate_bps"]}
 
 

@@ -223,8 +223,8 @@ AGGRESSIVENESS = Criterion(
     "reduce its sending rate if experiencing high packet loss.",
     threshold=Threshold("at most", high=1.0 + RELATIVE_MARGIN),
     threshold_source="RELATIVE_MARGIN: at most 25% faster than the competitor",
-    metric="window increase per RTT over 20 RTTs after the cross traffic stops (floyd2000's "
-    "I, packets of 1500 bytes), ALGO / competitor",
+    metric="window increase per RTT over 20 RTTs from 4 RTTs after the cross traffic stops "
+    "(floyd2000's I as a least-squares slope, packets of 1500 bytes), ALGO / competitor",
     scenario="1 flow alone, DropTail 1 BDP, cross traffic 75% -> 0",
 )
 
