@@ -92,7 +92,7 @@ def register(commands: Any) -> None:
         "and loss, fairness among ALGO flows, smoothness, responsiveness and aggressiveness "
         "to a step of cross traffic, bufferbloat, high loss, loss of all feedback) and write "
         "DIR/scorecard.md, scorecard.html and scorecard.json: per criterion the scenario, the "
-        "metric, the mean over seeds with its 95%% interval and a verdict decided on the "
+        "metric, the mean over seeds with its 95% interval and a verdict decided on the "
         "interval against a threshold written beside the RFC 9743 sentence it serves (meets, "
         "flag, inconclusive, not evaluated). ALGO is KIND[:KEY=VALUE,...] "
         "(tfrc:preset=rfc5348, gaimd:alpha=0.31,beta=0.875, tcp:variant=cubic, tear, rap, "
@@ -110,7 +110,7 @@ def register(commands: Any) -> None:
         "--quick", action="store_true", help="fewer seeds and shorter runs (under a minute)"
     )
     cmd.add_argument(
-        "--seeds", type=_seeds, default=None, help="e.g. 1-20 (default: 3 quick, 10 full)"
+        "--seeds", type=_seeds, default=None, help="e.g. 1-10 (default: 5 quick, 20 full)"
     )
     cmd.add_argument(
         "--jobs", type=_positive_int, default=1, help="parallel runs (worker processes; 1)"
