@@ -984,6 +984,9 @@ def build_parser() -> argparse.ArgumentParser:
     from tfrclab import twin_cli
 
     twin_cli.register(commands)
+    from tfrclab.evaluate import cli as evaluate_cli
+
+    evaluate_cli.register(commands)
     return parser
 
 
