@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO_ROOT, run_cli
 from tfrclab.reproduce.claims import Claim, Measurement, evaluate
-from tfrclab.reproduce.registry import experiments, registry, scenario_path
+from tfrclab.reproduce.registry import Experiment, Plan, experiments, registry, scenario_path
+from tfrclab.reproduce.report import write_report
+from tfrclab.reproduce.runner import SweepData, run_experiment
 
 # The verdicts a --quick run must give for the claims marked robust to the reduction. They
 # are the model's behaviour, measured (see docs/reproduction/README.md), not the paper's.
@@ -70,7 +73,9 @@ def test_selectors() -> None:
         experiments(["nosuchpaper"])
 
 
-def _claim(accept: tuple[float, float], value: float, known: str | None = None) -> Claim:
+def _claim(
+    accept: tuple[float, float], value: float, known: str | None = None, half: float = 0.1
+) -> Claim:
     return Claim(
         id="c",
         statement="s",
@@ -78,7 +83,7 @@ def _claim(accept: tuple[float, float], value: float, known: str | None = None) 
         how="h",
         tolerance="t",
         accept=accept,
-        measure=lambda _a: Measurement(value, 0.1, 3),
+        measure=lambda _a: Measurement(value, half, 3),
         known_deviation=known,
     )
 
@@ -92,6 +97,117 @@ def test_verdicts() -> None:
     assert known.verdict == "fails"
     assert known.reason == "explained"
     assert evaluate(_claim((0, 1), math.nan), {}).verdict == "not comparable"
+
+
+def test_verdicts_are_decided_on_the_whole_interval() -> None:
+    # A mean inside the band whose interval crosses an edge does not hold, nor does a mean
+    # outside it whose interval reaches back in fail: the seeds run do not decide.
+    inside = evaluate(_claim((0, 1), 0.95), {})
+    assert inside.verdict == "inconclusive"
+    assert "crosses the tolerance's edge 1" in inside.reason
+    outside = evaluate(_claim((0, 1), 1.05, known="explained"), {})
+    assert outside.verdict == "inconclusive"  # a known deviation does not decide it either
+    assert "edge 1" in outside.reason
+    assert evaluate(_claim((0, 1), -0.05), {}).verdict == "inconclusive"
+    assert evaluate(_claim((0, 1), 0.9), {}).verdict == "holds"  # [0.8, 1.0]: closed band
+    assert evaluate(_claim((0, 1), 1.1000001), {}).verdict == "fails"
+    result = evaluate(_claim((0, 1), 0.5), {})
+    assert result.as_dict()["ci"] == pytest.approx([0.4, 0.6])
+    # Without an interval (a deterministic run, one seed) the value decides, as before.
+    assert evaluate(_claim((0, 1), 0.95, half=math.nan), {}).verdict == "holds"
+    assert evaluate(_claim((0, 1), 1.05, half=math.nan), {}).verdict == "fails"
+    assert evaluate(_claim((0, 1), 0.95, half=math.nan), {}).as_dict()["ci"] is None
+
+
+def _seed_experiment(claims: tuple[Claim, ...], kind: str = "sweep") -> Experiment:
+    """A small sweep experiment (2 quick seeds of a 2 s fig22 run) with the given claims.
+
+    Its analysis is the seeds the sweep's runs hold, so the claims see every seed run.
+    """
+
+    def analyze(data: SweepData, _plan: Plan) -> dict[str, object]:
+        return {"seeds": sorted(int(s) for s in set(data.runs["seed"]))}
+
+    def plot(_analysis: object, path: Path) -> Path:
+        path.write_bytes(b"png")
+        return path
+
+    plan = Plan(seeds=(1, 2), changes={"duration": "2s"})
+    return Experiment(
+        id="test/seeds",
+        title="seeds",
+        setup="two TCP flows, 2 s",
+        kind=kind,  # type: ignore[arg-type]
+        scenarios=("floyd2000/fig22.toml",),
+        cells=(),
+        full=plan,
+        quick=plan,
+        metrics=(),
+        claims=claims,
+        analyze=analyze if kind == "sweep" else lambda _d, p: {"seeds": list(p.seeds)},
+        plot=plot,
+    )
+
+
+def _narrowing(accept: tuple[float, float], half_at_2: float) -> Claim:
+    """A claim measured at 0.5 whose interval narrows as 1/seeds (``half_at_2`` at 2 seeds)."""
+
+    def measure(analysis: dict[str, list[int]]) -> Measurement:
+        n = len(analysis["seeds"])
+        return Measurement(0.5, half_at_2 * 2 / n, n)
+
+    return replace(_claim(accept, 0.5), id=f"narrow-{half_at_2}", measure=measure)
+
+
+def test_inconclusive_claims_get_more_seeds_up_to_the_cap(tmp_path: Path) -> None:
+    # Decided at 4 seeds (half 0.25: [0.25, 0.75] in [0, 0.9]); undecided at 2 ([0, 1]).
+    decided = run_experiment(
+        _seed_experiment((_narrowing((0, 0.9), 0.5),)), tmp_path, quick=True, seed_cap=4
+    )
+    assert decided.plan.seeds == (1, 2, 3, 4)  # stopped once decided, before the cap
+    assert decided.added_seeds == 2
+    assert decided.analysis["seeds"] == [1, 2, 3, 4]
+    assert [r.verdict for r in decided.results] == ["holds"]
+    assert decided.results[0].measured.seeds == 4
+    assert "2 planned, 2 added" in decided.describe_plan()
+
+    # Never decided: the seeds stop at the cap (3 x 2) and the verdict stays inconclusive; the
+    # four seeds run before are reused.
+    lines: list[str] = []
+    capped = run_experiment(
+        _seed_experiment((_narrowing((0, 0.5), 0.5),)),
+        tmp_path,
+        quick=True,
+        seed_cap=3,
+        progress=lines.append,
+    )
+    assert capped.plan.seeds == (1, 2, 3, 4, 5, 6)
+    assert [r.verdict for r in capped.results] == ["inconclusive"]
+    assert "test/seeds: 0 of 4 runs to do" in lines
+    record = json.loads((tmp_path / "test" / "seeds" / "claims.json").read_text())
+    assert (record["seeds"], record["planned_seeds"]) == (6, 2)
+    assert record["counts"] == {"holds": 0, "fails": 0, "inconclusive": 1, "not comparable": 0}
+
+    # A quick plan adds no seeds by default; nor does an experiment that is not a sweep.
+    quick = run_experiment(_seed_experiment((_narrowing((0, 0.5), 0.5),)), tmp_path, quick=True)
+    assert quick.plan.seeds == (1, 2)
+    assert quick.results[0].verdict == "inconclusive"
+    channel = run_experiment(
+        _seed_experiment((_narrowing((0, 0.5), 0.5),), kind="channel"), tmp_path, seed_cap=4
+    )
+    assert channel.plan.seeds == (1, 2)
+
+    # The reports count the verdicts per paper.
+    write_report([decided, capped], tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "1 hold, 0 fail, 1 inconclusive, 0 not comparable" in md
+    assert "| paper | holds | fails | inconclusive | not comparable |" in md
+    assert "| test | 1 | 0 | 1 | 0 |" in md
+    page = (tmp_path / "report.html").read_text()
+    assert '<tr class="inconclusive" data-claim="test/seeds/narrow-0.5">' in page
+    assert '<tr data-paper="test"><td>test</td><td>1</td><td>0</td><td>1</td><td>0</td>' in page
+    counts = json.loads((tmp_path / "counts.json").read_text())
+    assert counts["test"] == {"holds": 1, "fails": 0, "inconclusive": 1, "not comparable": 0}
 
 
 def test_list() -> None:
@@ -123,7 +239,7 @@ def test_quick_run_of_floyd2000(tmp_path: Path) -> None:
         assert (out / experiment["id"] / experiment["figure"]).is_file()
         for claim in experiment["claims"]:
             verdicts[f"{experiment['id']}/{claim['id']}"] = claim
-            assert claim["verdict"] in ("holds", "fails", "not comparable")
+            assert claim["verdict"] in ("holds", "fails", "inconclusive", "not comparable")
     for e in experiments(list(_FLOYD2000_PY)):
         for c in e.claims:
             if c.robust_to_quick:

@@ -670,7 +670,8 @@ FIG23 = Experiment(
                 accept=(0.8, 3.2),
                 measure=_per_seed(f"{label}/onset_after_stop_s"),
                 unit="s",
-                robust_to_quick=True,
+                # At 100 ms the 2 quick seeds' interval (5.1 +- 6.4 s) crosses the band.
+                robust_to_quick=label == "rtt50",
                 known_deviation=_ONSET_DEVIATION if label == "rtt100" else None,
             )
             for label in _FIG22_RTTS
@@ -686,7 +687,7 @@ FIG23 = Experiment(
                 tolerance="at most half the earlier rise: [-1, 0.5]",
                 accept=(-1.0, 0.5),
                 measure=_per_seed(f"{label}/flatten_ratio"),
-                robust_to_quick=True,
+                robust_to_quick=label == "rtt50",  # rtt100: -0.07 +- 0.9 on 2 quick seeds
             )
             for label in _FIG22_RTTS
         ),
@@ -783,7 +784,8 @@ FIG14 = Experiment(
                 tolerance="most: at least 0.5",
                 accept=(0.5, 1.0),
                 measure=_per_seed(f"droptail-{traffic}-40/nearly_full"),
-                robust_to_quick=True,
+                # TFRC's 0.93 on 2 quick seeds has an interval of +-0.5: undecided there.
+                robust_to_quick=traffic == "tcp",
             )
             for traffic in ("tcp", "tfrc")
         ),
@@ -1014,7 +1016,8 @@ FIG28 = Experiment(
                 tolerance="at most 1%",
                 accept=(0.0, 0.01),
                 measure=_per_seed(f"{label}/idle"),
-                robust_to_quick=True,
+                # 2 quick seeds leave both intervals across the 1% line (0.07 +- 0.1).
+                robust_to_quick=False,
                 known_deviation=None
                 if "buffer" in label
                 else _FIG28_NS2.format(
@@ -1031,6 +1034,7 @@ FIG28 = Experiment(
             True,
             "Fig. 28 shows oscillations with TFRC flows too under DropTail.",
             "oscillations (text: 'with both TCP and TFRC')",
+            robust=False,  # 0.13 +- 0.57 on 2 quick seeds: undecided there
             known_deviation=_FIG28_NS2.format(
                 traffic="tfrc",
                 numbers="TFRC holds the queue at 46 of 49 packets, swinging by 3.7 "
@@ -1066,6 +1070,7 @@ FIG28 = Experiment(
             "The TCP oscillations under DropTail do not depend on the unstated buffer (100 "
             "packets instead of 50).",
             "standing oscillations",
+            robust=False,  # 0.8 +- 0.8 on 2 quick seeds: undecided there
         ),
         _periodicity_claim(
             "droptail-tfrc-buffer100",
