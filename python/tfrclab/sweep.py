@@ -560,7 +560,8 @@ def _prepare(grid: Grid, out: Path, extend: bool) -> list[Task]:
         tmp = out / ".sweep.json.tmp"
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, manifest_path)
-    done = finished_runs(out)
+    kept = DATASETS if grid.series else tuple(d for d in DATASETS if d not in _SERIES)
+    done = finished_runs(out, kept)
     return [t for t in grid.tasks() if t.key not in done]
 
 

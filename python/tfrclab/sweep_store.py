@@ -10,9 +10,10 @@ its oldest run finished :attr:`Flush.seconds` ago; and before the sweep returns 
 error or Ctrl-C. A batch's files share one name (its first run's key) and are written under
 temporary names and renamed into place, ``runs/`` last: a batch is finished once its ``runs/``
 file exists, which lists the batch's runs in its schema metadata (:data:`RUNS_KEY`; the one
-addition to what pandas wrote). A sweep killed outright (``SIGKILL``, power loss) loses only
-the runs of the batch in memory, which the next sweep into the directory runs again
-(:func:`finished_runs`).
+addition to what pandas wrote), and the files of the sweep's other datasets are there and
+readable. A sweep killed outright (``SIGKILL``, power loss) loses only the runs of the batch in
+memory, which the next sweep into the directory runs again; so does a batch whose file of any
+dataset was later truncated or removed (:func:`finished_runs`).
 
 The tables are made from numpy arrays and lists directly rather than through pandas (several
 times slower for a table of a few rows), with the types, the missing values (a float NaN is
@@ -329,14 +330,27 @@ def batch_runs(path: Path) -> list[str]:
     return [str(key) for key in json.loads(listed)]
 
 
-def finished_runs(out: Path) -> set[str]:
+def _readable(path: Path) -> bool:
+    """Whether ``path`` is a Parquet file whose footer can be read (not missing or truncated)."""
+    import pyarrow.parquet as pq
+
+    try:
+        pq.read_metadata(path)
+    except Exception:  # missing, truncated, not Parquet: all mean the same here
+        return False
+    return True
+
+
+def finished_runs(out: Path, datasets: Sequence[str] = DATASETS[:3]) -> set[str]:
     """The keys of the runs finished in sweep directory ``out``; tidies what is not finished.
 
-    A batch is finished when its ``runs/`` file can be read (:func:`batch_runs`); a run with
-    no rows there (a scenario without flows) counts too. A damaged one (a truncated file)
-    is removed with the batch's other files, so that its runs run again; so are the other
+    A batch is finished when its ``runs/`` file can be read (:func:`batch_runs`) and so can its
+    file of every other dataset in ``datasets`` (the ones the sweep keeps: ``runs``,
+    ``classes`` and ``links``, and the per-bin series with ``--series``); a run with no rows
+    there (a scenario without flows) counts too. A damaged batch (a file truncated, or
+    missing) is removed with its other files, so that its runs run again; so are the other
     datasets' files of a batch whose ``runs/`` file was never written (a sweep killed while
-    writing it), and temporary files.
+    writing it), and temporary files. Only the files' footers are read.
     """
     for name in DATASETS:
         (out / name).mkdir(parents=True, exist_ok=True)
@@ -344,11 +358,15 @@ def finished_runs(out: Path) -> set[str]:
             leftover.unlink()
     done: set[str] = set()
     batches = set()
+    others = [name for name in datasets if name != DATASETS[0]]
     for path in (out / "runs").glob("*.parquet"):
         try:
             keys = batch_runs(path)
         except Exception:  # any failure to read means the batch must be run again
             path.unlink()
+            continue
+        if not all(_readable(out / name / path.name) for name in others):
+            path.unlink()  # a dataset's file is damaged or gone: the batch runs again
             continue
         done.update(keys)
         batches.add(path.name)

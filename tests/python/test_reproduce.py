@@ -14,6 +14,7 @@ from tfrclab.reproduce.claims import Claim, Measurement, evaluate
 from tfrclab.reproduce.registry import Experiment, Plan, experiments, registry, scenario_path
 from tfrclab.reproduce.report import write_report
 from tfrclab.reproduce.runner import SweepData, run_experiment
+from tfrclab.sweep import load
 
 # The verdicts a --quick run must give for the claims marked robust to the reduction. They
 # are the model's behaviour, measured (see docs/reproduction/README.md), not the paper's.
@@ -293,3 +294,73 @@ def test_dask_executor_gives_the_local_numbers(tmp_path: Path) -> None:
         ]
     assert measured["local"]
     assert measured["local"] == measured["dask"]
+
+
+def _one_run_per_batch(experiment: Experiment, out: Path) -> Path:
+    """Run ``experiment``'s quick sweep as the runner would, one file per run; its directory."""
+    from tfrclab.scenario import Scenario
+    from tfrclab.sweep import Grid, run_sweep
+    from tfrclab.sweep_store import Flush
+
+    plan = experiment.quick
+    scenario = Scenario.load(scenario_path(experiment.scenarios[0])).with_(**plan.changes)
+    directory = out / "test" / "seeds" / "sweep-quick"
+    grid = Grid(scenario, vary=(), seeds=plan.seeds, series=True, trace=plan.trace)
+    run_sweep(grid, directory, flush=Flush(runs=1))
+    return directory
+
+
+def test_a_damaged_batch_file_is_run_again(tmp_path: Path) -> None:
+    # One seed's per-bin series file is truncated: the runner's sweep sees it when it resumes
+    # and runs that seed again, so the claims are measured on both seeds, as the report says.
+    experiment = _seed_experiment((_narrowing((0, 1), 0.1),))
+    directory = _one_run_per_batch(experiment, tmp_path)
+    damaged = sorted((directory / "flow_series").glob("*.parquet"))[1]
+    damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    lines: list[str] = []
+    outcome = run_experiment(experiment, tmp_path, quick=True, progress=lines.append)
+    assert "test/seeds: 1 of 2 runs to do" in lines
+    assert outcome.analysis["seeds"] == [1, 2]
+    assert sorted(set(load(directory, "flow_series")["seed"])) == [1, 2]
+
+
+def test_a_dataset_short_of_a_seed_is_refused(tmp_path: Path) -> None:
+    # A damage the files' footers do not show (here one seed's link series file replaced by the
+    # other's, a readable file) must not give claims on fewer seeds than the plan states.
+    experiment = _seed_experiment((_narrowing((0, 1), 0.1),))
+    directory = _one_run_per_batch(experiment, tmp_path)
+    first, second = sorted((directory / "link_series").glob("*.parquet"))
+    runs = load(directory, "runs")
+    kept = first if int(runs[runs["run"] == first.stem]["seed"].iloc[0]) == 1 else second
+    lost = second if kept == first else first
+    lost.write_bytes(kept.read_bytes())
+    with pytest.raises(ValueError, match=r"link_series dataset lacks seeds \[2\]"):
+        run_experiment(experiment, tmp_path, quick=True)
+
+
+def test_report_files_are_replaced_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A failure while writing the second report leaves all four files as they were (and no
+    # temporary directory), never a new report.md beside an old claims.json.
+    from tfrclab.reproduce import report
+
+    experiment = _seed_experiment((_narrowing((0, 1), 0.1),), kind="channel")
+    outcome = run_experiment(experiment, tmp_path, quick=True)
+    write_report([outcome], tmp_path)
+    names = ("report.md", "report.html", "claims.json", "counts.json")
+    before = {name: (tmp_path / name).read_text() for name in names}
+    changed = replace(outcome, wall_s=outcome.wall_s + 100.0)
+
+    def failing(_outcomes: object) -> str:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report, "_html", failing)
+    with pytest.raises(OSError, match="disk full"):
+        write_report([changed], tmp_path)
+    assert {name: (tmp_path / name).read_text() for name in names} == before
+    assert not list(tmp_path.glob(".report.partial-*"))
+    monkeypatch.undo()
+    write_report([changed], tmp_path)
+    assert (tmp_path / "report.md").read_text() != before["report.md"]
+    assert not list(tmp_path.glob(".report.partial-*"))

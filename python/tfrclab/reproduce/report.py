@@ -186,14 +186,22 @@ def _html(outcomes: Sequence[Outcome]) -> str:
 def write_report(outcomes: Sequence[Outcome], out: Path) -> tuple[Path, Path]:
     """Write ``out/report.md``, ``out/report.html``, ``out/claims.json`` and ``out/counts.json``.
 
+    The four are written to a temporary directory inside ``out`` and renamed into place together
+    once all are written (:func:`tfrclab.outdir.replace_files`): a failure on the way leaves the
+    old ones, which agree with one another, never a new report beside an old JSON.
+
     Returns the paths of the two reports.
     """
+    from tfrclab.outdir import replace_files
+
+    def write(tmp: Path) -> None:
+        (tmp / "report.md").write_text(_markdown(outcomes, out) + "\n")
+        (tmp / "report.html").write_text(_html(outcomes))
+        records = [o.as_dict() for o in outcomes]
+        (tmp / "claims.json").write_text(json.dumps(records, indent=2) + "\n")
+        counts = json.dumps(count_verdicts(outcomes), indent=2)
+        (tmp / "counts.json").write_text(counts + "\n")
+
     out.mkdir(parents=True, exist_ok=True)
-    md = out / "report.md"
-    md.write_text(_markdown(outcomes, out) + "\n")
-    page = out / "report.html"
-    page.write_text(_html(outcomes))
-    (out / "claims.json").write_text(json.dumps([o.as_dict() for o in outcomes], indent=2) + "\n")
-    counts = json.dumps(count_verdicts(outcomes), indent=2)
-    (out / "counts.json").write_text(counts + "\n")
-    return md, page
+    replace_files(out, "report", write)
+    return out / "report.md", out / "report.html"

@@ -155,7 +155,7 @@ def _run_sweep(
         on_start=on_start,
         on_done=on_done,
     )
-    return SweepData(
+    data = SweepData(
         runs=load(directory, "runs"),
         classes=load(directory, "classes"),
         links=load(directory, "links"),
@@ -163,6 +163,34 @@ def _run_sweep(
         link_series=load(directory, "link_series"),
         bin_s=scenario.bin_s,
     )
+    _check_seeds(data, plan.seeds, directory)
+    return data
+
+
+def _check_seeds(data: SweepData, seeds: tuple[int, ...], directory: Path) -> None:
+    """Refuse datasets that do not hold every seed of the plan, and only those.
+
+    The sweep reruns a batch whose files are missing or truncated (their footers are checked
+    when it resumes, :func:`tfrclab.sweep_store.finished_runs`); a file damaged in a way its
+    footer does not show could still leave a dataset short of a seed, and the claims would then
+    be measured on fewer seeds than the report states.
+
+    Raises:
+        ValueError: naming the dataset and the seeds it lacks.
+    """
+    wanted = set(seeds)
+    for name in ("runs", "classes", "links", "flow_series", "link_series"):
+        frame = getattr(data, name)
+        found = {int(seed) for seed in frame["seed"].unique()} if len(frame) else set()
+        if found != wanted:
+            missing = sorted(wanted - found)
+            extra = sorted(found - wanted)
+            raise ValueError(
+                f"{directory}: the {name} dataset lacks seeds {missing}"
+                + (f" and holds others {extra}" if extra else "")
+                + f" of the plan's {len(seeds)}: a damaged batch file; remove {directory} to "
+                "rerun its runs"
+            )
 
 
 def _cell_runs(
