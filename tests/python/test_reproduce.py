@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO_ROOT, run_cli
-from tfrclab.reproduce.claims import Claim, Measurement, evaluate
+from tfrclab.reproduce.claims import Band, Claim, Measurement, band_conflicts, evaluate
 from tfrclab.reproduce.registry import Experiment, Plan, experiments, registry, scenario_path
 from tfrclab.reproduce.report import write_report
 from tfrclab.reproduce.runner import SweepData, run_experiment
@@ -364,3 +364,50 @@ def test_report_files_are_replaced_together(
     write_report([changed], tmp_path)
     assert (tmp_path / "report.md").read_text() != before["report.md"]
     assert not list(tmp_path.glob(".report.partial-*"))
+
+
+# Claims that check the same quantity against the same paper statement, in different
+# experiments (found auditing the registry): each group must take its tolerance from one band.
+SAME_STATEMENT = (
+    ("floyd2000/fig02/cut-after-6s", "floyd2000/fig21/most-rtts"),
+    ("yang2001/table1/F-gaimd", "yang2001/fig12-14/F-gaimd"),
+    ("yang2001/table1/F-tfrc", "yang2001/fig12-14/F-tfrc"),
+    ("yang2001/table1/F-tear", "yang2001/fig12-14/F-tear"),
+    ("yang2001/table1/tfrc-rate-near-0-at-20%", "yang2001/fig03-05/tfrc-near-0-at-20%"),
+    ("yang2001/table1/tear-rate-too-high-at-20%", "yang2001/fig03-05/tear-far-above-tcp-at-20%"),
+    ("yang2001/table1/cov20-tfrc", "yang2001/fig06/tfrc-about-2-at-20%"),
+)
+
+
+def test_one_band_per_quantity_and_statement() -> None:
+    claims = {f"{e.id}/{c.id}": c for e in registry() for c in e.claims}
+    assert band_conflicts(claims.items()) == []
+    for group in SAME_STATEMENT:
+        bands = {claims[name].band for name in group}
+        assert len(bands) == 1, (group, bands)
+        assert None not in bands, group
+        accepts = {claims[name].accept for name in group}
+        assert len(accepts) == 1, (group, accepts)
+
+
+def test_band_conflicts_finds_a_statement_with_two_bands() -> None:
+    def band(accept: tuple[float, float]) -> Band:
+        return Band("RTTs to halve", "App. A.2: three to eight", accept, f"in {accept}")
+
+    def claim(name: str, b: Band) -> tuple[str, Claim]:
+        return name, Claim.in_band(
+            b, id=name, statement="s", paper_value="p", how="h", measure=lambda _a: None
+        )
+
+    strict, loose = band((0.0, 8.0)), band((0.0, 9.0))
+    assert band_conflicts([claim("a", strict), claim("b", strict)]) == []
+    (found,) = band_conflicts([claim("a", strict), claim("b", loose)])
+    assert "App. A.2: three to eight" in found
+    assert "a [0.0, 8.0]" in found
+    assert "b [0.0, 9.0]" in found
+    # A claim written out twice with two tolerances is found without a band too.
+    twice = [("x", _claim((0, 1), 0.5)), ("y", replace(_claim((0, 2), 0.5), id="y"))]
+    assert len(band_conflicts(twice)) == 1
+    # A claim cannot take a band and another tolerance.
+    with pytest.raises(ValueError, match="differ from its band"):
+        replace(claim("a", strict)[1], accept=(0.0, 9.0))

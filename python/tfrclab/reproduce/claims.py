@@ -25,7 +25,7 @@ or fails, never inconclusive.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -35,10 +35,12 @@ from tfrclab.metrics import mean_ci
 
 __all__ = [
     "VERDICTS",
+    "Band",
     "Claim",
     "ClaimResult",
     "Measurement",
     "Verdict",
+    "band_conflicts",
     "evaluate",
     "judge",
     "measure_seeds",
@@ -85,6 +87,30 @@ class Measurement:
 
 
 @dataclass(frozen=True)
+class Band:
+    """The tolerance of one quantity under one paper statement, defined once for every claim.
+
+    Where several claims (in one experiment or several) check the same quantity against the
+    same statement of a paper, they take their ``accept`` and ``tolerance`` from one band, so
+    the statement cannot be judged with two different tolerances (:func:`band_conflicts`).
+    """
+
+    quantity: str
+    """What is measured, in words (e.g. ``RTTs for TFRC's rate to halve``)."""
+    statement: str
+    """The paper's statement and where it is (e.g. ``floyd2000 App. A.2: three to eight``)."""
+    accept: tuple[float, float]
+    """The closed interval the claims' measured values must fall in."""
+    tolerance: str
+    """The acceptance rule in words (matching ``accept``)."""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(quantity, statement)``: claims with the same key must share one band."""
+        return (self.quantity, self.statement)
+
+
+@dataclass(frozen=True)
 class Claim:
     """One check of a paper's statement, with its tolerance fixed before running."""
 
@@ -107,6 +133,24 @@ class Claim:
     verdict (the tests assert these)."""
     known_deviation: str | None = None
     """Why the claim is expected to fail, when that is understood and documented."""
+    band: Band | None = None
+    """The shared band its ``accept`` and ``tolerance`` come from, when other claims check the
+    same quantity under the same paper statement (they must then equal the band's)."""
+
+    def __post_init__(self) -> None:
+        if self.band is not None and (self.accept, self.tolerance) != (
+            self.band.accept,
+            self.band.tolerance,
+        ):
+            raise ValueError(
+                f"claim {self.id}: accept {self.accept} and tolerance {self.tolerance!r} differ "
+                f"from its band's {self.band.accept} and {self.band.tolerance!r}"
+            )
+
+    @classmethod
+    def in_band(cls, band: Band, **fields: Any) -> Claim:
+        """A claim whose ``accept`` and ``tolerance`` are ``band``'s."""
+        return cls(accept=band.accept, tolerance=band.tolerance, band=band, **fields)
 
     def as_dict(self) -> dict[str, Any]:
         """The claim as written in the registry, as plain JSON-ready values."""
@@ -181,6 +225,30 @@ def judge(claim: Claim, measured: Measurement) -> ClaimResult:
         "inconclusive",
         f"{shown} crosses the tolerance's edge {edge:g} of {band} on {measured.seeds} seeds",
     )
+
+
+def band_conflicts(claims: Iterable[tuple[str, Claim]]) -> list[str]:
+    """The paper statements judged with more than one tolerance among ``claims`` (named).
+
+    Claims are grouped by their band's :attr:`Band.key`, or without a band by their statement,
+    paper value and measure together (a claim written out twice); a group whose claims do not
+    all have the same ``accept`` is a conflict. One line per conflict, naming the claims and
+    their intervals; empty when every statement has one band.
+    """
+    groups: dict[tuple[str, ...], list[tuple[str, Claim]]] = {}
+    for name, claim in claims:
+        key: tuple[str, ...] = (
+            ("band", *claim.band.key)
+            if claim.band is not None
+            else ("text", claim.statement, claim.paper_value, claim.how)
+        )
+        groups.setdefault(key, []).append((name, claim))
+    found = []
+    for key, members in groups.items():
+        if len({claim.accept for _name, claim in members}) > 1:
+            shown = ", ".join(f"{name} {list(claim.accept)}" for name, claim in members)
+            found.append(f"{' / '.join(key[1:])}: {shown}")
+    return found
 
 
 def measure_seeds(values: Sequence[float] | np.ndarray, note: str = "") -> Measurement:

@@ -32,16 +32,20 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from tfrclab import metrics
-from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds
+from tfrclab.reproduce.claims import Analysis, Band, Claim, Measurement, measure_seeds
 from tfrclab.reproduce.registry import Experiment, Plan
 
 __all__ = [
     "EXPERIMENTS",
     "FIG06_LOSSES",
+    "F_BANDS",
     "PROTOCOLS",
     "RANDOMIZATION",
     "SERVICE_TIME",
     "TABLE1_PAPER",
+    "TEAR_FAR_ABOVE_TCP_AT_20",
+    "TFRC_COV_ABOUT_2_AT_20",
+    "TFRC_RATE_NEAR_0_AT_20",
 ]
 
 PROTOCOLS = ("tcp", "gaimd", "tfrc", "tear")
@@ -378,6 +382,52 @@ TABLE1_PAPER: dict[str, dict[str, str]] = {
 """Table I as the paper gives it, by row and protocol."""
 
 
+# Bands shared by the claims of several experiments (one tolerance per quantity and statement)
+
+F_BANDS: dict[str, Band] = {
+    protocol: Band(
+        quantity=f"Jain's fairness index of 8 {_NAMES[protocol]} flows per measured RTT over "
+        "[50 s, 200 s)",
+        statement=f"yang2001 Table I and Figs. 12-14: {_NAMES[protocol]}'s fairness index F = "
+        f"{value}",
+        accept=accept,
+        tolerance=f"in [{accept[0]:g}, {accept[1]:g}]",
+    )
+    for protocol, value, accept in (
+        ("tcp", "0.7", (0.6, 0.8)),
+        ("gaimd", "0.9", (0.8, 1.0)),
+        ("tfrc", "~1", (0.9, 1.0)),
+        ("tear", "~1", (0.9, 1.0)),
+    )
+}
+"""F per protocol, for Table I and Figs. 12-14 (the same runs): within 0.1 of the paper's value
+(its ~1 as [0.9, 1])."""
+
+TFRC_RATE_NEAR_0_AT_20 = Band(
+    quantity="TFRC's mean rate over TCP's, each alone at 20% Bernoulli loss",
+    statement="yang2001 §III (Figs. 5-6, Table I): at high loss TFRC's rate drops to near 0",
+    accept=(0.0, 0.5),
+    tolerance="at most 0.5",
+)
+"""Figs. 3-5's and Table I's "TFRC near 0 at 20%"."""
+
+TEAR_FAR_ABOVE_TCP_AT_20 = Band(
+    quantity="TEAR's mean rate over TCP's, each alone at 20% Bernoulli loss",
+    statement="yang2001 §III (Figs. 5-6, Table I): at high loss TEAR's rate is far above TCP's",
+    accept=(2.0, _INF),
+    tolerance="at least 2",
+)
+"""Figs. 3-5's and Table I's "TEAR far above TCP at 20%"."""
+
+TFRC_COV_ABOUT_2_AT_20 = Band(
+    quantity="TFRC's CoV_time at 20% Bernoulli loss, one flow alone",
+    statement="yang2001 Table I and Fig. 6: TFRC's CoV_time is about 2 at 20% loss",
+    accept=(1.6, 2.4),
+    tolerance="within 20% of the paper's value",
+)
+"""Fig. 6's "about 2 at 20%" and Table I's CoV 20% for TFRC: 2 within 20%, as every CoV."""
+
+
 def _cov_label(protocol: str, p: float) -> str:
     return f"cov-{protocol}-{p * 100:g}%"
 
@@ -456,24 +506,23 @@ def _table1_plot(analysis: Analysis, path: Any) -> Any:
 
 def _table1_claims() -> tuple[Claim, ...]:
     claims: list[Claim] = []
-    f_accept = {"tcp": (0.6, 0.8), "gaimd": (0.8, 1.0), "tfrc": (0.9, 1.0), "tear": (0.9, 1.0)}
     for protocol in PROTOCOLS:
         name = _NAMES[protocol]
         claims.append(
-            Claim(
+            Claim.in_band(
+                F_BANDS[protocol],
                 id=f"F-{protocol}",
                 statement=f"{name}'s short-term fairness index among 8 {name} flows at low loss.",
                 paper_value=TABLE1_PAPER["F"][protocol],
                 how="Jain's index of the 8 flows' rates per measured RTT (base + mean queueing "
                 "delay), averaged over [50 s, 200 s) (the base-RTT reading is in the analysis)",
-                tolerance=f"in [{f_accept[protocol][0]:g}, {f_accept[protocol][1]:g}]",
-                accept=f_accept[protocol],
                 measure=_value(f"f-{protocol}", "f_measured", "per measured RTT"),
             )
         )
     for row, p in (("CoV 2%", 0.02), ("CoV 20%", 0.2)):
         for protocol in PROTOCOLS:
             paper = float(TABLE1_PAPER[row][protocol])
+            shared = TFRC_COV_ABOUT_2_AT_20 if (protocol, p) == ("tfrc", 0.2) else None
             claims.append(
                 Claim(
                     id=f"cov{p * 100:g}-{protocol}",
@@ -483,6 +532,7 @@ def _table1_claims() -> tuple[Claim, ...]:
                     "alone",
                     tolerance="within 20% of the paper's value",
                     accept=(0.8 * paper, 1.2 * paper),
+                    band=shared,
                     measure=_value(_cov_label(protocol, p), "cov"),
                     robust_to_quick=protocol in ("tear",) and p == 0.02,
                 )
@@ -527,24 +577,22 @@ def _table1_claims() -> tuple[Claim, ...]:
             )
         )
     claims.append(
-        Claim(
+        Claim.in_band(
+            TFRC_RATE_NEAR_0_AT_20,
             id="tfrc-rate-near-0-at-20%",
             statement="At high loss TFRC's sending rate drops to almost zero (next to TCP's).",
             paper_value="~0",
             how="TFRC's mean rate / TCP's mean rate, each alone at 20% Bernoulli loss",
-            tolerance="at most 0.5",
-            accept=(0.0, 0.5),
             measure=_ratio((_cov_label("tfrc", 0.2), "rate"), (_cov_label("tcp", 0.2), "rate")),
         )
     )
     claims.append(
-        Claim(
+        Claim.in_band(
+            TEAR_FAR_ABOVE_TCP_AT_20,
             id="tear-rate-too-high-at-20%",
             statement="At high loss TEAR's sending rate is too high compared with TCP's.",
             paper_value="far above TCP",
             how="TEAR's mean rate / TCP's mean rate, each alone at 20% Bernoulli loss",
-            tolerance="at least 2",
-            accept=(2.0, _INF),
             measure=_ratio((_cov_label("tear", 0.2), "rate"), (_cov_label("tcp", 0.2), "rate")),
             robust_to_quick=True,
         )
@@ -681,13 +729,12 @@ def _fig06_claims() -> tuple[Claim, ...]:
                 )
             ),
         ),
-        Claim(
+        Claim.in_band(
+            TFRC_COV_ABOUT_2_AT_20,
             id="tfrc-about-2-at-20%",
             statement="TFRC's CoV_time is about 2 at 20% loss.",
             paper_value="~2",
             how="CoV_time of TFRC at 20%",
-            tolerance="in [1.6, 2.4]",
-            accept=(1.6, 2.4),
             measure=_value(_cov_label("tfrc", 0.2), "cov"),
         ),
         Claim(
@@ -766,16 +813,16 @@ def _fairness_plot(title: str) -> Callable[[Analysis, Any], Any]:
 
 
 def _fig12_claims() -> tuple[Claim, ...]:
-    accept = {"gaimd": (0.85, 0.95), "tfrc": (0.9, 1.0), "tear": (0.9, 1.0)}
+    # Table I's bands: the same runs, the same quantity and the same statement (GAIMD's was
+    # [0.85, 0.95] here against Table I's [0.8, 1] for the same 0.9).
     paper = {"gaimd": "~0.9", "tfrc": "~1", "tear": "~1"}
     return tuple(
-        Claim(
+        Claim.in_band(
+            F_BANDS[protocol],
             id=f"F-{protocol}",
             statement=f"8 {_NAMES[protocol]} flows: fairness index {paper[protocol]}.",
             paper_value=paper[protocol],
             how="mean Jain index per measured RTT over [50 s, 200 s)",
-            tolerance=f"in [{accept[protocol][0]:g}, {accept[protocol][1]:g}]",
-            accept=accept[protocol],
             measure=_value(f"f-{protocol}", "f_measured", "per measured RTT"),
             robust_to_quick=protocol == "tfrc",
         )
@@ -845,22 +892,20 @@ def _fig03_claims() -> tuple[Claim, ...]:
         for key, title, _model in _FIG03_LOSSES[:2]
     ]
     claims += [
-        Claim(
+        Claim.in_band(
+            TFRC_RATE_NEAR_0_AT_20,
             id="tfrc-near-0-at-20%",
             statement="At 20% loss TFRC's rate is near 0.",
             paper_value="near 0 (below TCP's)",
             how="TFRC's mean rate / TCP's, each alone at Bernoulli 20%",
-            tolerance="at most 0.5",
-            accept=(0.0, 0.5),
             measure=_ratio(("bern20-tfrc", "rate"), ("bern20-tcp", "rate")),
         ),
-        Claim(
+        Claim.in_band(
+            TEAR_FAR_ABOVE_TCP_AT_20,
             id="tear-far-above-tcp-at-20%",
             statement="At 20% loss TEAR's rate is far above TCP's.",
             paper_value="far above",
             how="TEAR's mean rate / TCP's at Bernoulli 20%",
-            tolerance="at least 2",
-            accept=(2.0, _INF),
             measure=_ratio(("bern20-tear", "rate"), ("bern20-tcp", "rate")),
             robust_to_quick=True,
         ),
