@@ -1669,7 +1669,8 @@ _KNOWN: dict[str, str] = {
     "table1/tfrc-rate-near-0-at-20%": _TFRC_20,
     "fig03-05/tfrc-near-0-at-20%": _TFRC_20,
     "table1/D-tfrc": "each new short loss interval reaches the sender a feedback RTT later; "
-    "counted from the onset, five or six of them take 8-10 RTTs (the paper's 5-6 is analytic)",
+    "counted from the onset, five or six of them take about 11 RTTs (the paper's 5-6 is "
+    "analytic)",
     "table1/I-tfrc": "history discounting accelerates the increase, so the fastest 10-RTT "
     "window exceeds the bound for the start of the increase",
     "table1/F-tcp": "with the paper's randomization (every TCP's overhead U(0, 3.2 ms)) 8 Reno "
