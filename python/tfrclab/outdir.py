@@ -28,6 +28,7 @@ __all__ = [
     "check_sweep_out",
     "directory_kind",
     "replace_directory",
+    "replace_files",
     "write_text_atomically",
 ]
 
@@ -164,6 +165,21 @@ def check_sweep_out(out: Path) -> None:
     _check_out(out, "sweep", force=False)
 
 
+def _fresh_partial(parent: Path, name: str) -> Path:
+    """A new, empty ``parent/.<name>.partial-*`` directory, earlier leftovers of it removed.
+
+    It is made with the permissions an ordinary directory would get (``mkdtemp`` gives 0700).
+    """
+    parent.mkdir(parents=True, exist_ok=True)
+    for stale in parent.glob(f".{name}.partial-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{name}.partial-", dir=parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    tmp.chmod(0o777 & ~umask)
+    return tmp
+
+
 def replace_directory(out: Path, write: Callable[[Path], T]) -> T:
     """Call ``write(tmp)`` on a fresh sibling of ``out``, then put it in place of ``out``.
 
@@ -172,14 +188,8 @@ def replace_directory(out: Path, write: Callable[[Path], T]) -> T:
     ``write`` returned.
     """
     parent = out.parent
-    parent.mkdir(parents=True, exist_ok=True)
-    for stale in parent.glob(f".{out.name}.partial-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
+    tmp = _fresh_partial(parent, out.name)
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        tmp.chmod(0o777 & ~umask)
         value = write(tmp)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=parent))
@@ -202,3 +212,23 @@ def write_text_atomically(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def replace_files(directory: Path, name: str, write: Callable[[Path], T]) -> T:
+    """Call ``write(tmp)`` on a fresh directory inside ``directory``, then move its files there.
+
+    For files that must agree with one another (a report and its JSON): ``write`` puts them in
+    ``tmp`` (``directory/.<name>.partial-*``), and only once it has returned are they renamed
+    into ``directory``, each replacing the file of its name, one right after the other. An
+    error while writing (a full disk, a failure half-way) leaves every old file as it was, none
+    new; leftovers of an earlier interrupted write are removed first. Returns what ``write``
+    returned.
+    """
+    tmp = _fresh_partial(directory, name)
+    try:
+        value = write(tmp)
+        for path in sorted(tmp.iterdir()):
+            os.replace(path, directory / path.name)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return value

@@ -593,7 +593,7 @@ def _prepare(
         tmp = out / ".sweep.json.tmp"
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, manifest_path)
-    kept = DATASETS if grid.series else DATASETS[:3]
+    kept = DATASETS if grid.series else tuple(d for d in DATASETS if d not in _SERIES)
     done = finished_runs(out, kept, on_repair)
     return [t for t in grid.tasks() if t.key not in done]
 

@@ -10,9 +10,10 @@ its oldest run finished :attr:`Flush.seconds` ago; and before the sweep returns 
 error or Ctrl-C. A batch's files share one name (its first run's key) and are written under
 temporary names and renamed into place, ``runs/`` last: a batch is finished once its ``runs/``
 file exists, which lists the batch's runs in its schema metadata (:data:`RUNS_KEY`; the one
-addition to what pandas wrote). A sweep killed outright (``SIGKILL``, power loss) loses only
-the runs of the batch in memory, which the next sweep into the directory runs again
-(:func:`finished_runs`).
+addition to what pandas wrote), and the files of the sweep's other datasets are there and
+readable. A sweep killed outright (``SIGKILL``, power loss) loses only the runs of the batch in
+memory, which the next sweep into the directory runs again; so does a batch whose file of any
+dataset was later truncated or removed (:func:`finished_runs`).
 
 Every page of every file carries a CRC-32 checksum. Before a sweep resumes, each file of every
 finished batch is read in full and its checksums verified (:func:`check_file`): a batch with a

@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import math
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from conftest import REPO_ROOT, kill_and_count_orphans, run_cli
-from tfrclab.reproduce.claims import Claim, Measurement, evaluate
-from tfrclab.reproduce.registry import experiments, registry, scenario_path
+from tfrclab.reproduce.claims import Band, Claim, Measurement, band_conflicts, evaluate
+from tfrclab.reproduce.registry import Experiment, Plan, experiments, registry, scenario_path
+from tfrclab.reproduce.report import write_report
+from tfrclab.reproduce.runner import SweepData, run_experiment
+from tfrclab.sweep import load
 
 # The verdicts a --quick run must give for the claims marked robust to the reduction. They
 # are the model's behaviour, measured (see docs/reproduction/README.md), not the paper's.
@@ -71,7 +75,9 @@ def test_selectors() -> None:
         experiments(["nosuchpaper"])
 
 
-def _claim(accept: tuple[float, float], value: float, known: str | None = None) -> Claim:
+def _claim(
+    accept: tuple[float, float], value: float, known: str | None = None, half: float = 0.1
+) -> Claim:
     return Claim(
         id="c",
         statement="s",
@@ -79,7 +85,7 @@ def _claim(accept: tuple[float, float], value: float, known: str | None = None) 
         how="h",
         tolerance="t",
         accept=accept,
-        measure=lambda _a: Measurement(value, 0.1, 3),
+        measure=lambda _a: Measurement(value, half, 3),
         known_deviation=known,
     )
 
@@ -93,6 +99,117 @@ def test_verdicts() -> None:
     assert known.verdict == "fails"
     assert known.reason == "explained"
     assert evaluate(_claim((0, 1), math.nan), {}).verdict == "not comparable"
+
+
+def test_verdicts_are_decided_on_the_whole_interval() -> None:
+    # A mean inside the band whose interval crosses an edge does not hold, nor does a mean
+    # outside it whose interval reaches back in fail: the seeds run do not decide.
+    inside = evaluate(_claim((0, 1), 0.95), {})
+    assert inside.verdict == "inconclusive"
+    assert "crosses the tolerance's edge 1" in inside.reason
+    outside = evaluate(_claim((0, 1), 1.05, known="explained"), {})
+    assert outside.verdict == "inconclusive"  # a known deviation does not decide it either
+    assert "edge 1" in outside.reason
+    assert evaluate(_claim((0, 1), -0.05), {}).verdict == "inconclusive"
+    assert evaluate(_claim((0, 1), 0.9), {}).verdict == "holds"  # [0.8, 1.0]: closed band
+    assert evaluate(_claim((0, 1), 1.1000001), {}).verdict == "fails"
+    result = evaluate(_claim((0, 1), 0.5), {})
+    assert result.as_dict()["ci"] == pytest.approx([0.4, 0.6])
+    # Without an interval (a deterministic run, one seed) the value decides, as before.
+    assert evaluate(_claim((0, 1), 0.95, half=math.nan), {}).verdict == "holds"
+    assert evaluate(_claim((0, 1), 1.05, half=math.nan), {}).verdict == "fails"
+    assert evaluate(_claim((0, 1), 0.95, half=math.nan), {}).as_dict()["ci"] is None
+
+
+def _seed_experiment(claims: tuple[Claim, ...], kind: str = "sweep") -> Experiment:
+    """A small sweep experiment (2 quick seeds of a 2 s fig22 run) with the given claims.
+
+    Its analysis is the seeds the sweep's runs hold, so the claims see every seed run.
+    """
+
+    def analyze(data: SweepData, _plan: Plan) -> dict[str, object]:
+        return {"seeds": sorted(int(s) for s in set(data.runs["seed"]))}
+
+    def plot(_analysis: object, path: Path) -> Path:
+        path.write_bytes(b"png")
+        return path
+
+    plan = Plan(seeds=(1, 2), changes={"duration": "2s"})
+    return Experiment(
+        id="test/seeds",
+        title="seeds",
+        setup="two TCP flows, 2 s",
+        kind=kind,  # type: ignore[arg-type]
+        scenarios=("floyd2000/fig22.toml",),
+        cells=(),
+        full=plan,
+        quick=plan,
+        metrics=(),
+        claims=claims,
+        analyze=analyze if kind == "sweep" else lambda _d, p: {"seeds": list(p.seeds)},
+        plot=plot,
+    )
+
+
+def _narrowing(accept: tuple[float, float], half_at_2: float) -> Claim:
+    """A claim measured at 0.5 whose interval narrows as 1/seeds (``half_at_2`` at 2 seeds)."""
+
+    def measure(analysis: dict[str, list[int]]) -> Measurement:
+        n = len(analysis["seeds"])
+        return Measurement(0.5, half_at_2 * 2 / n, n)
+
+    return replace(_claim(accept, 0.5), id=f"narrow-{half_at_2}", measure=measure)
+
+
+def test_inconclusive_claims_get_more_seeds_up_to_the_cap(tmp_path: Path) -> None:
+    # Decided at 4 seeds (half 0.25: [0.25, 0.75] in [0, 0.9]); undecided at 2 ([0, 1]).
+    decided = run_experiment(
+        _seed_experiment((_narrowing((0, 0.9), 0.5),)), tmp_path, quick=True, seed_cap=4
+    )
+    assert decided.plan.seeds == (1, 2, 3, 4)  # stopped once decided, before the cap
+    assert decided.added_seeds == 2
+    assert decided.analysis["seeds"] == [1, 2, 3, 4]
+    assert [r.verdict for r in decided.results] == ["holds"]
+    assert decided.results[0].measured.seeds == 4
+    assert "2 planned, 2 added" in decided.describe_plan()
+
+    # Never decided: the seeds stop at the cap (3 x 2) and the verdict stays inconclusive; the
+    # four seeds run before are reused.
+    lines: list[str] = []
+    capped = run_experiment(
+        _seed_experiment((_narrowing((0, 0.5), 0.5),)),
+        tmp_path,
+        quick=True,
+        seed_cap=3,
+        progress=lines.append,
+    )
+    assert capped.plan.seeds == (1, 2, 3, 4, 5, 6)
+    assert [r.verdict for r in capped.results] == ["inconclusive"]
+    assert "test/seeds: 0 of 4 runs to do" in lines
+    record = json.loads((tmp_path / "test" / "seeds" / "claims.json").read_text())
+    assert (record["seeds"], record["planned_seeds"]) == (6, 2)
+    assert record["counts"] == {"holds": 0, "fails": 0, "inconclusive": 1, "not comparable": 0}
+
+    # A quick plan adds no seeds by default; nor does an experiment that is not a sweep.
+    quick = run_experiment(_seed_experiment((_narrowing((0, 0.5), 0.5),)), tmp_path, quick=True)
+    assert quick.plan.seeds == (1, 2)
+    assert quick.results[0].verdict == "inconclusive"
+    channel = run_experiment(
+        _seed_experiment((_narrowing((0, 0.5), 0.5),), kind="channel"), tmp_path, seed_cap=4
+    )
+    assert channel.plan.seeds == (1, 2)
+
+    # The reports count the verdicts per paper.
+    write_report([decided, capped], tmp_path)
+    md = (tmp_path / "report.md").read_text()
+    assert "1 hold, 0 fail, 1 inconclusive, 0 not comparable" in md
+    assert "| paper | holds | fails | inconclusive | not comparable |" in md
+    assert "| test | 1 | 0 | 1 | 0 |" in md
+    page = (tmp_path / "report.html").read_text()
+    assert '<tr class="inconclusive" data-claim="test/seeds/narrow-0.5">' in page
+    assert '<tr data-paper="test"><td>test</td><td>1</td><td>0</td><td>1</td><td>0</td>' in page
+    counts = json.loads((tmp_path / "counts.json").read_text())
+    assert counts["test"] == {"holds": 1, "fails": 0, "inconclusive": 1, "not comparable": 0}
 
 
 def test_list() -> None:
@@ -124,7 +241,7 @@ def test_quick_run_of_floyd2000(tmp_path: Path) -> None:
         assert (out / experiment["id"] / experiment["figure"]).is_file()
         for claim in experiment["claims"]:
             verdicts[f"{experiment['id']}/{claim['id']}"] = claim
-            assert claim["verdict"] in ("holds", "fails", "not comparable")
+            assert claim["verdict"] in ("holds", "fails", "inconclusive", "not comparable")
     for e in experiments(list(_FLOYD2000_PY)):
         for c in e.claims:
             if c.robust_to_quick:
@@ -237,3 +354,120 @@ def test_a_damaged_run_record_is_made_again(
     result.parent.mkdir()
     result.write_bytes(damage)
     assert floyd2000_testbed._reuse(result.parent, 60.0, 1) is None
+
+
+def _one_run_per_batch(experiment: Experiment, out: Path) -> Path:
+    """Run ``experiment``'s quick sweep as the runner would, one file per run; its directory."""
+    from tfrclab.scenario import Scenario
+    from tfrclab.sweep import Grid, run_sweep
+    from tfrclab.sweep_store import Flush
+
+    plan = experiment.quick
+    scenario = Scenario.load(scenario_path(experiment.scenarios[0])).with_(**plan.changes)
+    directory = out / "test" / "seeds" / "sweep-quick"
+    grid = Grid(scenario, vary=(), seeds=plan.seeds, series=True, trace=plan.trace)
+    run_sweep(grid, directory, flush=Flush(runs=1))
+    return directory
+
+
+def test_a_damaged_batch_file_is_run_again(tmp_path: Path) -> None:
+    # One seed's per-bin series file is truncated: the runner's sweep sees it when it resumes
+    # and runs that seed again, so the claims are measured on both seeds, as the report says.
+    experiment = _seed_experiment((_narrowing((0, 1), 0.1),))
+    directory = _one_run_per_batch(experiment, tmp_path)
+    damaged = sorted((directory / "flow_series").glob("*.parquet"))[1]
+    damaged.write_bytes(damaged.read_bytes()[: damaged.stat().st_size // 2])
+    lines: list[str] = []
+    outcome = run_experiment(experiment, tmp_path, quick=True, progress=lines.append)
+    assert "test/seeds: 1 of 2 runs to do" in lines
+    assert outcome.analysis["seeds"] == [1, 2]
+    assert sorted(set(load(directory, "flow_series")["seed"])) == [1, 2]
+
+
+def test_a_dataset_short_of_a_seed_is_refused(tmp_path: Path) -> None:
+    # A damage the files' footers do not show (here one seed's link series file replaced by the
+    # other's, a readable file) must not give claims on fewer seeds than the plan states.
+    experiment = _seed_experiment((_narrowing((0, 1), 0.1),))
+    directory = _one_run_per_batch(experiment, tmp_path)
+    first, second = sorted((directory / "link_series").glob("*.parquet"))
+    runs = load(directory, "runs")
+    kept = first if int(runs[runs["run"] == first.stem]["seed"].iloc[0]) == 1 else second
+    lost = second if kept == first else first
+    lost.write_bytes(kept.read_bytes())
+    with pytest.raises(ValueError, match=r"link_series dataset lacks seeds \[2\]"):
+        run_experiment(experiment, tmp_path, quick=True)
+
+
+def test_report_files_are_replaced_together(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A failure while writing the second report leaves all four files as they were (and no
+    # temporary directory), never a new report.md beside an old claims.json.
+    from tfrclab.reproduce import report
+
+    experiment = _seed_experiment((_narrowing((0, 1), 0.1),), kind="channel")
+    outcome = run_experiment(experiment, tmp_path, quick=True)
+    write_report([outcome], tmp_path)
+    names = ("report.md", "report.html", "claims.json", "counts.json")
+    before = {name: (tmp_path / name).read_text() for name in names}
+    changed = replace(outcome, wall_s=outcome.wall_s + 100.0)
+
+    def failing(_outcomes: object) -> str:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report, "_html", failing)
+    with pytest.raises(OSError, match="disk full"):
+        write_report([changed], tmp_path)
+    assert {name: (tmp_path / name).read_text() for name in names} == before
+    assert not list(tmp_path.glob(".report.partial-*"))
+    monkeypatch.undo()
+    write_report([changed], tmp_path)
+    assert (tmp_path / "report.md").read_text() != before["report.md"]
+    assert not list(tmp_path.glob(".report.partial-*"))
+
+
+# Claims that check the same quantity against the same paper statement, in different
+# experiments (found auditing the registry): each group must take its tolerance from one band.
+SAME_STATEMENT = (
+    ("floyd2000/fig02/cut-after-6s", "floyd2000/fig21/most-rtts"),
+    ("yang2001/table1/F-gaimd", "yang2001/fig12-14/F-gaimd"),
+    ("yang2001/table1/F-tfrc", "yang2001/fig12-14/F-tfrc"),
+    ("yang2001/table1/F-tear", "yang2001/fig12-14/F-tear"),
+    ("yang2001/table1/tfrc-rate-near-0-at-20%", "yang2001/fig03-05/tfrc-near-0-at-20%"),
+    ("yang2001/table1/tear-rate-too-high-at-20%", "yang2001/fig03-05/tear-far-above-tcp-at-20%"),
+    ("yang2001/table1/cov20-tfrc", "yang2001/fig06/tfrc-about-2-at-20%"),
+)
+
+
+def test_one_band_per_quantity_and_statement() -> None:
+    claims = {f"{e.id}/{c.id}": c for e in registry() for c in e.claims}
+    assert band_conflicts(claims.items()) == []
+    for group in SAME_STATEMENT:
+        bands = {claims[name].band for name in group}
+        assert len(bands) == 1, (group, bands)
+        assert None not in bands, group
+        accepts = {claims[name].accept for name in group}
+        assert len(accepts) == 1, (group, accepts)
+
+
+def test_band_conflicts_finds_a_statement_with_two_bands() -> None:
+    def band(accept: tuple[float, float]) -> Band:
+        return Band("RTTs to halve", "App. A.2: three to eight", accept, f"in {accept}")
+
+    def claim(name: str, b: Band) -> tuple[str, Claim]:
+        return name, Claim.in_band(
+            b, id=name, statement="s", paper_value="p", how="h", measure=lambda _a: None
+        )
+
+    strict, loose = band((0.0, 8.0)), band((0.0, 9.0))
+    assert band_conflicts([claim("a", strict), claim("b", strict)]) == []
+    (found,) = band_conflicts([claim("a", strict), claim("b", loose)])
+    assert "App. A.2: three to eight" in found
+    assert "a [0.0, 8.0]" in found
+    assert "b [0.0, 9.0]" in found
+    # A claim written out twice with two tolerances is found without a band too.
+    twice = [("x", _claim((0, 1), 0.5)), ("y", replace(_claim((0, 2), 0.5), id="y"))]
+    assert len(band_conflicts(twice)) == 1
+    # A claim cannot take a band and another tolerance.
+    with pytest.raises(ValueError, match="differ from its band"):
+        replace(claim("a", strict)[1], accept=(0.0, 9.0))

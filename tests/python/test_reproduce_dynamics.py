@@ -32,10 +32,10 @@ OWNED = (
 )
 
 # The verdicts a --quick run gives for the claims marked robust to the reduction: the model's
-# behaviour, measured (the full plan gives the same), not the paper's.
+# behaviour, measured (the full plan gives the same), not the paper's. Claims whose 95% interval
+# on the quick plan's 2 seeds crosses their tolerance (inconclusive there) are not marked.
 EXPECTED_QUICK = {
     "floyd2000/fig14/queue-nearly-full-tcp": "holds",
-    "floyd2000/fig14/queue-nearly-full-tfrc": "holds",
     "floyd2000/fig19/increase-starts": "holds",
     "floyd2000/fig19/increase-per-rtt": "holds",
     "floyd2000/fig19/discounting-starts": "holds",
@@ -49,21 +49,15 @@ EXPECTED_QUICK = {
     "floyd2000/fig23/rtt50-peak-per-0.1s": "holds",
     "floyd2000/fig23/rtt100-peak-per-0.1s": "holds",
     "floyd2000/fig23/rtt50-queue-onset": "holds",
-    "floyd2000/fig23/rtt100-queue-onset": "fails",
     "floyd2000/fig23/rtt50-rate-flattens": "holds",
-    "floyd2000/fig23/rtt100-rate-flattens": "holds",
     "floyd2000/fig24-26-27/droptail-delay-above-red-tcp-4": "holds",
     "floyd2000/fig24-26-27/droptail-delay-above-red-tfrc-4": "holds",
     "floyd2000/fig24-26-27/droptail-delay-above-red-tcp-40": "holds",
     "floyd2000/fig24-26-27/droptail-delay-above-red-tfrc-40": "holds",
     "floyd2000/fig28/droptail-tcp-oscillates": "holds",
     "floyd2000/fig28/droptail-tcp-amplitude": "holds",
-    "floyd2000/fig28/droptail-tcp-never-idle": "fails",
-    "floyd2000/fig28/droptail-tcp-buffer100-never-idle": "holds",
-    "floyd2000/fig28/droptail-tfrc-oscillates": "fails",
     "floyd2000/fig28/tfrc-less-pronounced": "holds",
     "floyd2000/fig28/red-tfrc-no-oscillation": "holds",
-    "floyd2000/fig28/droptail-tcp-buffer100-oscillates": "holds",
     "floyd2000/fig28/droptail-tfrc-buffer100-oscillates": "fails",
 }
 
@@ -144,7 +138,7 @@ def test_quick_robust_claims(quick: tuple[Path, dict[str, dict[str, object]]]) -
     for key, expected in EXPECTED_QUICK.items():
         assert verdicts[key]["verdict"] == expected, (key, verdicts[key])
     for key, record in verdicts.items():
-        assert record["verdict"] in ("holds", "fails", "not comparable"), key
+        assert record["verdict"] in ("holds", "fails", "inconclusive", "not comparable"), key
 
 
 def test_quick_run_files_and_shared_sweeps(

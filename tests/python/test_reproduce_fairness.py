@@ -30,7 +30,6 @@ IDS = (
 # The verdicts a --quick run gives for the claims marked robust to the reduction: the model's
 # behaviour, measured, not the paper's (the reasons are in the claims' known deviations).
 EXPECTED_QUICK = {
-    "floyd2000/fig05/difference-rate05x": "holds",
     "floyd2000/fig05/paper-formula": "fails",
     "floyd2000/fig06/utilization-often-99": "holds",
     "floyd2000/fig07/spread-grows-with-flows": "holds",
@@ -118,7 +117,7 @@ def test_quick_run_gives_the_robust_verdicts(quick: dict[str, Outcome]) -> None:
         assert outcome.figure.stat().st_size < 400_000  # small PNGs
         assert (outcome.figure.parent / "claims.json").is_file()
         for r in outcome.results:
-            assert r.verdict in ("holds", "fails", "not comparable")
+            assert r.verdict in ("holds", "fails", "inconclusive", "not comparable")
             key = f"{experiment_id}/{r.claim.id}"
             if r.claim.robust_to_quick:
                 assert r.verdict == EXPECTED_QUICK[key], (key, r.measured, r.reason)

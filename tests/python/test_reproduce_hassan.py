@@ -143,7 +143,11 @@ def test_quick_run_gives_the_robust_verdicts(quick: dict[str, Outcome]) -> None:
         assert outcome.figure.stat().st_size < 400_000  # small PNGs
         assert (outcome.figure.parent / "claims.json").is_file()
         for r in outcome.results:
-            assert r.verdict in ("holds", "fails"), (experiment_id, r.claim.id, r.reason)
+            assert r.verdict in ("holds", "fails", "inconclusive"), (
+                experiment_id,
+                r.claim.id,
+                r.reason,
+            )
             key = f"{experiment_id}/{r.claim.id}"
             if r.claim.robust_to_quick:
                 assert r.verdict == EXPECTED_QUICK[key], (key, r.measured, r.reason)

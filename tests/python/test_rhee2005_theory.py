@@ -30,10 +30,8 @@ OWNED = (
 # behaviour, measured (the full plan gives the same), not the paper's.
 EXPECTED_QUICK = {
     "rhee2005/fig06-07/tracks-at-low-loss": "holds",
-    "rhee2005/fig06-07/closer-than-target": "holds",
     "rhee2005/fig08/tcp-gap-larger-than-equation-gap": "holds",
     "rhee2005/fig09-11/fig09-equation-above-tcp-at-high-loss": "fails",
-    "rhee2005/fig09-11/fig10-equation-reasonably-accurate": "holds",
     "rhee2005/fig09-11/fig11-tfrc-higher-loss-event-rate": "fails",
     "rhee2005/fig12/tfrc-10ms": "holds",
     "rhee2005/fig12/standard-10ms": "holds",
@@ -146,7 +144,7 @@ def test_quick_robust_claims(quick: tuple[Path, dict[str, dict[str, object]]]) -
     for key, expected in EXPECTED_QUICK.items():
         assert verdicts[key]["verdict"] == expected, (key, verdicts[key])
     for key, record in verdicts.items():
-        assert record["verdict"] in ("holds", "fails", "not comparable"), key
+        assert record["verdict"] in ("holds", "fails", "inconclusive", "not comparable"), key
     assert verdicts["rhee2005/fig12/planetlab-measurement"]["verdict"] == "not comparable"
 
 

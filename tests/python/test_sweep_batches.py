@@ -385,3 +385,29 @@ def test_a_damaged_file_of_any_dataset_is_run_again(
     assert remaining == [1]
     assert [path for path, _ in repaired] == [victim]
     assert_same_datasets(out, whole)
+
+
+def test_a_batch_with_a_damaged_or_missing_dataset_file_runs_again(tmp_path: Path) -> None:
+    # Four batches of 4, 4, 1 and 1 runs; then one loses its classes/ file's end (truncated)
+    # and another its link_series/ file. Resuming runs exactly those batches' runs again, and
+    # the datasets are those of a sweep never damaged.
+    g = grid(seeds=5, series=True)
+    out = tmp_path / "damaged"
+    sweep.run_sweep(g, out, flush=Flush(runs=4, seconds=3600))
+    names = files(out)
+    assert sorted(len(keys_in(out / "runs" / n)) for n in names) == [2, 4, 4]
+    truncated, removed = (n for n in names if len(keys_in(out / "runs" / n)) == 4)
+    classes = out / "classes" / truncated
+    classes.write_bytes(classes.read_bytes()[:-20])
+    (out / "link_series" / removed).unlink()
+    remaining: list[int] = []
+    sweep.run_sweep(g, out, on_start=lambda left, _: remaining.append(left))
+    assert remaining == [8]
+    sweep.run_sweep(g, tmp_path / "fresh", jobs=2)
+    assert_same_datasets(out, tmp_path / "fresh")
+    # Without --series only the three datasets it keeps are required.
+    plain = grid(seeds=2)
+    sweep.run_sweep(plain, tmp_path / "plain")
+    remaining.clear()
+    sweep.run_sweep(plain, tmp_path / "plain", on_start=lambda left, _: remaining.append(left))
+    assert remaining == [0]

@@ -1,26 +1,31 @@
 """Claims: a paper's statement, how it is measured, and its tolerance, fixed before running.
 
 A :class:`Claim` names the paper's value (as the paper gives it), how tfrclab measures the same
-thing, and the interval ``accept`` the measured mean must fall in for the claim to hold. The
+thing, and the interval ``accept`` the measured value must fall in for the claim to hold. The
 tolerance is part of the claim, written down before any run, never tuned to a result.
 
 Evaluating a claim on an experiment's analysis gives a :class:`Measurement` (a mean over seeds
 with the half-width of its 95% Student t confidence interval, :func:`tfrclab.metrics.mean_ci`)
-and a :class:`ClaimResult` with one of three verdicts:
+and a :class:`ClaimResult` with one of four verdicts, decided on the whole interval:
 
-- ``holds``: the measured mean lies in ``accept``;
-- ``fails``: it does not; the reason is the claim's ``known_deviation`` when one is recorded
-  (a difference explained elsewhere), else the measured value against the interval;
+- ``holds``: the whole 95% interval ``[mean - half, mean + half]`` lies in ``accept``;
+- ``fails``: the whole interval lies outside ``accept``; the reason is the claim's
+  ``known_deviation`` when one is recorded (a difference explained elsewhere), else the
+  interval against the tolerance;
+- ``inconclusive``: the interval crosses an edge of ``accept``: the seeds run do not decide.
+  The runner (:func:`tfrclab.reproduce.runner.run_experiment`) then adds seeds, up to its cap,
+  and the verdict is ``inconclusive`` only if the interval still crosses on all of them;
 - ``not comparable``: nothing could be measured (a NaN mean), with the measurement's note.
 
-The verdict is decided on the mean; the interval is reported beside it so a reader can see how
-close to the edge a verdict is.
+A measurement without an interval (a deterministic run, a single seed, or a measure that is one
+number over all seeds such as a maximum) is decided on its value alone, as a point: it holds
+or fails, never inconclusive.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -29,16 +34,24 @@ import numpy as np
 from tfrclab.metrics import mean_ci
 
 __all__ = [
+    "VERDICTS",
+    "Band",
     "Claim",
     "ClaimResult",
     "Measurement",
     "Verdict",
+    "band_conflicts",
     "evaluate",
+    "judge",
     "measure_seeds",
     "worst_of",
 ]
 
-Verdict = Literal["holds", "fails", "not comparable"]
+Verdict = Literal["holds", "fails", "inconclusive", "not comparable"]
+"""A claim's verdict (see the module documentation)."""
+
+VERDICTS: tuple[Verdict, ...] = ("holds", "fails", "inconclusive", "not comparable")
+"""Every verdict, in the order the reports count them."""
 
 Analysis = Mapping[str, Any]
 """What an experiment's analysis step produced: named arrays (one value per seed, or per seed
@@ -65,6 +78,37 @@ class Measurement:
             return f"{self.mean:.{digits}g}"
         return f"{self.mean:.{digits}g} ± {self.half:.2g}"
 
+    @property
+    def interval(self) -> tuple[float, float] | None:
+        """The 95% confidence interval ``(mean - half, mean + half)``; None without one."""
+        if math.isnan(self.mean) or math.isnan(self.half):
+            return None
+        return (self.mean - self.half, self.mean + self.half)
+
+
+@dataclass(frozen=True)
+class Band:
+    """The tolerance of one quantity under one paper statement, defined once for every claim.
+
+    Where several claims (in one experiment or several) check the same quantity against the
+    same statement of a paper, they take their ``accept`` and ``tolerance`` from one band, so
+    the statement cannot be judged with two different tolerances (:func:`band_conflicts`).
+    """
+
+    quantity: str
+    """What is measured, in words (e.g. ``RTTs for TFRC's rate to halve``)."""
+    statement: str
+    """The paper's statement and where it is (e.g. ``floyd2000 App. A.2: three to eight``)."""
+    accept: tuple[float, float]
+    """The closed interval the claims' measured values must fall in."""
+    tolerance: str
+    """The acceptance rule in words (matching ``accept``)."""
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """``(quantity, statement)``: claims with the same key must share one band."""
+        return (self.quantity, self.statement)
+
 
 @dataclass(frozen=True)
 class Claim:
@@ -81,7 +125,7 @@ class Claim:
     tolerance: str
     """The acceptance rule in words (matching ``accept``)."""
     accept: tuple[float, float]
-    """The closed interval the measured mean must fall in."""
+    """The closed interval the measured value (its whole 95% interval) must fall in."""
     measure: Callable[[Analysis], Measurement] = field(repr=False, compare=False)
     unit: str = ""
     robust_to_quick: bool = False
@@ -89,6 +133,24 @@ class Claim:
     verdict (the tests assert these)."""
     known_deviation: str | None = None
     """Why the claim is expected to fail, when that is understood and documented."""
+    band: Band | None = None
+    """The shared band its ``accept`` and ``tolerance`` come from, when other claims check the
+    same quantity under the same paper statement (they must then equal the band's)."""
+
+    def __post_init__(self) -> None:
+        if self.band is not None and (self.accept, self.tolerance) != (
+            self.band.accept,
+            self.band.tolerance,
+        ):
+            raise ValueError(
+                f"claim {self.id}: accept {self.accept} and tolerance {self.tolerance!r} differ "
+                f"from its band's {self.band.accept} and {self.band.tolerance!r}"
+            )
+
+    @classmethod
+    def in_band(cls, band: Band, **fields: Any) -> Claim:
+        """A claim whose ``accept`` and ``tolerance`` are ``band``'s."""
+        return cls(accept=band.accept, tolerance=band.tolerance, band=band, **fields)
 
     def as_dict(self) -> dict[str, Any]:
         """The claim as written in the registry, as plain JSON-ready values."""
@@ -115,10 +177,12 @@ class ClaimResult:
     def as_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready values."""
         m = self.measured
+        interval = m.interval
         return {
             **self.claim.as_dict(),
             "mean": None if math.isnan(m.mean) else m.mean,
             "ci_half": None if math.isnan(m.half) else m.half,
+            "ci": None if interval is None else list(interval),
             "seeds": m.seeds,
             "note": m.note,
             "verdict": self.verdict,
@@ -128,16 +192,63 @@ class ClaimResult:
 
 def evaluate(claim: Claim, analysis: Analysis) -> ClaimResult:
     """Measure ``claim`` on ``analysis`` and decide its verdict (see the module docs)."""
-    measured = claim.measure(analysis)
+    return judge(claim, claim.measure(analysis))
+
+
+def judge(claim: Claim, measured: Measurement) -> ClaimResult:
+    """The verdict of ``claim`` on ``measured``: its whole 95% interval against ``accept``."""
     low, high = claim.accept
+    band = f"[{low:g}, {high:g}]"
     if math.isnan(measured.mean):
         return ClaimResult(claim, measured, "not comparable", measured.note or "nothing measured")
-    shown = f"{measured.mean:.3g}"
-    if low <= measured.mean <= high:
-        return ClaimResult(claim, measured, "holds", f"{shown} is in [{low:g}, {high:g}]")
-    if claim.known_deviation is not None:
-        return ClaimResult(claim, measured, "fails", claim.known_deviation)
-    return ClaimResult(claim, measured, "fails", f"{shown} is outside [{low:g}, {high:g}]")
+    interval = measured.interval
+    if interval is None:
+        # No interval (deterministic, one seed, or one number over the seeds): the value decides.
+        shown = f"{measured.mean:.3g}"
+        if low <= measured.mean <= high:
+            return ClaimResult(claim, measured, "holds", f"{shown} is in {band}")
+        if claim.known_deviation is not None:
+            return ClaimResult(claim, measured, "fails", claim.known_deviation)
+        return ClaimResult(claim, measured, "fails", f"{shown} is outside {band}")
+    lo, hi = interval
+    shown = f"the 95% interval [{lo:.3g}, {hi:.3g}]"
+    if low <= lo and hi <= high:
+        return ClaimResult(claim, measured, "holds", f"{shown} is in {band}")
+    if hi < low or lo > high:
+        if claim.known_deviation is not None:
+            return ClaimResult(claim, measured, "fails", claim.known_deviation)
+        return ClaimResult(claim, measured, "fails", f"{shown} is outside {band}")
+    edge = low if lo < low <= hi else high
+    return ClaimResult(
+        claim,
+        measured,
+        "inconclusive",
+        f"{shown} crosses the tolerance's edge {edge:g} of {band} on {measured.seeds} seeds",
+    )
+
+
+def band_conflicts(claims: Iterable[tuple[str, Claim]]) -> list[str]:
+    """The paper statements judged with more than one tolerance among ``claims`` (named).
+
+    Claims are grouped by their band's :attr:`Band.key`, or without a band by their statement,
+    paper value and measure together (a claim written out twice); a group whose claims do not
+    all have the same ``accept`` is a conflict. One line per conflict, naming the claims and
+    their intervals; empty when every statement has one band.
+    """
+    groups: dict[tuple[str, ...], list[tuple[str, Claim]]] = {}
+    for name, claim in claims:
+        key: tuple[str, ...] = (
+            ("band", *claim.band.key)
+            if claim.band is not None
+            else ("text", claim.statement, claim.paper_value, claim.how)
+        )
+        groups.setdefault(key, []).append((name, claim))
+    found = []
+    for key, members in groups.items():
+        if len({claim.accept for _name, claim in members}) > 1:
+            shown = ", ".join(f"{name} {list(claim.accept)}" for name, claim in members)
+            found.append(f"{' / '.join(key[1:])}: {shown}")
+    return found
 
 
 def measure_seeds(values: Sequence[float] | np.ndarray, note: str = "") -> Measurement:

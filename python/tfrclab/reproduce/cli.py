@@ -33,7 +33,11 @@ def register(commands: Any) -> None:
         description="Run the registered experiments (all, or the papers and ids given), "
         "evaluate every claim against its tolerance and write DIR/report.md and a "
         "self-contained DIR/report.html. Runs are kept under DIR and reused, so an "
-        "interrupted reproduction resumes. Exit 0 whatever the verdicts (they are findings).",
+        "interrupted reproduction resumes. A claim holds when its whole 95% confidence "
+        "interval lies inside its tolerance and fails when it lies wholly outside; while one "
+        "crosses an edge, a full plan runs more seeds (up to --seed-cap times its own) and the "
+        "claim is inconclusive if it still crosses. Exit 0 whatever the verdicts (they are "
+        "findings).",
     )
     reproduce.add_argument(
         "select", nargs="*", metavar="PAPER|ID", help="e.g. floyd2000 or floyd2000/fig09"
@@ -43,6 +47,14 @@ def register(commands: Any) -> None:
     )
     reproduce.add_argument(
         "--jobs", type=_positive_int, default=1, help="parallel runs (worker processes; 1)"
+    )
+    reproduce.add_argument(
+        "--seed-cap",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="while a claim is inconclusive, add seeds up to N times the plan's (default 4 for "
+        "full plans, 1, none added, with --quick)",
     )
     reproduce.add_argument(
         "--executor",
@@ -133,6 +145,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 progress=progress,
                 executor=executor,
                 scheduler=scheduler,
+                seed_cap=args.seed_cap,
             )
             for e in selected
         ]

@@ -12,10 +12,46 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from tfrclab import metrics
-from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds, worst_of
+from tfrclab.reproduce.claims import (
+    Analysis,
+    Band,
+    Claim,
+    Measurement,
+    measure_seeds,
+    worst_of,
+)
 from tfrclab.reproduce.registry import Experiment, Plan
 
-__all__ = ["EXPERIMENTS", "FIG09_TIMESCALES_S", "TABLE25"]
+__all__ = [
+    "EXPERIMENTS",
+    "FIG09_TIMESCALES_S",
+    "HALVE_AT_LEAST_3_RTTS",
+    "HALVE_AT_MOST_8_RTTS",
+    "TABLE25",
+]
+
+# ---------------------------------------------------------------------------------------------
+# bands shared by several claims (one tolerance per quantity and paper statement)
+
+_HALVING = "RTTs (R, from the rise in congestion) until TFRC's sending rate X has halved"
+
+HALVE_AT_MOST_8_RTTS = Band(
+    quantity=_HALVING,
+    statement="floyd2000 App. A.2: TFRC takes three to eight round-trip times to halve its rate "
+    "(at most eight)",
+    accept=(0.0, 8.0),
+    tolerance="at most 8 RTTs (App. A.2's upper end)",
+)
+"""App. A.2's upper end, for Fig. 2's cut after 6 s and Fig. 21's slowest initial rate."""
+
+HALVE_AT_LEAST_3_RTTS = Band(
+    quantity=_HALVING,
+    statement="floyd2000 App. A.2: TFRC takes three to eight round-trip times to halve its rate "
+    "(at least three)",
+    accept=(3.0, 1000.0),
+    tolerance="at least 3 RTTs (App. A.2's lower end)",
+)
+"""App. A.2's lower end, for Fig. 21's fastest initial rate."""
 
 # ---------------------------------------------------------------------------------------------
 # fig02: one TFRC flow over the scripted channel (tfrclab.demo), periodic loss 1% -> 10% -> 0.5%
@@ -87,13 +123,12 @@ FIG02 = Experiment(
             measure=_single("p_relative_range_4_6"),
             robust_to_quick=True,
         ),
-        Claim(
+        Claim.in_band(
+            HALVE_AT_MOST_8_RTTS,
             id="cut-after-6s",
             statement="The sending rate is cut within a few RTTs once the loss rate rises at 6 s.",
             paper_value="a few RTTs (App. A.2: 3-8 RTTs to halve under persistent congestion)",
             how="RTTs (R = 100 ms) from 6 s until X is at most half its value at 6 s",
-            tolerance="at most 8 RTTs (the paper's upper end)",
-            accept=(0.0, 8.0),
             measure=_single("halve_rtts"),
             unit="RTTs",
             robust_to_quick=True,

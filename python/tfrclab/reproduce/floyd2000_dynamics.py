@@ -24,7 +24,14 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds
-from tfrclab.reproduce.floyd2000 import TABLE25_EXPERIMENT, _per_seed, _single, _table25_analyze
+from tfrclab.reproduce.floyd2000 import (
+    HALVE_AT_LEAST_3_RTTS,
+    HALVE_AT_MOST_8_RTTS,
+    TABLE25_EXPERIMENT,
+    _per_seed,
+    _single,
+    _table25_analyze,
+)
 from tfrclab.reproduce.registry import Experiment, Plan
 
 __all__ = [
@@ -439,26 +446,24 @@ FIG21 = Experiment(
     quick=Plan(seeds=(0,), duration_s=13.0),
     metrics=("RTTs to halve",),
     claims=(
-        Claim(
+        Claim.in_band(
+            HALVE_AT_LEAST_3_RTTS,
             id="fewest-rtts",
             statement="The number of round-trip times to halve ranges from three to eight: "
             "never fewer than three.",
             paper_value="at least 3 RTTs",
             how="the fewest RTTs to halve (as in fig20) over the six initial drop rates",
-            tolerance=f"at least 2 ({_ONE_RTT})",
-            accept=(2.0, 1000.0),
             measure=_single("fewest", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
         ),
-        Claim(
+        Claim.in_band(
+            HALVE_AT_MOST_8_RTTS,
             id="most-rtts",
             statement="The number of round-trip times to halve ranges from three to eight: "
             "never more than eight.",
             paper_value="at most 8 RTTs",
             how="the most RTTs to halve (as in fig20) over the six initial drop rates",
-            tolerance=f"at most 9 ({_ONE_RTT})",
-            accept=(0.0, 9.0),
             measure=_single("most", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
@@ -670,7 +675,8 @@ FIG23 = Experiment(
                 accept=(0.8, 3.2),
                 measure=_per_seed(f"{label}/onset_after_stop_s"),
                 unit="s",
-                robust_to_quick=True,
+                # At 100 ms the 2 quick seeds' interval (5.1 +- 6.4 s) crosses the band.
+                robust_to_quick=label == "rtt50",
                 known_deviation=_ONSET_DEVIATION if label == "rtt100" else None,
             )
             for label in _FIG22_RTTS
@@ -686,7 +692,7 @@ FIG23 = Experiment(
                 tolerance="at most half the earlier rise: [-1, 0.5]",
                 accept=(-1.0, 0.5),
                 measure=_per_seed(f"{label}/flatten_ratio"),
-                robust_to_quick=True,
+                robust_to_quick=label == "rtt50",  # rtt100: -0.07 +- 0.9 on 2 quick seeds
             )
             for label in _FIG22_RTTS
         ),
@@ -783,7 +789,8 @@ FIG14 = Experiment(
                 tolerance="most: at least 0.5",
                 accept=(0.5, 1.0),
                 measure=_per_seed(f"droptail-{traffic}-40/nearly_full"),
-                robust_to_quick=True,
+                # TFRC's 0.93 on 2 quick seeds has an interval of +-0.5: undecided there.
+                robust_to_quick=traffic == "tcp",
             )
             for traffic in ("tcp", "tfrc")
         ),
@@ -1014,7 +1021,8 @@ FIG28 = Experiment(
                 tolerance="at most 1%",
                 accept=(0.0, 0.01),
                 measure=_per_seed(f"{label}/idle"),
-                robust_to_quick=True,
+                # 2 quick seeds leave both intervals across the 1% line (0.07 +- 0.1).
+                robust_to_quick=False,
                 known_deviation=None
                 if "buffer" in label
                 else _FIG28_NS2.format(
@@ -1031,6 +1039,7 @@ FIG28 = Experiment(
             True,
             "Fig. 28 shows oscillations with TFRC flows too under DropTail.",
             "oscillations (text: 'with both TCP and TFRC')",
+            robust=False,  # 0.13 +- 0.57 on 2 quick seeds: undecided there
             known_deviation=_FIG28_NS2.format(
                 traffic="tfrc",
                 numbers="TFRC holds the queue at 46 of 49 packets, swinging by 3.7 "
@@ -1066,6 +1075,7 @@ FIG28 = Experiment(
             "The TCP oscillations under DropTail do not depend on the unstated buffer (100 "
             "packets instead of 50).",
             "standing oscillations",
+            robust=False,  # 0.8 +- 0.8 on 2 quick seeds: undecided there
         ),
         _periodicity_claim(
             "droptail-tfrc-buffer100",

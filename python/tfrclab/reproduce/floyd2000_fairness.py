@@ -203,9 +203,9 @@ def _fig05_claims() -> tuple[Claim, ...]:
                 tolerance=f"at most {_FIG05_TOLERANCE:g} at every p",
                 accept=(0.0, _FIG05_TOLERANCE),
                 measure=_fig05_largest(name),
-                # --quick counts ~1000 events per point: the W(p) flow's worst point (~0.13)
-                # is within noise of the bound; W(p) / 2's (~0.06) is not.
-                robust_to_quick=factor < 1.0,
+                # --quick counts ~1000 events per point on 2 seeds: neither flow's worst point
+                # is decided (W(p) / 2's 0.06 has an interval of +-0.15 there).
+                robust_to_quick=False,
                 known_deviation=None if factor < 1.0 else _FIG05_SLIDING,
             )
         )

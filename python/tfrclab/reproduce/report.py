@@ -1,9 +1,13 @@
-"""The reproduction report: ``report.md`` and one self-contained ``report.html``.
+"""The reproduction report: ``report.md``, one self-contained ``report.html`` and the JSON.
 
-Per experiment: its setup, the plan it ran (seeds, changes), its figure, and a claims table with
-the paper's value beside the measured one (mean ± 95% CI half-width over seeds), the tolerance,
-the verdict and its reason. The HTML embeds the figures as base64 PNGs and colours each claim's
-row by its verdict, so the one file can be mailed or archived alone.
+Both reports open with the verdicts counted per paper (holds, fails, inconclusive, not
+comparable). Per experiment: its setup, the plan it ran (seeds, changes, and the seeds added
+while a claim was inconclusive), its figure, and a claims table with the paper's value beside
+the measured one (mean ± 95% CI half-width over seeds), the tolerance, the verdict and its
+reason. The HTML embeds the figures as base64 PNGs and colours each claim's row by its verdict,
+so the one file can be mailed or archived alone. ``claims.json`` holds every experiment's
+record (:meth:`tfrclab.reproduce.runner.Outcome.as_dict`, with its verdict counts) and
+``counts.json`` the counts per paper and in all.
 """
 
 from __future__ import annotations
@@ -14,11 +18,11 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from tfrclab.reproduce.claims import ClaimResult
+from tfrclab.reproduce.claims import VERDICTS, ClaimResult
 from tfrclab.reproduce.registry import Experiment
-from tfrclab.reproduce.runner import Outcome
+from tfrclab.reproduce.runner import SEED_CAP, Outcome
 
-__all__ = ["write_report"]
+__all__ = ["count_verdicts", "write_report"]
 
 _STYLE = """
 body { font-family: sans-serif; max-width: 70em; margin: 2em auto; line-height: 1.4; }
@@ -26,7 +30,9 @@ table.claims { border-collapse: collapse; width: 100%; font-size: 0.9em; }
 table.claims th, table.claims td { border: 1px solid #bbb; padding: 0.3em 0.5em;
   vertical-align: top; text-align: left; }
 tr.holds { background: #d8f0d8; } tr.fails { background: #f6d5d5; }
-tr.not-comparable { background: #eeeeee; }
+tr.inconclusive { background: #f7ecc4; } tr.not-comparable { background: #eeeeee; }
+table.counts { border-collapse: collapse; margin-bottom: 1em; }
+table.counts th, table.counts td { border: 1px solid #bbb; padding: 0.2em 0.6em; }
 img { max-width: 100%; }
 """
 
@@ -43,12 +49,39 @@ def _scenarios(e: Experiment) -> str:
     return names or "(scripted channel)"
 
 
-def _counts(outcomes: Sequence[Outcome]) -> dict[str, int]:
-    counts = {"holds": 0, "fails": 0, "not comparable": 0}
+def count_verdicts(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+    """The verdicts counted per paper, in the order the papers first appear, and ``"all"``.
+
+    Each count is a dict of every verdict (:data:`~tfrclab.reproduce.claims.VERDICTS`) with
+    its number of claims, zeros included.
+    """
+    counts: dict[str, dict[str, int]] = {}
+    total: dict[str, int] = dict.fromkeys(VERDICTS, 0)
     for outcome in outcomes:
+        paper = counts.setdefault(outcome.experiment.paper, dict.fromkeys(VERDICTS, 0))
         for r in outcome.results:
-            counts[r.verdict] += 1
+            paper[r.verdict] += 1
+            total[r.verdict] += 1
+    counts["all"] = total
     return counts
+
+
+def _sentence(counts: dict[str, int]) -> str:
+    """``3 hold, 1 fails, 0 inconclusive, 0 not comparable``."""
+    return (
+        f"{counts['holds']} hold, {counts['fails']} fail, {counts['inconclusive']} "
+        f"inconclusive, {counts['not comparable']} not comparable"
+    )
+
+
+_RULE = (
+    "Measured values are means over seeds ± the half-width of their 95% Student t confidence "
+    "interval. A claim holds when its whole interval lies inside the tolerance fixed in the "
+    "registry before running, fails when the interval lies wholly outside, and is inconclusive "
+    "when the interval crosses an edge of the tolerance even after seeds were added (full "
+    f"plans: up to {SEED_CAP} times the plan's seeds; quick plans add none). A value without "
+    "an interval (a deterministic run, one seed) is decided on itself."
+)
 
 
 def _cell(text: str) -> str:
@@ -56,15 +89,19 @@ def _cell(text: str) -> str:
 
 
 def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
-    counts = _counts(outcomes)
+    counts = count_verdicts(outcomes)
     mode = "quick" if any(o.quick for o in outcomes) else "full"
     lines = [
         "# tfrclab reproduction report",
         "",
-        f"Mode: {mode}. Claims: {counts['holds']} hold, {counts['fails']} fail, "
-        f"{counts['not comparable']} not comparable. Measured values are means over seeds "
-        "± the half-width of their 95% Student t confidence interval; the verdict is decided "
-        "on the mean against the tolerance fixed in the registry before running.",
+        f"Mode: {mode}. Claims: {_sentence(counts['all'])}. {_RULE}",
+        "",
+        "| paper | " + " | ".join(VERDICTS) + " |",
+        "|---|" + "---|" * len(VERDICTS),
+        *(
+            f"| {paper} | " + " | ".join(str(c[v]) for v in VERDICTS) + " |"
+            for paper, c in counts.items()
+        ),
         "",
     ]
     for o in outcomes:
@@ -75,7 +112,7 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
             "",
             e.setup,
             "",
-            f"Scenarios: {_scenarios(e)}. Plan: {o.plan.describe()}. Wall time {o.wall_s:.1f} s.",
+            f"Scenarios: {_scenarios(e)}. Plan: {o.describe_plan()}. Wall time {o.wall_s:.1f} s.",
             "",
             f"![{e.id}]({figure})",
             "",
@@ -98,7 +135,7 @@ def _claim_cells(r: ClaimResult) -> tuple[str, ...]:
 
 
 def _html(outcomes: Sequence[Outcome]) -> str:
-    counts = _counts(outcomes)
+    counts = count_verdicts(outcomes)
     esc = html.escape
     parts = [
         "<!DOCTYPE html>",
@@ -106,9 +143,17 @@ def _html(outcomes: Sequence[Outcome]) -> str:
         "<title>tfrclab reproduction report</title>",
         f"<style>{_STYLE}</style></head><body>",
         "<h1>tfrclab reproduction report</h1>",
-        f"<p>Claims: {counts['holds']} hold, {counts['fails']} fail, "
-        f"{counts['not comparable']} not comparable. Measured values are means over seeds "
-        "&plusmn; the half-width of their 95% Student t confidence interval.</p>",
+        f"<p>Claims: {esc(_sentence(counts['all']))}. {esc(_RULE)}</p>",
+        '<table class="counts"><thead><tr><th>paper</th>'
+        + "".join(f"<th>{esc(v)}</th>" for v in VERDICTS)
+        + "</tr></thead><tbody>",
+        *(
+            f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td>'
+            + "".join(f"<td>{c[v]}</td>" for v in VERDICTS)
+            + "</tr>"
+            for paper, c in counts.items()
+        ),
+        "</tbody></table>",
     ]
     for o in outcomes:
         e = o.experiment
@@ -118,7 +163,7 @@ def _html(outcomes: Sequence[Outcome]) -> str:
             f"<h2>{esc(e.id)}: {esc(e.title)}</h2>",
             f"<p>{esc(e.setup)}</p>",
             f"<p>Scenarios: {esc(_scenarios(e))}. "
-            f"Plan: {esc(o.plan.describe())}. Wall time {o.wall_s:.1f} s.</p>",
+            f"Plan: {esc(o.describe_plan())}. Wall time {o.wall_s:.1f} s.</p>",
             f'<img alt="{esc(e.id)}" src="data:image/png;base64,{image}">',
             '<table class="claims"><thead><tr><th>claim</th><th>paper</th>'
             "<th>how measured</th><th>tolerance</th><th>measured</th><th>verdict</th>"
@@ -139,14 +184,24 @@ def _html(outcomes: Sequence[Outcome]) -> str:
 
 
 def write_report(outcomes: Sequence[Outcome], out: Path) -> tuple[Path, Path]:
-    """Write ``out/report.md``, ``out/report.html`` and ``out/claims.json``.
+    """Write ``out/report.md``, ``out/report.html``, ``out/claims.json`` and ``out/counts.json``.
+
+    The four are written to a temporary directory inside ``out`` and renamed into place together
+    once all are written (:func:`tfrclab.outdir.replace_files`): a failure on the way leaves the
+    old ones, which agree with one another, never a new report beside an old JSON.
 
     Returns the paths of the two reports.
     """
+    from tfrclab.outdir import replace_files
+
+    def write(tmp: Path) -> None:
+        (tmp / "report.md").write_text(_markdown(outcomes, out) + "\n")
+        (tmp / "report.html").write_text(_html(outcomes))
+        records = [o.as_dict() for o in outcomes]
+        (tmp / "claims.json").write_text(json.dumps(records, indent=2) + "\n")
+        counts = json.dumps(count_verdicts(outcomes), indent=2)
+        (tmp / "counts.json").write_text(counts + "\n")
+
     out.mkdir(parents=True, exist_ok=True)
-    md = out / "report.md"
-    md.write_text(_markdown(outcomes, out) + "\n")
-    page = out / "report.html"
-    page.write_text(_html(outcomes))
-    (out / "claims.json").write_text(json.dumps([o.as_dict() for o in outcomes], indent=2) + "\n")
-    return md, page
+    replace_files(out, "report", write)
+    return out / "report.md", out / "report.html"

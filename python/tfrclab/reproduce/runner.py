@@ -4,26 +4,40 @@ A sweep experiment's runs go through :func:`tfrclab.sweep.run_sweep` with per-bi
 into ``DIR/<paper>/<figure>/sweep`` (``sweep-quick`` with ``--quick``), so an interrupted
 reproduction picks up where it stopped and a second one reuses every finished run. The analysis
 reads the sweep's datasets back, so it is the same whether the runs were made now or before.
+
+Seeds are added sequentially while a claim is ``inconclusive`` (its 95% interval crosses an edge
+of its tolerance, :mod:`tfrclab.reproduce.claims`): a sweep experiment whose claims are not all
+decided on the plan's seeds runs as many seeds again (the next seeds after the plan's largest),
+re-evaluates every claim on all of them, and repeats until no claim is inconclusive or the
+seeds reach :data:`SEED_CAP` times the plan's number. The verdicts reported are those on the
+last set of seeds, which the report's plan line states. ``--quick`` plans are not extended (they
+are smoke tests): their inconclusive claims stay so. Channel, testbed and ns-2 experiments are
+not extended either (their runs are not kept per seed).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tfrclab.reproduce.claims import Analysis, ClaimResult, evaluate
+from tfrclab.reproduce.claims import VERDICTS, Analysis, ClaimResult, evaluate
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
 
 if TYPE_CHECKING:
     from tfrclab.sweep import Executor
 
-__all__ = ["Outcome", "SweepData", "experiment_dir", "run_experiment"]
+__all__ = ["SEED_CAP", "Outcome", "SweepData", "experiment_dir", "extended_plan", "run_experiment"]
 
 Progress = Callable[[str], None]
+
+SEED_CAP = 4
+"""The most seeds a full plan is extended to, as a multiple of its own number of seeds (a plan
+of 10 seeds runs at most 40 while a claim stays inconclusive)."""
 
 
 @dataclass(frozen=True)
@@ -46,24 +60,52 @@ class Outcome:
     experiment: Experiment
     quick: bool
     plan: Plan
+    """The plan the claims were decided on: the registry's, with the seeds added while a claim
+    was inconclusive (:data:`SEED_CAP`)."""
     results: tuple[ClaimResult, ...]
     figure: Path
     wall_s: float
     analysis: Analysis
+    planned_seeds: int = 0
+    """How many seeds the registry's plan has (0: as many as :attr:`plan`)."""
+    seed_cap: int = 1
+    """The most seeds the run could reach, as a multiple of the planned ones."""
+
+    @property
+    def added_seeds(self) -> int:
+        """How many seeds were added to the registry's plan (0 when none were)."""
+        return len(self.plan.seeds) - self.planned_seeds if self.planned_seeds else 0
+
+    def describe_plan(self) -> str:
+        """The plan line of the reports: the seeds run, and how many were added."""
+        line = self.plan.describe()
+        if self.added_seeds:
+            line += (
+                f" ({self.planned_seeds} planned, {self.added_seeds} added while a claim was "
+                f"inconclusive; cap {self.seed_cap}x)"
+            )
+        return line
 
     def as_dict(self) -> dict[str, Any]:
         """The outcome as JSON-ready values (the analysis is left out)."""
         e = self.experiment
+        counts = dict.fromkeys(VERDICTS, 0)
+        for r in self.results:
+            counts[r.verdict] += 1
         return {
             "id": e.id,
+            "paper": e.paper,
             "title": e.title,
             "setup": e.setup,
             "quick": self.quick,
-            "plan": self.plan.describe(),
+            "plan": self.describe_plan(),
+            "seeds": len(self.plan.seeds),
+            "planned_seeds": self.planned_seeds or len(self.plan.seeds),
             "scenarios": list(e.scenarios),
             "metrics": list(e.metrics),
             "figure": self.figure.name,
             "wall_s": self.wall_s,
+            "counts": counts,
             "claims": [r.as_dict() for r in self.results],
         }
 
@@ -109,6 +151,7 @@ def _run_sweep(
     run_sweep(
         grid,
         directory,
+        extend=True,  # the seeds a claim needed before (SEED_CAP) stay there, for reuse
         jobs=workers,
         executor=executor if workers > 1 or scheduler is not None else "local",
         scheduler=scheduler,
@@ -116,7 +159,7 @@ def _run_sweep(
         on_done=on_done,
         on_repair=on_repair,
     )
-    return SweepData(
+    data = SweepData(
         runs=load(directory, "runs"),
         classes=load(directory, "classes"),
         links=load(directory, "links"),
@@ -124,6 +167,34 @@ def _run_sweep(
         link_series=load(directory, "link_series"),
         bin_s=scenario.bin_s,
     )
+    _check_seeds(data, plan.seeds, directory)
+    return data
+
+
+def _check_seeds(data: SweepData, seeds: tuple[int, ...], directory: Path) -> None:
+    """Refuse datasets that do not hold every seed of the plan, and only those.
+
+    The sweep reruns a batch whose files are missing or truncated (their footers are checked
+    when it resumes, :func:`tfrclab.sweep_store.finished_runs`); a file damaged in a way its
+    footer does not show could still leave a dataset short of a seed, and the claims would then
+    be measured on fewer seeds than the report states.
+
+    Raises:
+        ValueError: naming the dataset and the seeds it lacks.
+    """
+    wanted = set(seeds)
+    for name in ("runs", "classes", "links", "flow_series", "link_series"):
+        frame = getattr(data, name)
+        found = {int(seed) for seed in frame["seed"].unique()} if len(frame) else set()
+        if found != wanted:
+            missing = sorted(wanted - found)
+            extra = sorted(found - wanted)
+            raise ValueError(
+                f"{directory}: the {name} dataset lacks seeds {missing}"
+                + (f" and holds others {extra}" if extra else "")
+                + f" of the plan's {len(seeds)}: a damaged batch file; remove {directory} to "
+                "rerun its runs"
+            )
 
 
 def _cell_runs(
@@ -145,7 +216,13 @@ def _cell_runs(
         scenario = scenario.with_(**changes)
     grid = Grid(scenario, vary=(), seeds=seeds, series=True, trace=trace)
     repaired: list[tuple[Path, str]] = []
-    run_sweep(grid, directory, jobs=1, on_repair=lambda path, why: repaired.append((path, why)))
+    run_sweep(
+        grid,
+        directory,
+        jobs=1,
+        extend=True,
+        on_repair=lambda path, why: repaired.append((path, why)),
+    )
     return repaired
 
 
@@ -231,6 +308,19 @@ def _run_sweeps(
     }
 
 
+def extended_plan(plan: Plan, base: int) -> Plan:
+    """``plan`` with ``base`` more seeds: the next whole numbers after its largest seed."""
+    start = max(plan.seeds) + 1
+    return replace(plan, seeds=(*plan.seeds, *range(start, start + base)))
+
+
+def _write_json(path: Path, value: Any) -> None:
+    """Write ``value`` as JSON to ``path`` under a temporary name, then rename it into place."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(value, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
 def run_experiment(
     experiment: Experiment,
     out: Path,
@@ -240,19 +330,73 @@ def run_experiment(
     progress: Progress | None = None,
     executor: Executor = "local",
     scheduler: str | None = None,
+    seed_cap: int | None = None,
 ) -> Outcome:
     """Run ``experiment`` and evaluate its claims; finished runs under ``out`` are reused.
 
     ``executor``/``scheduler`` choose where sweep runs go, as for :func:`tfrclab.sweep.run_sweep`
     (``"dask"`` with a scheduler address sends them to that ``dask.distributed`` cluster).
 
+    While a claim is inconclusive, a sweep experiment runs more seeds, as many as its plan has
+    each time, up to ``seed_cap`` times the plan's number (default :data:`SEED_CAP` for the
+    full plan, 1, no extension, for ``quick``); see the module documentation.
+
     Draws its figure and writes ``claims.json`` beside it, in :func:`experiment_dir`.
     """
     say: Progress = progress if progress is not None else (lambda _line: None)
     started = time.perf_counter()
-    plan = experiment.plan(quick)
+    planned = experiment.plan(quick)
+    cap = (1 if quick else SEED_CAP) if seed_cap is None else seed_cap
+    if cap < 1:
+        raise ValueError(f"seed_cap must be at least 1, got {cap}")
     directory = experiment_dir(out, experiment)
     directory.mkdir(parents=True, exist_ok=True)
+    plan = planned
+    while True:
+        analysis = _analysis(
+            experiment, plan, out, directory, quick, jobs, say, executor, scheduler
+        )
+        results = tuple(evaluate(claim, analysis) for claim in experiment.claims)
+        open_claims = [r.claim.id for r in results if r.verdict == "inconclusive"]
+        base = len(planned.seeds)
+        if experiment.kind != "sweep" or not open_claims or len(plan.seeds) >= cap * base:
+            break
+        plan = extended_plan(plan, min(base, cap * base - len(plan.seeds)))
+        say(
+            f"{experiment.id}: {len(open_claims)} claim(s) inconclusive "
+            f"({', '.join(open_claims)}): running seeds up to {max(plan.seeds)} "
+            f"({len(plan.seeds)} of at most {cap * base})"
+        )
+    figure = experiment.plot(analysis, directory / "figure.png")
+    outcome = Outcome(
+        experiment,
+        quick,
+        plan,
+        results,
+        figure,
+        time.perf_counter() - started,
+        analysis,
+        planned_seeds=len(planned.seeds),
+        seed_cap=cap if experiment.kind == "sweep" else 1,
+    )
+    _write_json(directory / "claims.json", outcome.as_dict())
+    for r in results:
+        say(f"{experiment.id}: {r.claim.id}: {r.verdict} ({r.measured.format()})")
+    return outcome
+
+
+def _analysis(
+    experiment: Experiment,
+    plan: Plan,
+    out: Path,
+    directory: Path,
+    quick: bool,
+    jobs: int,
+    say: Progress,
+    executor: Executor,
+    scheduler: str | None,
+) -> Analysis:
+    """Make (or reuse) the runs of ``plan`` and analyze them."""
     data: Any = None
     if experiment.kind == "sweep":
         # Sweeps shared with another experiment live (and are reused) in that one's directory.
@@ -274,13 +418,4 @@ def run_experiment(
         data = directory
     else:
         say(f"{experiment.id}: running the scripted channel")
-    analysis = experiment.analyze(data, plan)
-    results = tuple(evaluate(claim, analysis) for claim in experiment.claims)
-    figure = experiment.plot(analysis, directory / "figure.png")
-    outcome = Outcome(
-        experiment, quick, plan, results, figure, time.perf_counter() - started, analysis
-    )
-    (directory / "claims.json").write_text(json.dumps(outcome.as_dict(), indent=2) + "\n")
-    for r in results:
-        say(f"{experiment.id}: {r.claim.id}: {r.verdict} ({r.measured.format()})")
-    return outcome
+    return experiment.analyze(data, plan)
