@@ -95,30 +95,6 @@ class Algorithm:
         return {"label": self.label, "given": dict(self.given), "table": dict(self.table)}
 
 
-def _split_items(text: str) -> list[str]:
-    """``text`` split at the commas outside brackets, braces and quotes."""
-    items: list[str] = []
-    depth = 0
-    quote = ""
-    current = ""
-    for char in text:
-        if quote:
-            quote = "" if char == quote else quote
-        elif char in "\"'":
-            quote = char
-        elif char in "[{":
-            depth += 1
-        elif char in "]}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            items.append(current)
-            current = ""
-            continue
-        current += char
-    items.append(current)
-    return items
-
-
 def _shorthand(text: str) -> dict[str, Any]:
     """``KIND[:KEY=VALUE,...]`` as a flow table."""
     from tfrclab.scenario import parse_value
@@ -127,7 +103,9 @@ def _shorthand(text: str) -> dict[str, Any]:
     table: dict[str, Any] = {"kind": kind.strip()}
     if colon and not rest.strip():
         raise ValueError(f"ALGO {text!r}: nothing after ':'; write KIND:KEY=VALUE,...")
-    for item in _split_items(rest) if rest.strip() else []:
+    from tfrclab.sweep import split_values
+
+    for item in split_values(rest) if rest.strip() else []:
         key, equals, value = item.partition("=")
         key = key.strip()
         if not key:

@@ -7,21 +7,13 @@ import json
 import sys
 from pathlib import Path
 
+from tfrclab.reproduce.cli import positive_int
+
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
 if TYPE_CHECKING:
     from typing import Any
 
 __all__ = ["register"]
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
 
 
 def _seeds(text: str) -> list[int]:
@@ -113,7 +105,7 @@ def register(commands: Any) -> None:
         "--seeds", type=_seeds, default=None, help="e.g. 1-10 (default: 5 quick, 20 full)"
     )
     cmd.add_argument(
-        "--jobs", type=_positive_int, default=1, help="parallel runs (worker processes; 1)"
+        "--jobs", type=positive_int, default=1, help="parallel runs (worker processes; 1)"
     )
     cmd.add_argument("--out", type=Path, required=True, help="output directory (replaced)")
     cmd.add_argument("--json", action="store_true", help="print scorecard.json on stdout")

@@ -12,10 +12,11 @@ TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up
 if TYPE_CHECKING:
     from typing import Any, Literal
 
-__all__ = ["register"]
+__all__ = ["positive_int", "register"]
 
 
-def _positive_int(text: str) -> int:
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (``--jobs``, seed counts)."""
     try:
         value = int(text)
     except ValueError:
@@ -46,11 +47,11 @@ def register(commands: Any) -> None:
         "--quick", action="store_true", help="fewer seeds and shorter runs (a smoke test)"
     )
     reproduce.add_argument(
-        "--jobs", type=_positive_int, default=1, help="parallel runs (worker processes; 1)"
+        "--jobs", type=positive_int, default=1, help="parallel runs (worker processes; 1)"
     )
     reproduce.add_argument(
         "--seed-cap",
-        type=_positive_int,
+        type=positive_int,
         default=None,
         metavar="N",
         help="while a claim is inconclusive, add seeds up to N times the plan's (default 4 for "
