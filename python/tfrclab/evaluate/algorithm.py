@@ -16,7 +16,6 @@ footing (1500-byte packets on the wire, the kernel's TCP machinery): see :data:`
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -136,19 +135,10 @@ def _toml(text: str, where: str) -> dict[str, Any]:
     return dict(table)
 
 
-def _written(value: Any) -> str:
-    """A knob's value as the shorthand writes it (strings bare, numbers short)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return f"{value:g}"
-    return json.dumps(value, sort_keys=True)
-
-
 def _label(table: Mapping[str, Any]) -> str:
-    knobs = ",".join(f"{k}={_written(v)}" for k, v in table.items() if k != "kind")
+    from tfrclab.sweep import written
+
+    knobs = ",".join(f"{k}={written(v)}" for k, v in table.items() if k != "kind")
     return f"{table['kind']}:{knobs}" if knobs else str(table["kind"])
 
 
