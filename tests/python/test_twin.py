@@ -125,8 +125,13 @@ def test_one_cubic_and_one_tfrc_flow_have_a_twin(tmp_path: Path) -> None:
 
     report = json.loads(done.stdout)
     verdicts = {c["metric"]: c["verdict"] for c in report["comparisons"]}
-    # The link is full on both sides and the queue as deep; no metric differs.
-    assert verdicts["utilization"] == "agree", report
+    # The link is full on both sides in every seed. With two seeds the difference's interval is
+    # 12.7 standard errors wide, so one testbed seed at 0.99 (the relay sharing the CPU with the
+    # rest of the suite) makes the verdict inconclusive rather than agree: check the values.
+    for side in ("netsim", "testbed"):
+        for seed in report[side]:
+            assert seed["utilization"] > 0.95, (side, report[side])
+    assert verdicts["utilization"] != "differ", report
     assert "differ" not in verdicts.values(), report
     assert (out / "seed-1" / "tcp_info-tcp0.jsonl").stat().st_size > 0
     assert (out / "seed-1" / "netsim_trace-tcp0.csv").exists()
