@@ -1,19 +1,25 @@
 //! The application's side of a sender, usable from any thread while the sender runs: queue
-//! payloads (bounded, refusals counted), read the allowed rate, subscribe to rate changes, stop.
+//! payloads (bounded, with priorities and deadlines, refusals counted), flush them, read the
+//! allowed rate and the live statistics, subscribe to rate changes and expired payloads, stop.
 
-use std::collections::VecDeque;
-use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tfrc::Time;
 
+use crate::clock::Clock;
+use crate::queue::{Expired, PayloadQueue, QueueError, SendOptions, PRIORITY_LEVELS};
+use crate::sender::SenderReport;
 use crate::wake::Wake;
 
 /// How many rate changes a subscriber may leave unread; later ones are dropped for it (the
 /// current rate is always [`SenderHandle::allowed_rate_bytes_per_s`]).
 pub const RATE_CHANNEL_DEPTH: usize = 64;
+
+/// How many expired payloads a subscriber may leave unread; later ones are dropped for it (the
+/// count is always in [`SenderHandle::stats`]).
+pub const EXPIRED_CHANNEL_DEPTH: usize = 1024;
 
 /// A change of the allowed rate by more than [`RATE_CHANGE_THRESHOLD`] relative to the last one
 /// announced (a nofeedback expiry that halves X is one; one that leaves X where it was is not).
@@ -35,99 +41,43 @@ pub struct RateChange {
 /// nofeedback expiry gave ~1,800 notices a second, 96% with X unchanged.
 pub const RATE_CHANGE_THRESHOLD: f64 = 0.05;
 
-/// Why [`SenderHandle::send`] refused a payload.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum QueueError {
-    /// The queue holds its bound already; the payload was dropped and counted.
-    Full,
-    /// The payload does not fit in one datagram of the session's packet size.
-    TooLarge {
-        /// The largest payload accepted (packet size minus the 34-byte header).
-        max: usize,
-    },
-}
-
-impl fmt::Display for QueueError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            QueueError::Full => f.write_str("send queue full: payload dropped"),
-            QueueError::TooLarge { max } => write!(f, "payload larger than {max} bytes"),
-        }
-    }
-}
-
-impl std::error::Error for QueueError {}
-
-/// The bounded payload queue.
-#[derive(Debug)]
-pub(crate) struct PayloadQueue {
-    items: VecDeque<Vec<u8>>,
-    limit: usize,
-    max_payload: usize,
-    pub(crate) drops: u64,
-}
-
-impl PayloadQueue {
-    pub(crate) fn push(&mut self, payload: Vec<u8>) -> Result<(), QueueError> {
-        if payload.len() > self.max_payload {
-            return Err(QueueError::TooLarge {
-                max: self.max_payload,
-            });
-        }
-        if self.items.len() >= self.limit {
-            self.drops += 1;
-            return Err(QueueError::Full);
-        }
-        self.items.push_back(payload);
-        Ok(())
-    }
-
-    pub(crate) fn pop(&mut self) -> Option<Vec<u8>> {
-        self.items.pop_front()
-    }
-
-    /// The bound, in payloads.
-    pub(crate) fn capacity(&self) -> usize {
-        self.limit
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.items.is_empty()
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.items.len()
-    }
-}
-
 /// State shared by the sender loop and its handles.
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) queue: Mutex<PayloadQueue>,
+    /// The sender's clock: deadlines are set on it.
+    clock: Clock,
     rate_bits: AtomicU64,
     stop: AtomicBool,
     pub(crate) wake: Wake,
     subscribers: Mutex<Vec<SyncSender<RateChange>>>,
+    expiry_subscribers: Mutex<Vec<SyncSender<Expired>>>,
+    /// The sender's counters as of the loop's last pass.
+    report: Mutex<SenderReport>,
 }
 
 impl Shared {
-    pub(crate) fn new(limit: usize, max_payload: usize, wake: Wake, rate: f64) -> Shared {
+    pub(crate) fn new(
+        limit: usize,
+        max_payload: usize,
+        wake: Wake,
+        clock: Clock,
+        rate: f64,
+    ) -> Shared {
         Shared {
-            queue: Mutex::new(PayloadQueue {
-                items: VecDeque::new(),
-                limit,
-                max_payload,
-                drops: 0,
-            }),
+            queue: Mutex::new(PayloadQueue::new(limit, max_payload)),
+            clock,
             rate_bits: AtomicU64::new(rate.to_bits()),
             stop: AtomicBool::new(false),
             wake,
             subscribers: Mutex::new(Vec::new()),
+            expiry_subscribers: Mutex::new(Vec::new()),
+            report: Mutex::new(SenderReport::default()),
         }
     }
 
     /// The queue, even if a thread panicked while holding it (the queue stays consistent: every
-    /// operation on it is a single push or pop).
+    /// operation on it completes before its counters are read).
     pub(crate) fn queue(&self) -> MutexGuard<'_, PayloadQueue> {
         self.queue.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -143,11 +93,29 @@ impl Shared {
             .store(x_bytes_per_s.to_bits(), Ordering::Release);
     }
 
+    /// Stores the loop's counters for [`SenderHandle::stats`] (every pass of the loop).
+    pub(crate) fn set_report(&self, report: SenderReport) {
+        *self.report.lock().unwrap_or_else(|e| e.into_inner()) = report;
+    }
+
     /// Publishes a new rate to the atomic and every live subscriber (never blocks).
     pub(crate) fn publish(&self, change: RateChange) {
         self.set_rate(change.x_bytes_per_s);
         let mut subscribers = self.subscribers.lock().unwrap_or_else(|e| e.into_inner());
         subscribers.retain(|tx| !matches!(tx.try_send(change), Err(TrySendError::Disconnected(_))));
+    }
+
+    /// Announces an expired payload to every live subscriber (never blocks).
+    pub(crate) fn announce_expired(&self, expired: Expired) {
+        let mut subscribers = self
+            .expiry_subscribers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        if subscribers.is_empty() {
+            return;
+        }
+        subscribers
+            .retain(|tx| !matches!(tx.try_send(expired), Err(TrySendError::Disconnected(_))));
     }
 }
 
@@ -158,20 +126,44 @@ pub struct SenderHandle {
 }
 
 impl SenderHandle {
-    /// Queues `payload` for the next send opportunity. Refused (and, when full, counted as a
-    /// drop) if the queue is full or the payload exceeds one datagram.
+    /// Queues `payload` for the next send opportunity, at priority 0 with no deadline.
+    /// Refused (and, when full, counted as a drop) if the queue is full or the payload exceeds
+    /// one datagram.
     pub fn send(&self, payload: Vec<u8>) -> Result<(), QueueError> {
-        let was_empty = {
+        self.send_with(payload, SendOptions::default()).map(|_| ())
+    }
+
+    /// Queues `payload` with a priority and a deadline ([`SendOptions`]); returns its ticket
+    /// (numbered from 0 in the order payloads were accepted), which names it if it expires.
+    /// Refused if the queue is full (counted; payloads already past their deadline are dropped
+    /// first to make room), the payload exceeds one datagram, or an option is out of range.
+    pub fn send_with(&self, payload: Vec<u8>, options: SendOptions) -> Result<u64, QueueError> {
+        let now = self.shared.clock.now();
+        let (ticket, was_empty) = {
             let mut queue = self.shared.queue();
             let was_empty = queue.is_empty();
-            queue.push(payload)?;
-            was_empty
+            let ticket = queue.push(payload, options, now, &mut |e| {
+                self.shared.announce_expired(e)
+            })?;
+            (ticket, was_empty)
         };
         if was_empty {
             // The sender may be asleep until its nofeedback deadline (nothing to send).
             self.shared.wake.notify();
         }
-        Ok(())
+        Ok(ticket)
+    }
+
+    /// Removes every queued payload (counted as flushed): an encoder starting over from a key
+    /// frame no longer wants the frames that depend on the old one. How many were removed.
+    pub fn flush(&self) -> usize {
+        self.shared.queue().flush_below(PRIORITY_LEVELS)
+    }
+
+    /// Removes every queued payload of priority below `priority` (counted as flushed); how
+    /// many.
+    pub fn flush_below(&self, priority: u8) -> usize {
+        self.shared.queue().flush_below(usize::from(priority))
     }
 
     /// Payloads waiting in the queue.
@@ -181,7 +173,15 @@ impl SenderHandle {
 
     /// Payloads refused because the queue was full.
     pub fn queue_drops(&self) -> u64 {
-        self.shared.queue().drops
+        self.shared.queue().stats.full_drops
+    }
+
+    /// The sender's state and counters as of its loop's last pass (at most one packet burst or
+    /// one wake-up old): X, X_calc, X_recv, p, R and t_RTO in `tfrc`, the queue's length and
+    /// counters, what was sent and read. Readable from any thread at any time; all zero before
+    /// the loop first runs.
+    pub fn stats(&self) -> SenderReport {
+        *self.shared.report.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The allowed sending rate X in bytes/s, as of the last feedback or timer event: what an
@@ -202,6 +202,18 @@ impl SenderHandle {
         rx
     }
 
+    /// A channel that receives each payload dropped at its deadline from now on (at most
+    /// [`EXPIRED_CHANNEL_DEPTH`] unread; later ones are dropped for it).
+    pub fn expirations(&self) -> Receiver<Expired> {
+        let (tx, rx) = mpsc::sync_channel(EXPIRED_CHANNEL_DEPTH);
+        self.shared
+            .expiry_subscribers
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(tx);
+        rx
+    }
+
     /// Asks the sender's loop to return as soon as it wakes (it is woken at once).
     pub fn stop(&self) {
         self.shared.stop.store(true, Ordering::Release);
@@ -215,19 +227,47 @@ mod tests {
 
     fn handle(limit: usize) -> SenderHandle {
         SenderHandle {
-            shared: Arc::new(Shared::new(limit, 10, Wake::new().unwrap(), 1.0)),
+            shared: Arc::new(Shared::new(
+                limit,
+                10,
+                Wake::new().unwrap(),
+                Clock::new(),
+                1.0,
+            )),
         }
     }
 
     #[test]
-    fn the_queue_is_bounded_and_counts_drops() {
+    fn the_handle_queues_flushes_and_counts() {
         let h = handle(2);
         assert_eq!(h.send(vec![0; 11]), Err(QueueError::TooLarge { max: 10 }));
         h.send(vec![1]).unwrap();
-        h.send(vec![2]).unwrap();
+        assert_eq!(
+            h.send_with(vec![2], SendOptions::default().with_priority(3)),
+            Ok(1)
+        );
         assert_eq!(h.send(vec![3]), Err(QueueError::Full));
         assert_eq!((h.queued(), h.queue_drops()), (2, 1));
-        assert_eq!(h.shared.queue().pop(), Some(vec![1]));
+        assert_eq!(h.flush_below(3), 1);
+        assert_eq!(h.shared.queue().pop(), Some(vec![2]));
+        assert_eq!(h.flush(), 0);
+    }
+
+    #[test]
+    fn expired_payloads_reach_subscribers() {
+        let h = handle(4);
+        let rx = h.expirations();
+        let gone = SendOptions::default().with_deadline(std::time::Duration::ZERO);
+        let ticket = h.send_with(vec![1], gone).unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        let now = h.shared.clock.now();
+        let ready = h
+            .shared
+            .queue()
+            .ready(now, &mut |e| h.shared.announce_expired(e));
+        assert!(!ready);
+        let expired = rx.try_recv().unwrap();
+        assert_eq!((expired.ticket, expired.dropped), (ticket, now));
     }
 
     #[test]

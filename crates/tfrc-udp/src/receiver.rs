@@ -19,7 +19,7 @@
 
 use std::net::{SocketAddr, ToSocketAddrs, UdpSocket};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tfrc::wire::{Packet, FEEDBACK_LEN};
@@ -56,6 +56,11 @@ pub struct Delivery<'a> {
     pub payload: &'a [u8],
     /// When it arrived, on the receiver's clock.
     pub arrival: Time,
+    /// When it was sent, on the sender's clock (the data packet's timestamp). The two clocks
+    /// have different origins, so `arrival - sent` is the one-way delay plus a constant
+    /// offset: its changes are the delay's changes (jitter, queueing), what a playout buffer
+    /// needs.
+    pub sent: Time,
     /// Sequence numbers skipped between the highest one received before and this one (0 when
     /// in order): packets lost, or still to come if reordered.
     pub gap: u64,
@@ -68,9 +73,12 @@ pub struct Delivery<'a> {
     pub p: f64,
 }
 
-/// Everything a receiver counted, at one moment.
+/// Everything a receiver counted, at one moment: what [`UdpReceiver::report`] returns, and
+/// what [`ReceiverHandle::stats`] reads from another thread while the receiver runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct ReceiverReport {
+    /// When it was taken, on the receiver's clock.
+    pub time: Time,
     /// The current session's TFRC receiver state and counters.
     pub tfrc: ReceiverStats,
     /// What became of every datagram read.
@@ -94,14 +102,22 @@ pub struct ReceiverReport {
     pub peer: Option<SocketAddr>,
 }
 
-/// Stops a running [`UdpReceiver`] from another thread.
+/// Stops a running [`UdpReceiver`] and reads its statistics from another thread.
 #[derive(Clone, Debug)]
 pub struct ReceiverHandle {
     stop: Arc<AtomicBool>,
     wake: Arc<Wake>,
+    report: Arc<Mutex<ReceiverReport>>,
 }
 
 impl ReceiverHandle {
+    /// The receiver's state and counters as of its loop's last pass (p, X_recv, R, packets
+    /// received and lost, feedback sent, input dropped). Readable from any thread at any time;
+    /// all zero before the loop first runs.
+    pub fn stats(&self) -> ReceiverReport {
+        *self.report.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Asks the receiver's loop to return as soon as it wakes (it is woken at once).
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Release);
@@ -151,6 +167,8 @@ pub struct UdpReceiver {
     recv_buf: Vec<u8>,
     stop: Arc<AtomicBool>,
     wake: Arc<Wake>,
+    /// The counters as of the loop's last pass, for [`ReceiverHandle::stats`].
+    live: Arc<Mutex<ReceiverReport>>,
     waiter: Waiter,
     samples: SampleLog<ReceiverSample>,
     last_sample: (Totals, u64),
@@ -199,6 +217,7 @@ impl UdpReceiver {
             recv_buf: vec![0; RECV_BUFFER],
             stop: Arc::new(AtomicBool::new(false)),
             wake: Arc::new(wake),
+            live: Arc::new(Mutex::new(ReceiverReport::default())),
             waiter,
             samples: SampleLog::new(Time::ZERO, options.stats_interval),
             last_sample: (Totals::default(), 0),
@@ -211,6 +230,7 @@ impl UdpReceiver {
         ReceiverHandle {
             stop: Arc::clone(&self.stop),
             wake: Arc::clone(&self.wake),
+            report: Arc::clone(&self.live),
         }
     }
 
@@ -258,6 +278,7 @@ impl UdpReceiver {
             let now = self.clock.now();
             self.tfrc.handle_timeout(now);
             self.send_feedback(now);
+            *self.live.lock().unwrap_or_else(|e| e.into_inner()) = self.report();
             let mut deadline = end.min(self.samples.next_due());
             if let Some(t) = self.tfrc.poll_timeout() {
                 deadline = deadline.min(t);
@@ -340,6 +361,7 @@ impl UdpReceiver {
                 seq: header.seq,
                 payload,
                 arrival: now,
+                sent: header.timestamp,
                 gap,
                 late,
                 lost_total: stats.packets_lost,
@@ -418,6 +440,7 @@ impl UdpReceiver {
     pub fn report(&self) -> ReceiverReport {
         let totals = self.totals();
         ReceiverReport {
+            time: self.clock.now(),
             tfrc: *self.tfrc.stats(),
             input: self.input,
             sessions: self.sessions,

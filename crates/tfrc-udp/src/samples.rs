@@ -17,6 +17,8 @@ pub struct SenderSample {
     pub sent_bytes: u64,
     /// Payloads the application queue refused (full).
     pub queue_drops: u64,
+    /// Payloads dropped at their deadline.
+    pub queue_expired: u64,
     /// The allowed rate X, bytes/s.
     pub x_bytes_per_s: f64,
     /// The receive rate X_recv last reported, bytes/s.

@@ -25,6 +25,7 @@ use crate::handle::{RateChange, SenderHandle, Shared, RATE_CHANGE_THRESHOLD};
 use crate::input::InputStats;
 use crate::input::RECV_BUFFER;
 use crate::options::{with_backoff_floor, SenderOptions, Source};
+use crate::queue::{QueueStats, SendOptions};
 use crate::samples::{SampleLog, SenderSample};
 use crate::waiter::Waiter;
 use crate::wake::Wake;
@@ -35,9 +36,13 @@ pub const MAX_BURST: usize = 64;
 /// The most datagrams read in one pass of the loop.
 pub const MAX_INPUT_BATCH: usize = 64;
 
-/// Everything a sender counted, at one moment.
+/// Everything a sender counted, at one moment: what [`UdpSender::report`] returns, and what
+/// [`SenderHandle::stats`] reads from another thread while the sender runs (the counterpart of
+/// DCCP's CCID-3 `DCCP_SOCKOPT_CCID_TX_INFO`: X, X_recv, X_calc, p, R and t_RTO are in `tfrc`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SenderReport {
+    /// When it was taken, on the sender's clock.
+    pub time: Time,
     /// The TFRC sender's state and counters (rate, p, RTT, feedback accepted and rejected by
     /// cause, nofeedback expiries).
     pub tfrc: SenderStats,
@@ -53,8 +58,14 @@ pub struct SenderReport {
     /// The operating system's error number for the last refused packet, if any (so a session
     /// that could send nothing can say why).
     pub last_send_errno: Option<i32>,
-    /// Payloads the application queue refused.
+    /// Payloads the application queue refused because it was full (the same as
+    /// `queue.full_drops`).
     pub queue_drops: u64,
+    /// Payloads waiting in the application queue.
+    pub queued: usize,
+    /// What became of the payloads the application offered: queued, refused, expired, flushed,
+    /// sent.
+    pub queue: QueueStats,
     /// CPU time the loop's thread spent in [`UdpSender::run_until`], seconds.
     pub cpu_s: f64,
 }
@@ -147,6 +158,7 @@ impl UdpSender {
             options.queue_packets,
             s - DATA_HEADER_LEN,
             wake,
+            clock,
             rate,
         ));
         let waiter =
@@ -244,6 +256,7 @@ impl UdpSender {
             self.generate(now);
             let burst_full = self.transmit(now);
             self.announce(now);
+            self.shared.set_report(self.report());
             if burst_full {
                 input_ready = true;
                 continue;
@@ -310,7 +323,8 @@ impl UdpSender {
         while self.app_credit >= s {
             self.app_credit -= s;
             // A full queue drops the frame (counted), as an encoder's bounded buffer would.
-            let _ = queue.push(vec![0; self.send_buf.len() - DATA_HEADER_LEN]);
+            let frame = vec![0; self.send_buf.len() - DATA_HEADER_LEN];
+            let _ = queue.push(frame, SendOptions::default(), now, &mut |_| {});
         }
     }
 
@@ -334,7 +348,11 @@ impl UdpSender {
             let payload = match self.source {
                 Source::Greedy => None,
                 Source::Application | Source::ConstantRate { .. } => {
-                    let has_data = !self.shared.queue().is_empty();
+                    // Payloads past their deadline are dropped here, at their send opportunity.
+                    let shared = &self.shared;
+                    let has_data = shared
+                        .queue()
+                        .ready(stamp, &mut |e| shared.announce_expired(e));
                     if !has_data {
                         // Marks the opportunity unused (data-limited, RFC 5348 §8.2).
                         let _ = self.tfrc.poll_transmit(stamp, false);
@@ -422,6 +440,7 @@ impl UdpSender {
             sent_packets: totals.sent_packets - last.sent_packets,
             sent_bytes: totals.sent_bytes - last.sent_bytes,
             queue_drops: totals.queue_drops - last.queue_drops,
+            queue_expired: totals.queue_expired - last.queue_expired,
             x_bytes_per_s: stats.x_bytes_per_s,
             x_recv_bytes_per_s: stats.x_recv_bytes_per_s,
             p: stats.p,
@@ -438,10 +457,12 @@ impl UdpSender {
     /// The cumulative counters, in a sample's shape.
     fn totals(&self) -> SenderSample {
         let stats = self.tfrc.stats();
+        let queue = self.shared.queue().stats;
         SenderSample {
             sent_packets: self.packets_sent,
             sent_bytes: self.bytes_sent,
-            queue_drops: self.shared.queue().drops,
+            queue_drops: queue.full_drops,
+            queue_expired: queue.expired,
             feedback_accepted: stats.feedback.accepted,
             feedback_rejected: stats.feedback.rejected(),
             input_dropped: self.input.dropped(),
@@ -467,16 +488,24 @@ impl UdpSender {
         &self.send_log
     }
 
-    /// Everything counted so far.
+    /// Everything counted so far (`cpu_s` as of the last return from
+    /// [`UdpSender::run_until`]).
     pub fn report(&self) -> SenderReport {
+        let (queue, queued) = {
+            let q = self.shared.queue();
+            (q.stats, q.len())
+        };
         SenderReport {
+            time: self.clock.now(),
             tfrc: *self.tfrc.stats(),
             input: self.input,
             packets_sent: self.packets_sent,
             bytes_sent: self.bytes_sent,
             send_errors: self.send_errors,
             last_send_errno: self.last_send_errno,
-            queue_drops: self.shared.queue().drops,
+            queue_drops: queue.full_drops,
+            queued,
+            queue,
             cpu_s: self.cpu_ns as f64 * 1e-9,
         }
     }

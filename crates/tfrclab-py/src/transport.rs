@@ -12,8 +12,8 @@ use tfrc::time::duration_from_secs;
 use tfrc::{TfrcConfig, Time};
 use tfrc_udp::samples::MAX_SAMPLES;
 use tfrc_udp::{
-    InputStats, ReceiverOptions, ReceiverSample, SenderOptions, SenderSample, Source,
-    TransportError, UdpReceiver, UdpSender,
+    InputStats, ReceiverOptions, ReceiverReport, ReceiverSample, SenderOptions, SenderReport,
+    SenderSample, Source, TransportError, UdpReceiver, UdpSender,
 };
 
 use crate::errors::config_error;
@@ -26,7 +26,7 @@ const MAX_DURATION_S: f64 = 24.0 * 3600.0;
 
 /// A transport error as a Python exception: a bad option is a `ValueError` naming it, a failed
 /// system call an `OSError` naming the step.
-fn transport_error(err: TransportError) -> PyErr {
+pub(crate) fn transport_error(err: TransportError) -> PyErr {
     match err {
         TransportError::Option(err) => {
             // Named as the Python argument that set it.
@@ -78,6 +78,7 @@ fn sender_sample<'py>(py: Python<'py>, s: &SenderSample) -> PyResult<Bound<'py, 
     d.set_item("sent_packets", s.sent_packets)?;
     d.set_item("sent_bytes", s.sent_bytes)?;
     d.set_item("queue_drops", s.queue_drops)?;
+    d.set_item("queue_expired", s.queue_expired)?;
     d.set_item("x_bytes_per_s", s.x_bytes_per_s)?;
     d.set_item("x_recv_bytes_per_s", s.x_recv_bytes_per_s)?;
     d.set_item("p", s.p)?;
@@ -119,6 +120,78 @@ fn input_dict<'py>(py: Python<'py>, input: &InputStats) -> PyResult<Bound<'py, P
     d.set_item("malformed_other", input.wire.other)?;
     d.set_item("dropped", input.dropped())?;
     Ok(d)
+}
+
+/// A sender's counters as a dict: its totals, X, X_calc, X_recv, p, R and t_RTO, the
+/// application queue's counters and the `input` ledger.
+pub(crate) fn sender_report_dict<'py>(
+    py: Python<'py>,
+    report: &SenderReport,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r = PyDict::new(py);
+    r.set_item("time_s", report.time.as_secs_f64())?;
+    r.set_item("packets_sent", report.packets_sent)?;
+    r.set_item("bytes_sent", report.bytes_sent)?;
+    r.set_item("send_errors", report.send_errors)?;
+    r.set_item(
+        "last_send_error",
+        report
+            .last_send_errno
+            .map(|code| std::io::Error::from_raw_os_error(code).to_string()),
+    )?;
+    r.set_item("queue_drops", report.queue_drops)?;
+    r.set_item("queued", report.queued)?;
+    let queue = &report.queue;
+    r.set_item("queue_accepted", queue.queued)?;
+    r.set_item("queue_expired", queue.expired)?;
+    r.set_item("queue_flushed", queue.flushed)?;
+    r.set_item("queue_sent", queue.sent)?;
+    r.set_item("cpu_s", report.cpu_s)?;
+    let tfrc = &report.tfrc;
+    r.set_item("x_bytes_per_s", tfrc.x_bytes_per_s)?;
+    r.set_item("x_calc_bytes_per_s", tfrc.x_calc_bytes_per_s)?;
+    r.set_item("x_recv_bytes_per_s", tfrc.x_recv_bytes_per_s)?;
+    r.set_item("p", tfrc.p)?;
+    r.set_item("rtt_s", tfrc.rtt_s)?;
+    r.set_item("t_rto_s", tfrc.t_rto_s)?;
+    r.set_item("slow_start", tfrc.slow_start)?;
+    r.set_item("nofeedback_expiries", tfrc.nofeedback_expiries)?;
+    let feedback = &tfrc.feedback;
+    r.set_item("feedback_accepted", feedback.accepted)?;
+    r.set_item("feedback_bad_field", feedback.bad_field)?;
+    r.set_item("feedback_echo_from_future", feedback.echo_from_future)?;
+    r.set_item("feedback_replayed", feedback.replayed)?;
+    r.set_item("feedback_unknown_echo", feedback.unknown_echo)?;
+    r.set_item(
+        "feedback_delay_exceeds_elapsed",
+        feedback.delay_exceeds_elapsed,
+    )?;
+    r.set_item("input", input_dict(py, &report.input)?)?;
+    Ok(r)
+}
+
+/// A receiver's counters as a dict: its totals over all sessions, p, X_recv and R of the
+/// current one, and the `input` ledger.
+pub(crate) fn receiver_report_dict<'py>(
+    py: Python<'py>,
+    report: &ReceiverReport,
+) -> PyResult<Bound<'py, PyDict>> {
+    let r = PyDict::new(py);
+    r.set_item("time_s", report.time.as_secs_f64())?;
+    r.set_item("sessions", report.sessions)?;
+    r.set_item("peer_changes", report.peer_changes)?;
+    r.set_item("packets_received", report.packets_received)?;
+    r.set_item("bytes_received", report.bytes_received)?;
+    r.set_item("packets_lost", report.packets_lost)?;
+    r.set_item("feedback_sent", report.feedback_sent)?;
+    r.set_item("send_errors", report.send_errors)?;
+    r.set_item("p", report.tfrc.p)?;
+    r.set_item("x_recv_bytes_per_s", report.tfrc.x_recv_bytes_per_s)?;
+    r.set_item("rtt_s", report.tfrc.rtt_s)?;
+    r.set_item("loss_events", report.tfrc.loss_events)?;
+    r.set_item("peer", report.peer.map(|p| p.to_string()))?;
+    r.set_item("input", input_dict(py, &report.input)?)?;
+    Ok(r)
 }
 
 /// A session `drive` can step: a sender or a receiver.
@@ -204,7 +277,7 @@ fn drive<'py>(
 }
 
 /// The address family's wildcard for a socket that sends to `to`.
-fn wildcard_for(py: Python<'_>, to: &str) -> PyResult<String> {
+pub(crate) fn wildcard_for(py: Python<'_>, to: &str) -> PyResult<String> {
     let resolved = py
         .detach(|| std::net::ToSocketAddrs::to_socket_addrs(to))
         .map_err(|err| PyValueError::new_err(format!("to: cannot resolve {to:?}: {err}")))?
@@ -272,33 +345,7 @@ pub(crate) fn run_send<'py>(
     let report = sender.report();
     out.set_item("interrupted", interrupted)?;
     out.set_item("samples", list)?;
-    let r = PyDict::new(py);
-    r.set_item("packets_sent", report.packets_sent)?;
-    r.set_item("bytes_sent", report.bytes_sent)?;
-    r.set_item("send_errors", report.send_errors)?;
-    r.set_item(
-        "last_send_error",
-        report
-            .last_send_errno
-            .map(|code| std::io::Error::from_raw_os_error(code).to_string()),
-    )?;
-    r.set_item("queue_drops", report.queue_drops)?;
-    r.set_item("cpu_s", report.cpu_s)?;
-    r.set_item("x_bytes_per_s", report.tfrc.x_bytes_per_s)?;
-    r.set_item("p", report.tfrc.p)?;
-    r.set_item("rtt_s", report.tfrc.rtt_s)?;
-    r.set_item("nofeedback_expiries", report.tfrc.nofeedback_expiries)?;
-    let feedback = &report.tfrc.feedback;
-    r.set_item("feedback_accepted", feedback.accepted)?;
-    r.set_item("feedback_bad_field", feedback.bad_field)?;
-    r.set_item("feedback_echo_from_future", feedback.echo_from_future)?;
-    r.set_item("feedback_replayed", feedback.replayed)?;
-    r.set_item("feedback_unknown_echo", feedback.unknown_echo)?;
-    r.set_item(
-        "feedback_delay_exceeds_elapsed",
-        feedback.delay_exceeds_elapsed,
-    )?;
-    r.set_item("input", input_dict(py, &report.input)?)?;
+    let r = sender_report_dict(py, &report)?;
     out.set_item("report", r)?;
     Ok(out)
 }
@@ -334,17 +381,7 @@ pub(crate) fn run_recv<'py>(
     out.set_item("peer", report.peer.map(|p| p.to_string()))?;
     out.set_item("interrupted", interrupted)?;
     out.set_item("samples", list)?;
-    let r = PyDict::new(py);
-    r.set_item("sessions", report.sessions)?;
-    r.set_item("peer_changes", report.peer_changes)?;
-    r.set_item("packets_received", report.packets_received)?;
-    r.set_item("bytes_received", report.bytes_received)?;
-    r.set_item("packets_lost", report.packets_lost)?;
-    r.set_item("feedback_sent", report.feedback_sent)?;
-    r.set_item("send_errors", report.send_errors)?;
-    r.set_item("p", report.tfrc.p)?;
-    r.set_item("loss_events", report.tfrc.loss_events)?;
-    r.set_item("input", input_dict(py, &report.input)?)?;
+    let r = receiver_report_dict(py, &report)?;
     out.set_item("report", r)?;
     Ok(out)
 }
