@@ -34,6 +34,7 @@ MODULES = (
     "tfrclab.equation",
     "tfrclab.units",
     "tfrclab.transport",
+    "tfrclab.media",
     "tfrclab.testbed",
     "tfrclab.reproduce.registry",
     "tfrclab.reproduce.claims",

@@ -10,6 +10,9 @@ from numpy.typing import NDArray
 __all__ = [
     "ConfigError",
     "CostError",
+    "MediaReceiver",
+    "MediaSender",
+    "QueueFull",
     "ScenarioError",
     "Simulation",
     "build",
@@ -55,6 +58,78 @@ class CostError(ScenarioError):
     """
 
     estimate: dict[str, Any] | None
+
+class QueueFull(BufferError):
+    """A media sender's payload queue holds its bound: the payload was dropped and counted."""
+
+@final
+class MediaSender:
+    """A tfrc-udp sender of the application's payloads, its loop on a thread of its own."""
+
+    def __new__(
+        cls,
+        to: str,
+        preset: str = "rfc5348",
+        size_bytes: int = 1000,
+        bind: str | None = None,
+        queue_packets: int = 256,
+        oscillation_prevention: bool | None = None,
+    ) -> MediaSender: ...
+    @property
+    def local_addr(self) -> str:
+        """The socket's address."""
+    @property
+    def peer(self) -> str:
+        """Where the payloads go."""
+    def send(self, payload: bytes, deadline_s: float | None = None, priority: int = 0) -> int:
+        """Queue ``payload``; its ticket. Raises QueueFull, ValueError, OSError, RuntimeError."""
+    def flush(self, below: int | None = None) -> int:
+        """Remove queued payloads of priority below ``below`` (all when None); how many."""
+    @property
+    def allowed_rate_bps(self) -> float:
+        """The allowed sending rate X, bits/s."""
+    @property
+    def queued(self) -> int:
+        """Payloads waiting in the queue."""
+    def stats(self) -> dict[str, Any]:
+        """The live statistics as of the loop's last pass."""
+    def rate_changes(self) -> list[dict[str, Any]]:
+        """The rate changes since the last call."""
+    def wait_rate_change(self, timeout_s: float | None = None) -> dict[str, Any] | None:
+        """Wait for the next rate change (None on timeout)."""
+    def expired(self) -> list[dict[str, Any]]:
+        """The payloads dropped at their deadline since the last call."""
+    @property
+    def closed(self) -> bool:
+        """Whether the session is closed (or its loop failed)."""
+    def close(self) -> dict[str, Any]:
+        """Stop the loop; the final report."""
+
+@final
+class MediaReceiver:
+    """A tfrc-udp receiver handing payloads over, its loop on a thread of its own."""
+
+    def __new__(
+        cls, bind: str, preset: str = "rfc5348", max_pending: int = 4096
+    ) -> MediaReceiver: ...
+    @property
+    def local_addr(self) -> str:
+        """The socket's address."""
+    def recv(
+        self, timeout_s: float | None = None
+    ) -> tuple[int, bytes, float, float, int, bool, int, float] | None:
+        """The next payload's fields, or None on timeout or once closed and drained."""
+    def drain(
+        self, limit: int = 4096
+    ) -> list[tuple[int, bytes, float, float, int, bool, int, float]]:
+        """Every payload pending now."""
+    def stats(self) -> dict[str, Any]:
+        """The live statistics as of the loop's last pass, with ``overflow``."""
+    @property
+    def closed(self) -> bool:
+        """Whether the session is closed (or its loop failed)."""
+    def close(self) -> dict[str, Any]:
+        """Stop the loop; the final report."""
 
 def check_scenario(scenario_toml: str) -> dict[str, Any]:
     """Check a scenario's TOML text as a run would; return its headline values.

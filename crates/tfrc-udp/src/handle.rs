@@ -176,12 +176,17 @@ impl SenderHandle {
         self.shared.queue().stats.full_drops
     }
 
-    /// The sender's state and counters as of its loop's last pass (at most one packet burst or
-    /// one wake-up old): X, X_calc, X_recv, p, R and t_RTO in `tfrc`, the queue's length and
-    /// counters, what was sent and read. Readable from any thread at any time; all zero before
-    /// the loop first runs.
+    /// The sender's state and counters: X, X_calc, X_recv, p, R and t_RTO in `tfrc`, what was
+    /// sent and read, as of its loop's last pass (at most one packet burst or one wake-up old;
+    /// all zero before the loop first runs), and the queue's length and counters as of now.
+    /// Readable from any thread at any time.
     pub fn stats(&self) -> SenderReport {
-        *self.shared.report.lock().unwrap_or_else(|e| e.into_inner())
+        let mut report = *self.shared.report.lock().unwrap_or_else(|e| e.into_inner());
+        let queue = self.shared.queue();
+        report.queued = queue.len();
+        report.queue = queue.stats;
+        report.queue_drops = queue.stats.full_drops;
+        report
     }
 
     /// The allowed sending rate X in bytes/s, as of the last feedback or timer event: what an

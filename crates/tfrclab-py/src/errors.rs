@@ -35,6 +35,15 @@ pyo3::create_exception!(
      gives it. Run anyway with `force=True`."
 );
 
+pyo3::create_exception!(
+    tfrclab,
+    QueueFull,
+    pyo3::exceptions::PyBufferError,
+    "A media sender's payload queue holds its bound: the payload was dropped (and counted in \
+     the statistics' `queue_drops`). An encoder that sees it is producing faster than the \
+     allowed rate."
+);
+
 /// The attributes a `ScenarioError` carries, each None on the class so that every instance has
 /// them (set per instance by [`scenario_error`]).
 pub(crate) const SCENARIO_ERROR_ATTRIBUTES: [&str; 5] =

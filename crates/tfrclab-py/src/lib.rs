@@ -9,6 +9,7 @@
 //! - `channel`: the throughput equation and one TFRC flow over a scripted channel;
 //! - `simulation`: netsim scenario runs;
 //! - `transport`: TFRC sessions over real UDP sockets (`tfrc-udp`);
+//! - `media`: long-lived `tfrc-udp` senders and receivers of the application's own payloads;
 //! - `testbed`: the link emulator's relay (crate `testbed`);
 //! - `units`: netsim's parsers of durations, rates and sizes;
 //! - `errors`: the named exceptions Rust errors map to.
@@ -17,6 +18,7 @@ use pyo3::prelude::*;
 
 mod channel;
 mod errors;
+mod media;
 mod simulation;
 mod testbed;
 mod transport;
@@ -66,6 +68,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulation::web_variables, m)?)?;
     m.add_function(wrap_pyfunction!(transport::run_send, m)?)?;
     m.add_function(wrap_pyfunction!(transport::run_recv, m)?)?;
+    m.add("QueueFull", py.get_type::<errors::QueueFull>())?;
+    m.add_class::<media::MediaSender>()?;
+    m.add_class::<media::MediaReceiver>()?;
     m.add_function(wrap_pyfunction!(testbed::testbed_check, m)?)?;
     m.add_function(wrap_pyfunction!(testbed::testbed_relay, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;

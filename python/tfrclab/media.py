@@ -1,0 +1,299 @@
+"""Your own payloads over TFRC: a media sender that follows the allowed rate, and a receiver.
+
+:class:`Sender` opens a ``tfrc-udp`` sender whose loop runs on a thread of its own for as long
+as the application keeps it open; the application pushes its payloads (each with an optional
+deadline, after which it is dropped rather than sent, and a priority), reads the allowed rate X
+to set its encoder's bitrate, and reads live statistics (X, X_calc, X_recv, p, R, t_RTO, the
+queue) at any time. :class:`Receiver` hands each payload over as a :class:`Delivery`, with its
+sequence number, the gap before it, and the sender's timestamp (so ``arrival_s - sent_s`` is
+the one-way delay plus a constant offset: what a playout buffer needs). Both have an asyncio
+form (:meth:`Sender.rate_change`, :meth:`Receiver.arecv` and ``async for``), and both are
+context managers.
+
+>>> from tfrclab.media import Receiver, Sender
+>>> with Receiver("127.0.0.1:0") as rx, Sender(rx.local_addr) as tx:  # doctest: +SKIP
+...     tx.send(b"frame 0", deadline_s=0.1)
+...     rx.recv(timeout_s=1.0).payload
+b'frame 0'
+
+docs/transport.md ("Media API") describes every call; ``python -m tfrclab.examples.media``
+is a complete encoder that adapts its bitrate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any
+
+from tfrclab._native import MediaReceiver, MediaSender, QueueFull
+
+__all__ = ["PRIORITY_LEVELS", "Delivery", "QueueFull", "Receiver", "Sender"]
+
+PRIORITY_LEVELS = 8
+"""Priorities are ``0..PRIORITY_LEVELS``; a higher one is always sent first."""
+
+_POLL_S = 0.1
+"""How long one waiting call of the asyncio forms blocks its worker thread."""
+
+
+@dataclass(frozen=True, slots=True)
+class Delivery:
+    """One payload as the receiver handed it over."""
+
+    seq: int
+    """The packet's sequence number."""
+    payload: bytes
+    """The application's bytes."""
+    sent_s: float
+    """When it was sent, seconds on the sender's clock (the data packet's timestamp)."""
+    arrival_s: float
+    """When it arrived, seconds on the receiver's clock."""
+    gap: int
+    """Sequence numbers skipped before it (lost, or still to come if reordered)."""
+    late: bool
+    """Whether it arrived after a higher sequence number (filling a gap)."""
+    lost_total: int
+    """Packets declared lost so far in this session."""
+    p: float
+    """The loss event rate at this arrival (RFC 5348 §5)."""
+
+    @property
+    def delay_s(self) -> float:
+        """``arrival_s - sent_s``: the one-way delay plus the clocks' constant offset.
+
+        Its changes are the delay's changes (queueing, jitter).
+        """
+        return self.arrival_s - self.sent_s
+
+
+class Sender:
+    """A TFRC sender of the application's own payloads, running until :meth:`close`.
+
+    ``to`` is ``host:port``; ``size_bytes`` the datagram size s (header included: payloads
+    may be up to ``size_bytes - 34`` bytes); ``queue_packets`` the queue's bound. ``preset`` is
+    ``"rfc5348"`` or ``"floyd2000"``. Raises ValueError naming a bad argument, ConfigError for
+    an unknown preset, OSError naming the failed step.
+    """
+
+    def __init__(
+        self,
+        to: str,
+        *,
+        preset: str = "rfc5348",
+        size_bytes: int = 1000,
+        bind: str | None = None,
+        queue_packets: int = 256,
+        oscillation_prevention: bool | None = None,
+    ) -> None:
+        self._native = MediaSender(
+            to,
+            preset=preset,
+            size_bytes=size_bytes,
+            bind=bind,
+            queue_packets=queue_packets,
+            oscillation_prevention=oscillation_prevention,
+        )
+
+    @property
+    def local_addr(self) -> str:
+        """The socket's address."""
+        return self._native.local_addr
+
+    @property
+    def peer(self) -> str:
+        """Where the payloads go."""
+        return self._native.peer
+
+    @property
+    def allowed_rate_bps(self) -> float:
+        """The allowed sending rate X in bits/s (whole datagrams): what an encoder aims at."""
+        return self._native.allowed_rate_bps
+
+    @property
+    def queued(self) -> int:
+        """Payloads waiting to be sent."""
+        return self._native.queued
+
+    @property
+    def closed(self) -> bool:
+        """Whether the sender was closed (or its loop failed: :meth:`close` says why)."""
+        return self._native.closed
+
+    def send(self, payload: bytes, *, deadline_s: float | None = None, priority: int = 0) -> int:
+        """Queue ``payload`` for sending; its ticket (0, 1, ... in the order accepted).
+
+        With ``deadline_s``, a payload still queued that long after this call is dropped when
+        its turn comes, counted and listed by :meth:`expired`. Higher ``priority``
+        (``0..PRIORITY_LEVELS``) goes first. Raises :class:`QueueFull` when the queue holds its
+        bound (the payload is dropped and counted), ValueError for a payload larger than one
+        datagram or an argument out of range, OSError if the loop failed, RuntimeError once
+        closed.
+        """
+        return self._native.send(bytes(payload), deadline_s, priority)
+
+    def flush(self, below: int | None = None) -> int:
+        """Drop queued payloads of priority below ``below`` (all of them when None); how many."""
+        return self._native.flush(below)
+
+    def stats(self) -> dict[str, Any]:
+        """The live statistics, as of the loop's last pass.
+
+        ``x_bytes_per_s`` (X), ``x_calc_bytes_per_s``, ``x_recv_bytes_per_s``, ``p``,
+        ``rtt_s``, ``t_rto_s``, ``slow_start``; ``queued``, ``queue_accepted``,
+        ``queue_drops`` (refused, full), ``queue_expired``, ``queue_flushed``, ``queue_sent``;
+        ``packets_sent``, ``bytes_sent``, ``send_errors``, ``nofeedback_expiries``, the
+        feedback counters and the ``input`` ledger; ``time_s`` on the sender's clock.
+        """
+        return self._native.stats()
+
+    def rate_changes(self) -> list[dict[str, Any]]:
+        """Rate changes (by more than 5%) since the last call.
+
+        Each has ``time_s``, ``rate_bps``, ``p`` and ``rtt_s``. At most 64 are kept unread;
+        :attr:`allowed_rate_bps` is always current.
+        """
+        return self._native.rate_changes()
+
+    def wait_rate_change(self, timeout_s: float | None = None) -> dict[str, Any] | None:
+        """Block until the next rate change (None after ``timeout_s``); Ctrl-C interrupts."""
+        return self._native.wait_rate_change(timeout_s)
+
+    async def rate_change(self) -> dict[str, Any]:
+        """The next rate change, awaited (asyncio). Raises RuntimeError once closed."""
+        while True:
+            change = await asyncio.to_thread(self._native.wait_rate_change, _POLL_S)
+            if change is not None:
+                return change
+
+    def expired(self) -> list[dict[str, Any]]:
+        """Payloads dropped at their deadline since the last call.
+
+        Each has ``ticket``, ``priority``, ``queued_s``, ``deadline_s`` and ``dropped_s`` (at
+        most 1,024 kept unread; the count is in :meth:`stats`).
+        """
+        return self._native.expired()
+
+    def close(self) -> dict[str, Any]:
+        """Stop sending (queued payloads are not sent); the final statistics.
+
+        Raises OSError if the loop had failed. Closing again returns the same statistics.
+        """
+        return self._native.close()
+
+    def __enter__(self) -> Sender:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Sender:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.close)
+
+
+class Receiver:
+    """A TFRC receiver handing the payloads of whichever sender reaches it to the application.
+
+    ``bind`` is ``host:port`` (port 0: any, see :attr:`local_addr`). Up to ``max_pending``
+    payloads wait for the application; beyond that they are dropped and counted (``overflow``
+    in :meth:`stats`). Iterating blocks for each payload until the receiver is closed.
+    """
+
+    def __init__(self, bind: str, *, preset: str = "rfc5348", max_pending: int = 4096) -> None:
+        self._native = MediaReceiver(bind, preset=preset, max_pending=max_pending)
+
+    @property
+    def local_addr(self) -> str:
+        """The socket's address."""
+        return self._native.local_addr
+
+    @property
+    def closed(self) -> bool:
+        """Whether the receiver was closed (or its loop failed: :meth:`close` says why)."""
+        return self._native.closed
+
+    def recv(self, timeout_s: float | None = None) -> Delivery | None:
+        """The next payload, waiting up to ``timeout_s`` (forever when None).
+
+        None on timeout or once closed with nothing pending. Ctrl-C interrupts.
+        """
+        got = self._native.recv(timeout_s)
+        return None if got is None else Delivery(*got)
+
+    def drain(self, limit: int = 4096) -> list[Delivery]:
+        """Every payload pending now (at most ``limit``), without waiting."""
+        return [Delivery(*got) for got in self._native.drain(limit)]
+
+    async def arecv(self) -> Delivery | None:
+        """The next payload, awaited (asyncio); None once closed with nothing pending."""
+        while True:
+            got = await asyncio.to_thread(self._native.recv, _POLL_S)
+            if got is not None:
+                return Delivery(*got)
+            if self._native.closed:
+                return None
+
+    def stats(self) -> dict[str, Any]:
+        """The live statistics, as of the loop's last pass.
+
+        ``packets_received``, ``bytes_received``, ``packets_lost``, ``loss_events``, ``p``,
+        ``x_recv_bytes_per_s``, ``rtt_s``, ``feedback_sent``, ``sessions``, ``peer``,
+        ``overflow``, the ``input`` ledger; ``time_s`` on the receiver's clock.
+        """
+        return self._native.stats()
+
+    def close(self) -> dict[str, Any]:
+        """Stop receiving (payloads already pending stay readable); the final statistics."""
+        return self._native.close()
+
+    def __iter__(self) -> Iterator[Delivery]:
+        while True:
+            got = self.recv(_POLL_S)
+            if got is not None:
+                yield got
+            elif self._native.closed:
+                return
+
+    def __aiter__(self) -> AsyncIterator[Delivery]:
+        return self._deliveries()
+
+    async def _deliveries(self) -> AsyncIterator[Delivery]:
+        while (got := await self.arecv()) is not None:
+            yield got
+
+    def __enter__(self) -> Receiver:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self) -> Receiver:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.close)
