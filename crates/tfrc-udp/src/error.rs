@@ -25,6 +25,18 @@ impl TransportError {
     pub(crate) fn io(context: &'static str) -> impl FnOnce(io::Error) -> TransportError {
         move |source| TransportError::Io { context, source }
     }
+
+    /// The same error again (an `io::Error` cannot be cloned: its kind and message are kept),
+    /// for a session closed twice.
+    pub(crate) fn duplicate(&self) -> TransportError {
+        match self {
+            TransportError::Option(err) => TransportError::Option(err.clone()),
+            TransportError::Io { context, source } => TransportError::Io {
+                context,
+                source: io::Error::new(source.kind(), source.to_string()),
+            },
+        }
+    }
 }
 
 impl fmt::Display for TransportError {

@@ -39,6 +39,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub mod background;
 pub mod clock;
 pub mod error;
 pub mod handle;
@@ -52,6 +53,7 @@ pub mod timer;
 pub mod waiter;
 pub mod wake;
 
+pub use background::{BackgroundReceiver, BackgroundSender, ReceivedPayload};
 pub use error::TransportError;
 pub use handle::{RateChange, SenderHandle};
 pub use input::InputStats;

@@ -225,7 +225,7 @@ pub struct OptionError {
 }
 
 impl OptionError {
-    fn new(field: &'static str, expected: String, found: String) -> OptionError {
+    pub(crate) fn new(field: &'static str, expected: String, found: String) -> OptionError {
         OptionError {
             field,
             expected,

@@ -3,10 +3,8 @@
 //! payloads (with deadlines and priorities), reads the allowed rate and the live statistics,
 //! and takes deliveries with their sender timestamps. `tfrclab.media` wraps these classes.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender, TrySendError};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -15,89 +13,30 @@ use pyo3::types::{PyBytes, PyDict};
 use tfrc::time::duration_from_secs;
 use tfrc::TfrcConfig;
 use tfrc_udp::{
-    Expired, QueueError, RateChange, ReceiverHandle, ReceiverOptions, ReceiverReport, SendOptions,
-    SenderHandle, SenderOptions, SenderReport, TransportError, UdpReceiver, UdpSender,
-    PRIORITY_LEVELS,
+    BackgroundReceiver, BackgroundSender, Expired, QueueError, RateChange, ReceivedPayload,
+    ReceiverHandle, ReceiverOptions, SendOptions, SenderHandle, SenderOptions, UdpReceiver,
+    UdpSender, PRIORITY_LEVELS,
 };
 
 use crate::errors::{config_error, QueueFull};
 use crate::transport::{receiver_report_dict, sender_report_dict, transport_error, wildcard_for};
 
-/// How long one call of the session's loop runs before the thread looks at its close flag (a
-/// close wakes the loop at once; this only bounds a loop nobody closes).
-const LOOP_SLICE: Duration = Duration::from_secs(3600);
-
 /// How long a blocking wait runs between looks at Python's signal handlers.
 const WAIT_SLICE: Duration = Duration::from_millis(100);
 
-/// The most deliveries a receiver may be told to hold (64 Ki payloads of up to 64 KiB).
-const MAX_PENDING: usize = 1 << 16;
-
-/// A mutex's contents even if a thread panicked holding it (each holds a channel end or a
-/// thread handle, consistent between operations).
+/// A mutex's contents even if a thread panicked holding it (each holds a channel end,
+/// consistent between operations).
 fn locked<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// A session loop's thread and the final report it hands back.
-struct Worker<R> {
-    thread: Mutex<Option<JoinHandle<Result<R, TransportError>>>>,
-    outcome: Mutex<Option<Result<R, String>>>,
-    closing: Arc<AtomicBool>,
-}
-
-impl<R: Copy + Send + 'static> Worker<R> {
-    fn new(thread: JoinHandle<Result<R, TransportError>>, closing: Arc<AtomicBool>) -> Self {
-        Worker {
-            thread: Mutex::new(Some(thread)),
-            outcome: Mutex::new(None),
-            closing,
-        }
+/// An error if a session's loop is no longer running: OSError with the loop's error if it
+/// failed, RuntimeError if it was closed.
+fn closed_error<R>(outcome: Result<R, tfrc_udp::TransportError>) -> PyErr {
+    match outcome {
+        Err(err) => PyOSError::new_err(err.to_string()),
+        Ok(_) => PyRuntimeError::new_err("the session is closed"),
     }
-
-    /// Joins the thread (after `stop` woke it) and keeps its outcome; the outcome.
-    fn join(&self, py: Python<'_>, stop: impl FnOnce()) -> Result<R, String> {
-        if let Some(thread) = locked(&self.thread).take() {
-            self.closing.store(true, Ordering::Release);
-            stop();
-            let outcome = py.detach(|| match thread.join() {
-                Ok(Ok(report)) => Ok(report),
-                Ok(Err(err)) => Err(err.to_string()),
-                Err(_) => Err("the session's thread panicked".to_owned()),
-            });
-            *locked(&self.outcome) = Some(outcome);
-        }
-        locked(&self.outcome)
-            .clone()
-            .unwrap_or_else(|| Err("the session was never started".to_owned()))
-    }
-
-    /// An error if the loop ended on its own (a socket error): the session cannot go on.
-    fn check_running(&self, py: Python<'_>, stop: impl FnOnce()) -> PyResult<()> {
-        let finished = locked(&self.thread)
-            .as_ref()
-            .is_none_or(|t| t.is_finished());
-        if !finished {
-            return Ok(());
-        }
-        match self.join(py, stop) {
-            Err(message) => Err(PyOSError::new_err(message)),
-            Ok(_) => Err(PyRuntimeError::new_err("the session is closed")),
-        }
-    }
-}
-
-/// Runs a session loop in slices until `closing`.
-fn run_loop<S, R>(
-    mut session: S,
-    closing: Arc<AtomicBool>,
-    mut step: impl FnMut(&mut S) -> Result<(), TransportError>,
-    report: impl Fn(&S) -> R,
-) -> Result<R, TransportError> {
-    while !closing.load(Ordering::Acquire) {
-        step(&mut session)?;
-    }
-    Ok(report(&session))
 }
 
 fn check_deadline(deadline_s: Option<f64>) -> PyResult<Option<Duration>> {
@@ -133,7 +72,7 @@ fn expired_dict<'py>(py: Python<'py>, e: &Expired) -> PyResult<Bound<'py, PyDict
 #[pyclass(module = "tfrclab._native")]
 pub(crate) struct MediaSender {
     handle: SenderHandle,
-    worker: Worker<SenderReport>,
+    session: BackgroundSender,
     rate_changes: Mutex<Receiver<RateChange>>,
     expirations: Mutex<Receiver<Expired>>,
     local_addr: String,
@@ -141,8 +80,12 @@ pub(crate) struct MediaSender {
 }
 
 impl MediaSender {
-    fn stop(&self) -> impl FnOnce() + '_ {
-        || self.handle.stop()
+    /// An error if the loop no longer runs (closed, or ended on a socket error).
+    fn check_running(&self) -> PyResult<()> {
+        if self.session.is_running() {
+            return Ok(());
+        }
+        Err(closed_error(self.session.close()))
     }
 }
 
@@ -176,24 +119,15 @@ impl MediaSender {
         let sender = py
             .detach(|| UdpSender::bind(bind.as_str(), to, options))
             .map_err(transport_error)?;
-        let handle = sender.handle();
-        let local_addr = sender.local_addr().map_err(transport_error)?.to_string();
-        let peer = sender.peer().to_string();
-        let rate_changes = Mutex::new(handle.rate_changes());
-        let expirations = Mutex::new(handle.expirations());
-        let closing = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&closing);
-        let thread = std::thread::Builder::new()
-            .name("tfrc-udp sender".into())
-            .spawn(move || run_loop(sender, flag, |s| s.run_for(LOOP_SLICE), UdpSender::report))
-            .map_err(|err| PyOSError::new_err(format!("starting the sender's thread: {err}")))?;
+        let session = BackgroundSender::spawn(sender).map_err(transport_error)?;
+        let handle = session.handle().clone();
         Ok(MediaSender {
+            rate_changes: Mutex::new(handle.rate_changes()),
+            expirations: Mutex::new(handle.expirations()),
+            local_addr: session.local_addr().to_string(),
+            peer: session.peer().to_string(),
             handle,
-            worker: Worker::new(thread, closing),
-            rate_changes,
-            expirations,
-            local_addr,
-            peer,
+            session,
         })
     }
 
@@ -213,14 +147,8 @@ impl MediaSender {
     /// payload is dropped and counted), ValueError for a payload larger than one datagram or
     /// an option out of range, OSError if the session's loop failed, RuntimeError once closed.
     #[pyo3(signature = (payload, deadline_s = None, priority = 0))]
-    fn send(
-        &self,
-        py: Python<'_>,
-        payload: &[u8],
-        deadline_s: Option<f64>,
-        priority: u8,
-    ) -> PyResult<u64> {
-        self.worker.check_running(py, self.stop())?;
+    fn send(&self, payload: &[u8], deadline_s: Option<f64>, priority: u8) -> PyResult<u64> {
+        self.check_running()?;
         let options = SendOptions {
             deadline: check_deadline(deadline_s)?,
             priority,
@@ -265,7 +193,7 @@ impl MediaSender {
         self.handle.queued()
     }
 
-    /// The live statistics (the report's layout, as of the loop's last pass).
+    /// The live statistics (the report's layout).
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         sender_report_dict(py, &self.handle.stats())
     }
@@ -284,8 +212,8 @@ impl MediaSender {
         py: Python<'py>,
         timeout_s: Option<f64>,
     ) -> PyResult<Option<Bound<'py, PyDict>>> {
-        let got = wait(py, &self.rate_changes, timeout_s, || {
-            self.worker.check_running(py, self.stop())
+        let got = wait(py, timeout_s, &|| self.check_running(), |slice| {
+            locked(&self.rate_changes).recv_timeout(slice)
         })?;
         got.map(|c| rate_change_dict(py, &c)).transpose()
     }
@@ -300,36 +228,27 @@ impl MediaSender {
     /// Whether the session is closed (or its loop ended on an error).
     #[getter]
     fn closed(&self) -> bool {
-        locked(&self.worker.thread)
-            .as_ref()
-            .is_none_or(|t| t.is_finished())
+        !self.session.is_running()
     }
 
     /// Stops the loop (payloads still queued are not sent) and returns the final report.
     /// Raises OSError if the loop had failed. Closing again returns the same report.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let report = self
-            .worker
-            .join(py, self.stop())
-            .map_err(PyOSError::new_err)?;
+        let report = py
+            .detach(|| self.session.close())
+            .map_err(|err| PyOSError::new_err(err.to_string()))?;
         sender_report_dict(py, &report)
     }
 }
 
-impl Drop for MediaSender {
-    fn drop(&mut self) {
-        self.worker.closing.store(true, Ordering::Release);
-        self.handle.stop();
-    }
-}
-
-/// Waits on `channel` in slices of [`WAIT_SLICE`], the GIL released, running Python's signal
-/// handlers and `alive` between slices.
+/// Waits for `next` in slices of [`WAIT_SLICE`], the GIL released, running Python's signal
+/// handlers and `alive` between slices; None after `timeout_s` (None: no limit) or when the
+/// channel is disconnected.
 fn wait<T: Send>(
     py: Python<'_>,
-    channel: &Mutex<Receiver<T>>,
     timeout_s: Option<f64>,
-    alive: impl Fn() -> PyResult<()>,
+    alive: &dyn Fn() -> PyResult<()>,
+    next: impl Fn(Duration) -> Result<T, RecvTimeoutError> + Sync,
 ) -> PyResult<Option<T>> {
     let limit = match timeout_s {
         None => None,
@@ -349,8 +268,7 @@ fn wait<T: Send>(
                 .saturating_duration_since(std::time::Instant::now())
                 .min(WAIT_SLICE),
         };
-        let got = py.detach(|| locked(channel).recv_timeout(slice));
-        match got {
+        match py.detach(|| next(slice)) {
             Ok(item) => return Ok(Some(item)),
             Err(RecvTimeoutError::Disconnected) => return Ok(None),
             Err(RecvTimeoutError::Timeout) => {}
@@ -363,31 +281,19 @@ fn wait<T: Send>(
     }
 }
 
-/// One payload as the receiver's thread hands it over.
-struct Arrival {
-    seq: u64,
-    payload: Vec<u8>,
-    sent_ns: u64,
-    arrival_ns: u64,
-    gap: u64,
-    late: bool,
-    lost_total: u64,
-    p: f64,
-}
-
 /// The fields of a delivery, in `tfrclab.media.Delivery`'s order.
 type DeliveryTuple<'py> = (u64, Bound<'py, PyBytes>, f64, f64, u64, bool, u64, f64);
 
-fn delivery_tuple<'py>(py: Python<'py>, a: &Arrival) -> DeliveryTuple<'py> {
+fn delivery_tuple<'py>(py: Python<'py>, d: &ReceivedPayload) -> DeliveryTuple<'py> {
     (
-        a.seq,
-        PyBytes::new(py, &a.payload),
-        a.sent_ns as f64 * 1e-9,
-        a.arrival_ns as f64 * 1e-9,
-        a.gap,
-        a.late,
-        a.lost_total,
-        a.p,
+        d.seq,
+        PyBytes::new(py, &d.payload),
+        d.sent.as_secs_f64(),
+        d.arrival.as_secs_f64(),
+        d.gap,
+        d.late,
+        d.lost_total,
+        d.p,
     )
 }
 
@@ -395,74 +301,26 @@ fn delivery_tuple<'py>(py: Python<'py>, a: &Arrival) -> DeliveryTuple<'py> {
 #[pyclass(module = "tfrclab._native")]
 pub(crate) struct MediaReceiver {
     handle: ReceiverHandle,
-    worker: Worker<ReceiverReport>,
-    deliveries: Mutex<Receiver<Arrival>>,
-    overflow: Arc<AtomicU64>,
+    session: BackgroundReceiver,
     local_addr: String,
-}
-
-impl MediaReceiver {
-    fn stop(&self) -> impl FnOnce() + '_ {
-        || self.handle.stop()
-    }
 }
 
 #[pymethods]
 impl MediaReceiver {
     /// Binds `bind` and starts receiving (see `tfrclab.media.Receiver`).
     #[new]
-    // The default (4096 deliveries) is written out: pyo3 shows a named constant as `...`.
+    // The default (4096 payloads) is written out: pyo3 shows a named constant as `...`.
     #[pyo3(signature = (bind, preset = "rfc5348", max_pending = 4096))]
     fn new(py: Python<'_>, bind: &str, preset: &str, max_pending: usize) -> PyResult<Self> {
-        if max_pending == 0 || max_pending > MAX_PENDING {
-            return Err(PyValueError::new_err(format!(
-                "max_pending: expected 1 to {MAX_PENDING}, found {max_pending}"
-            )));
-        }
         let config = TfrcConfig::preset(preset).map_err(config_error)?;
         let receiver = py
             .detach(|| UdpReceiver::bind(bind, ReceiverOptions::new(config)))
             .map_err(transport_error)?;
-        let handle = receiver.handle();
-        let local_addr = receiver.local_addr().map_err(transport_error)?.to_string();
-        let (tx, rx): (SyncSender<Arrival>, _) = mpsc::sync_channel(max_pending);
-        let overflow = Arc::new(AtomicU64::new(0));
-        let dropped = Arc::clone(&overflow);
-        let closing = Arc::new(AtomicBool::new(false));
-        let flag = Arc::clone(&closing);
-        let thread = std::thread::Builder::new()
-            .name("tfrc-udp receiver".into())
-            .spawn(move || {
-                let mut deliver = |d: &tfrc_udp::Delivery<'_>| {
-                    let arrival = Arrival {
-                        seq: d.seq,
-                        payload: d.payload.to_vec(),
-                        sent_ns: d.sent.as_nanos(),
-                        arrival_ns: d.arrival.as_nanos(),
-                        gap: d.gap,
-                        late: d.late,
-                        lost_total: d.lost_total,
-                        p: d.p,
-                    };
-                    if let Err(TrySendError::Full(_)) = tx.try_send(arrival) {
-                        // The application is not reading: the payload is counted, not kept.
-                        dropped.fetch_add(1, Ordering::Relaxed);
-                    }
-                };
-                run_loop(
-                    receiver,
-                    flag,
-                    |r| r.run_for(LOOP_SLICE, &mut deliver),
-                    UdpReceiver::report,
-                )
-            })
-            .map_err(|err| PyOSError::new_err(format!("starting the receiver's thread: {err}")))?;
+        let session = BackgroundReceiver::spawn(receiver, max_pending).map_err(transport_error)?;
         Ok(MediaReceiver {
-            handle,
-            worker: Worker::new(thread, closing),
-            deliveries: Mutex::new(rx),
-            overflow,
-            local_addr,
+            handle: session.handle().clone(),
+            local_addr: session.local_addr().to_string(),
+            session,
         })
     }
 
@@ -481,65 +339,48 @@ impl MediaReceiver {
         py: Python<'py>,
         timeout_s: Option<f64>,
     ) -> PyResult<Option<DeliveryTuple<'py>>> {
-        if let Ok(a) = locked(&self.deliveries).try_recv() {
-            return Ok(Some(delivery_tuple(py, &a)));
-        }
-        let got = wait(py, &self.deliveries, timeout_s, || {
-            self.worker.check_running(py, self.stop())
-        });
-        match got {
-            Ok(a) => Ok(a.map(|a| delivery_tuple(py, &a))),
-            // Closed: what is still pending is handed over first.
-            Err(err) if err.is_instance_of::<PyRuntimeError>(py) => Ok(locked(&self.deliveries)
-                .try_recv()
-                .ok()
-                .map(|a| delivery_tuple(py, &a))),
-            Err(err) => Err(err),
-        }
+        // The loop's end disconnects the channel once what it held was taken: no liveness
+        // check is needed between slices.
+        let got = wait(py, timeout_s, &|| Ok(()), |slice| {
+            self.session.recv_timeout(slice)
+        })?;
+        Ok(got.map(|d| delivery_tuple(py, &d)))
     }
 
     /// Every payload pending now, without waiting (at most `limit`).
     #[pyo3(signature = (limit = 4096))]
     fn drain<'py>(&self, py: Python<'py>, limit: usize) -> Vec<DeliveryTuple<'py>> {
-        let rx = locked(&self.deliveries);
-        rx.try_iter()
-            .take(limit)
-            .map(|a| delivery_tuple(py, &a))
-            .collect()
+        let mut out = Vec::new();
+        while out.len() < limit {
+            match self.session.try_recv() {
+                Ok(d) => out.push(delivery_tuple(py, &d)),
+                Err(TryRecvError::Empty | TryRecvError::Disconnected) => break,
+            }
+        }
+        out
     }
 
-    /// The live statistics (the report's layout, as of the loop's last pass), with
-    /// `overflow`: payloads dropped because the application left `max_pending` unread.
+    /// The live statistics (the report's layout), with `overflow`: payloads dropped because
+    /// the application left `max_pending` unread.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = receiver_report_dict(py, &self.handle.stats())?;
-        d.set_item("overflow", self.overflow.load(Ordering::Relaxed))?;
+        d.set_item("overflow", self.session.overflow())?;
         Ok(d)
     }
 
     /// Whether the session is closed (or its loop ended on an error).
     #[getter]
     fn closed(&self) -> bool {
-        locked(&self.worker.thread)
-            .as_ref()
-            .is_none_or(|t| t.is_finished())
+        !self.session.is_running()
     }
 
     /// Stops the loop and returns the final report (payloads still pending stay readable).
     /// Raises OSError if the loop had failed. Closing again returns the same report.
     fn close<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let report = self
-            .worker
-            .join(py, self.stop())
-            .map_err(PyOSError::new_err)?;
+        let (report, overflow) = py.detach(|| (self.session.close(), self.session.overflow()));
+        let report = report.map_err(|err| PyOSError::new_err(err.to_string()))?;
         let d = receiver_report_dict(py, &report)?;
-        d.set_item("overflow", self.overflow.load(Ordering::Relaxed))?;
+        d.set_item("overflow", overflow)?;
         Ok(d)
-    }
-}
-
-impl Drop for MediaReceiver {
-    fn drop(&mut self) {
-        self.worker.closing.store(true, Ordering::Release);
-        self.handle.stop();
     }
 }
