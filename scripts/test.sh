@@ -16,6 +16,20 @@ echo "== cargo test"
 # The bindings crate is a Python extension module (it links against the interpreter only when
 # loaded), so its behaviour is tested from Python below.
 cargo test --workspace --exclude tfrclab-py --locked
+# The crates an application can depend on must package, and build from their packaged form
+# alone with the versions crates.io resolves (no path dependency, no file outside the crate).
+echo "== cargo publish --dry-run (tfrc, tfrc-udp)"
+cargo publish --dry-run --allow-dirty --locked -p tfrc -p tfrc-udp
+# Their minimum supported Rust version (the workspace's rust-version), with that toolchain: the
+# libraries, as a dependent builds them (their tests' dev-dependencies need a newer Rust).
+msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+echo "== MSRV: Rust $msrv (tfrc, tfrc-udp)"
+if command -v rustup >/dev/null 2>&1 \
+    && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
+    CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --locked -p tfrc -p tfrc-udp --lib
+else
+    echo "rustup cannot install Rust $msrv here: the MSRV check is skipped"
+fi
 # Debian packages some suites need: installed when running as root and missing (CI runs as root on
 # a fresh machine); where one cannot be installed, the tests that need it skip, saying why.
 apt_updated=0

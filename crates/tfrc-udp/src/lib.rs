@@ -62,3 +62,8 @@ pub use queue::{Expired, QueueError, QueueStats, SendOptions, PRIORITY_LEVELS};
 pub use receiver::{Delivery, ReceiverHandle, ReceiverReport, UdpReceiver};
 pub use samples::{ReceiverSample, SenderSample};
 pub use sender::{SenderReport, UdpSender};
+
+/// The README's examples, compiled and run as doctests so that they cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -29,3 +29,8 @@ pub use packet::{DataHeader, Ecn, FeedbackHeader};
 pub use receiver::{Receiver, ReceiverStats};
 pub use sender::{Sender, SenderStats};
 pub use time::Time;
+
+/// The README's examples, compiled and run as doctests so that they cannot drift from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
