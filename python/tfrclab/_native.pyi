@@ -86,6 +86,9 @@ class MediaSender:
     def flush(self, below: int | None = None) -> int:
         """Remove queued payloads of priority below ``below`` (all when None); how many."""
     @property
+    def now_s(self) -> float:
+        """Now on the sender's clock, seconds."""
+    @property
     def allowed_rate_bps(self) -> float:
         """The allowed sending rate X, bits/s."""
     @property

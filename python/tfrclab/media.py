@@ -108,6 +108,15 @@ class Sender:
         return self._native.peer
 
     @property
+    def now_s(self) -> float:
+        """Now on the sender's clock, in seconds since it opened.
+
+        The clock of :meth:`stats`' ``time_s`` and of the receiver's :attr:`Delivery.sent_s`:
+        stamp a frame's capture with it to time the frame end to end.
+        """
+        return self._native.now_s
+
+    @property
     def allowed_rate_bps(self) -> float:
         """The allowed sending rate X in bits/s (whole datagrams): what an encoder aims at."""
         return self._native.allowed_rate_bps

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use tfrc::Time;
 
+use crate::clock::Clock;
 use crate::error::TransportError;
 use crate::handle::SenderHandle;
 use crate::receiver::{Delivery, ReceiverHandle, ReceiverReport, UdpReceiver};
@@ -99,6 +100,7 @@ impl<R: Copy + Send + 'static> Worker<R> {
 #[derive(Debug)]
 pub struct BackgroundSender {
     handle: SenderHandle,
+    clock: Clock,
     local_addr: SocketAddr,
     peer: SocketAddr,
     worker: Mutex<Worker<SenderReport>>,
@@ -108,6 +110,7 @@ impl BackgroundSender {
     /// Starts `sender`'s loop on a new thread.
     pub fn spawn(sender: UdpSender) -> Result<BackgroundSender, TransportError> {
         let handle = sender.handle();
+        let clock = *sender.clock();
         let local_addr = sender.local_addr()?;
         let peer = sender.peer();
         let worker = Worker::spawn(
@@ -119,6 +122,7 @@ impl BackgroundSender {
         .map_err(TransportError::io("starting the sender's thread"))?;
         Ok(BackgroundSender {
             handle,
+            clock,
             local_addr,
             peer,
             worker: Mutex::new(worker),
@@ -128,6 +132,12 @@ impl BackgroundSender {
     /// The application's handle: queue payloads, read the rate and statistics, subscribe.
     pub fn handle(&self) -> &SenderHandle {
         &self.handle
+    }
+
+    /// The session's clock: the one deadlines, statistics' `time` and the receiver's
+    /// [`Delivery::sent`] are on (an application stamps its frames' capture with it).
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// The socket's address.

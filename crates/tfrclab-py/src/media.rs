@@ -181,6 +181,13 @@ impl MediaSender {
         }
     }
 
+    /// Now on the sender's clock, seconds (the clock of the statistics' `time_s` and of the
+    /// receiver's `sent_s`).
+    #[getter]
+    fn now_s(&self) -> f64 {
+        self.session.clock().now().as_secs_f64()
+    }
+
     /// The allowed sending rate X, bits/s.
     #[getter]
     fn allowed_rate_bps(&self) -> f64 {
