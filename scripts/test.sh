@@ -16,6 +16,11 @@ echo "== cargo test"
 # The bindings crate is a Python extension module (it links against the interpreter only when
 # loaded), so its behaviour is tested from Python below.
 cargo test --workspace --exclude tfrclab-py --locked
+# tfrc-udp's optional event log (feature `tracing`): its lints, its test and its doctest.
+echo "== tfrc-udp --features tracing"
+cargo clippy -p tfrc-udp --all-targets --features tracing --locked -- -D warnings
+cargo test -p tfrc-udp --features tracing --locked --test events
+cargo test -p tfrc-udp --features tracing --locked --doc
 # The crates an application can depend on must package, and build from their packaged form
 # alone with the versions crates.io resolves (no path dependency, no file outside the crate).
 echo "== cargo publish --dry-run (tfrc, tfrc-udp)"
@@ -26,7 +31,8 @@ msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
 echo "== MSRV: Rust $msrv (tfrc, tfrc-udp)"
 if command -v rustup >/dev/null 2>&1 \
     && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
-    CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --locked -p tfrc -p tfrc-udp --lib
+    CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --locked -p tfrc -p tfrc-udp --lib \
+        --features tfrc-udp/tracing
 else
     echo "rustup cannot install Rust $msrv here: the MSRV check is skipped"
 fi

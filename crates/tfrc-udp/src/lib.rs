@@ -42,6 +42,9 @@
 pub mod background;
 pub mod clock;
 pub mod error;
+#[cfg(feature = "tracing")]
+pub mod event_log;
+mod events;
 pub mod handle;
 pub mod input;
 pub mod options;

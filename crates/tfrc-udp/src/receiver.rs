@@ -27,6 +27,7 @@ use tfrc::{Ecn, ReceiverStats, Time};
 
 use crate::clock::Clock;
 use crate::error::TransportError;
+use crate::events::emit;
 use crate::input::{InputStats, RECV_BUFFER};
 use crate::options::{with_backoff_floor, ReceiverOptions};
 use crate::samples::{ReceiverSample, SampleLog};
@@ -145,6 +146,17 @@ impl Totals {
             feedback: self.feedback + stats.feedback_sent,
         }
     }
+}
+
+/// The `input_dropped` event for a datagram dropped at `_now` for `_cause`.
+fn log_dropped(_now: Time, _cause: &'static str) {
+    emit!(
+        debug,
+        "tfrc_udp::receiver",
+        "input_dropped",
+        time_s = _now.as_secs_f64(),
+        cause = _cause,
+    );
 }
 
 /// A TFRC receiver bound to a UDP socket.
@@ -319,9 +331,13 @@ impl UdpReceiver {
                 }) => (session, header, payload),
                 Ok(Packet::Feedback { .. }) => {
                     self.input.wrong_kind += 1;
+                    log_dropped(now, "wrong_kind");
                     continue;
                 }
-                Err(_) => continue,
+                Err(_) => {
+                    log_dropped(now, "malformed");
+                    continue;
+                }
             };
             if self.session == Some(session) {
                 if self.peer != Some(from) {
@@ -334,6 +350,7 @@ impl UdpReceiver {
                     takeover_silence(self.tfrc.stats().rtt_s, self.options.peer_idle_timeout);
                 if self.session.is_some() && now.saturating_since(self.last_heard) < silence {
                     self.input.other_session += 1;
+                    log_dropped(now, "other_session");
                     continue;
                 }
                 // A first sender, a new one, or the same one restarted, after the current
@@ -341,6 +358,14 @@ impl UdpReceiver {
                 self.peer = Some(from);
                 self.session = Some(session);
                 self.start_session();
+                emit!(
+                    info,
+                    "tfrc_udp::receiver",
+                    "session",
+                    time_s = now.as_secs_f64(),
+                    peer = from.to_string().as_str(),
+                    sessions = self.sessions,
+                );
             }
             self.last_heard = now;
             let (gap, late) = match self.highest_seq {
@@ -349,8 +374,21 @@ impl UdpReceiver {
                 None => (0, false),
             };
             let received_before = self.tfrc.stats().packets_received;
+            let loss_events_before = self.tfrc.stats().loss_events;
             let size = u32::try_from(len).unwrap_or(u32::MAX);
             self.tfrc.handle_data(now, &header, size, Ecn::NotCe);
+            if self.tfrc.stats().loss_events != loss_events_before {
+                let stats = self.tfrc.stats();
+                emit!(
+                    debug,
+                    "tfrc_udp::receiver",
+                    "loss_event",
+                    time_s = now.as_secs_f64(),
+                    p = stats.p,
+                    lost_total = stats.packets_lost,
+                    loss_events = stats.loss_events,
+                );
+            }
             if self.tfrc.stats().packets_received == received_before {
                 // A duplicate or a packet older than the loss window: not delivered.
                 continue;
@@ -389,6 +427,14 @@ impl UdpReceiver {
             return;
         };
         let mut buf = [0u8; FEEDBACK_LEN];
+        emit!(
+            debug,
+            "tfrc_udp::receiver",
+            "feedback",
+            time_s = now.as_secs_f64(),
+            x_recv_bps = report.x_recv_bytes_per_s * 8.0,
+            p = report.p,
+        );
         match report.emit(session, &mut buf) {
             Ok(len) => {
                 if self.socket.send_to(&buf[..len], peer).is_err() {

@@ -21,6 +21,7 @@ use tfrc::{SenderStats, Time};
 
 use crate::clock::Clock;
 use crate::error::TransportError;
+use crate::events::emit;
 use crate::handle::{RateChange, SenderHandle, Shared, RATE_CHANGE_THRESHOLD};
 use crate::input::InputStats;
 use crate::input::RECV_BUFFER;
@@ -252,7 +253,17 @@ impl UdpSender {
                 self.read_input();
             }
             let now = self.clock.now();
+            let expiries = self.tfrc.stats().nofeedback_expiries;
             self.tfrc.handle_timeout(now);
+            if self.tfrc.stats().nofeedback_expiries != expiries {
+                emit!(
+                    info,
+                    "tfrc_udp::sender",
+                    "nofeedback",
+                    time_s = now.as_secs_f64(),
+                    x_bps = self.tfrc.stats().x_bytes_per_s * 8.0,
+                );
+            }
             self.generate(now);
             let burst_full = self.transmit(now);
             self.announce(now);
@@ -287,6 +298,7 @@ impl UdpSender {
             self.input.datagrams += 1;
             if from != self.peer {
                 self.input.foreign_source += 1;
+                self.log_dropped("foreign_source");
                 continue;
             }
             let bytes = &self.recv_buf[..len];
@@ -295,15 +307,42 @@ impl UdpSender {
             match parsed {
                 Ok(Packet::Feedback { session, .. }) if session != self.session => {
                     self.input.other_session += 1;
+                    self.log_dropped("other_session");
                 }
                 Ok(Packet::Feedback { header, .. }) => {
                     // A rejected report (forged, or a replay: exact, modified or duplicated by
                     // the network) is counted by the TFRC sender by cause and ignored.
                     let now = self.clock.now();
-                    let _ = self.tfrc.handle_feedback(now, &header);
+                    match self.tfrc.handle_feedback(now, &header) {
+                        Ok(()) => {
+                            let stats = self.tfrc.stats();
+                            emit!(
+                                debug,
+                                "tfrc_udp::sender",
+                                "report",
+                                time_s = now.as_secs_f64(),
+                                x_recv_bps = header.x_recv_bytes_per_s * 8.0,
+                                p = header.p,
+                                rtt_s = stats.rtt_sample_s,
+                                x_bps = stats.x_bytes_per_s * 8.0,
+                                x_calc_bps = stats.x_calc_bytes_per_s * 8.0,
+                                rtt_smoothed_s = stats.rtt_s,
+                            );
+                        }
+                        Err(_err) => emit!(
+                            debug,
+                            "tfrc_udp::sender",
+                            "report_rejected",
+                            time_s = now.as_secs_f64(),
+                            cause = _err.to_string().as_str(),
+                        ),
+                    }
                 }
-                Ok(Packet::Data { .. }) => self.input.wrong_kind += 1,
-                Err(_) => {}
+                Ok(Packet::Data { .. }) => {
+                    self.input.wrong_kind += 1;
+                    self.log_dropped("wrong_kind");
+                }
+                Err(_) => self.log_dropped("malformed"),
             }
         }
     }
@@ -350,9 +389,18 @@ impl UdpSender {
                 Source::Application | Source::ConstantRate { .. } => {
                     // Payloads past their deadline are dropped here, at their send opportunity.
                     let shared = &self.shared;
-                    let has_data = shared
-                        .queue()
-                        .ready(stamp, &mut |e| shared.announce_expired(e));
+                    let has_data = shared.queue().ready(stamp, &mut |e| {
+                        emit!(
+                            debug,
+                            "tfrc_udp::sender",
+                            "expired",
+                            time_s = e.dropped.as_secs_f64(),
+                            ticket = e.ticket,
+                            priority = e.priority,
+                            late_s = e.dropped.saturating_since(e.deadline).as_secs_f64(),
+                        );
+                        shared.announce_expired(e)
+                    });
                     if !has_data {
                         // Marks the opportunity unused (data-limited, RFC 5348 §8.2).
                         let _ = self.tfrc.poll_transmit(stamp, false);
@@ -389,6 +437,13 @@ impl UdpSender {
                 Err(err) => {
                     self.send_errors += 1;
                     self.last_send_errno = err.raw_os_error();
+                    emit!(
+                        warn,
+                        "tfrc_udp::sender",
+                        "send_error",
+                        time_s = stamp.as_secs_f64(),
+                        error = err.to_string().as_str(),
+                    );
                 }
             }
             if self.send_log.len() < self.send_log_limit {
@@ -411,6 +466,15 @@ impl UdpSender {
             self.shared.set_rate(x);
         } else {
             self.announced = Some(x);
+            emit!(
+                info,
+                "tfrc_udp::sender",
+                "rate_change",
+                time_s = now.as_secs_f64(),
+                x_bps = x * 8.0,
+                p = stats.p,
+                rtt_s = stats.rtt_s,
+            );
             self.shared.publish(RateChange {
                 time: now,
                 x_bytes_per_s: x,
@@ -418,6 +482,17 @@ impl UdpSender {
                 rtt_s: stats.rtt_s,
             });
         }
+    }
+
+    /// The `input_dropped` event for a datagram dropped for `_cause`.
+    fn log_dropped(&self, _cause: &'static str) {
+        emit!(
+            debug,
+            "tfrc_udp::sender",
+            "input_dropped",
+            time_s = self.clock.now().as_secs_f64(),
+            cause = _cause,
+        );
     }
 
     fn next_deadline(&self, end: Time) -> Time {
