@@ -219,8 +219,8 @@ def peer_rows(runs: dict[str, list[Sample]]) -> list[Row]:
             wall("tfrclab_start"),
         ),
         Row(
-            "set-up, CPU (s): `all links` without `$ns run` less the empty script / "
-            "tfrclab's setup_cpu_seconds (parse, build network and monitors)",
+            "set-up, CPU (s): `all links` without `$ns run`, less the empty script / "
+            "tfrclab's setup_cpu_seconds",
             median(
                 [runs["ns_all_links_setup"][i].cpu_s - runs["ns_start"][i].cpu_s for i in rounds]
             ),
@@ -242,8 +242,8 @@ def peer_rows(runs: dict[str, list[Sample]]) -> list[Row]:
             median(loop),
         ),
         Row(
-            "rest of the process, CPU (s): `ns` on an empty script / tfrclab run less its "
-            "set-up and loop (start, imports, results, report)",
+            "rest of the process, CPU (s): `ns` on an empty script / `tfrclab run` less "
+            "set-up and loop",
             cpu("ns_start"),
             median([runs["tfrclab"][i].cpu_s - setup[i] - loop[i] for i in rounds]),
         ),
@@ -672,10 +672,8 @@ def main(argv: list[str]) -> int:
     print("| what is paired: ns-2.35 / tfrclab | ns-2.35 | tfrclab | ns-2 / tfrclab |")
     print("|---|---:|---:|---:|")
     for row in rows:
-        digits = 1 if "RSS" in row.metric else 3
-        print(
-            f"| {row.metric} | {row.ns2:.{digits}f} | {row.tfrclab:.{digits}f} | {row.ratio:.2f}x |"
-        )
+        form = ".1f" if "RSS" in row.metric else ".4g"
+        print(f"| {row.metric} | {row.ns2:{form}} | {row.tfrclab:{form}} | {row.ratio:.2f}x |")
     print_extras(points, overhead)
     return 0
 
