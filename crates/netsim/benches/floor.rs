@@ -125,7 +125,10 @@ fn main() {
         .map(|&(_, bytes)| vec![Line { count: 0 }; bytes / std::mem::size_of::<Line>()])
         .collect();
     let mut names = vec![String::from("queue")];
-    names.extend(sets.iter().map(|(name, _)| format!("queue + {LINES} lines in {name}")));
+    names.extend(
+        sets.iter()
+            .map(|(name, _)| format!("queue + {LINES} lines in {name}")),
+    );
     if !quick {
         names.insert(0, String::from("fig09"));
     }
