@@ -69,8 +69,11 @@ impl Floor {
         floor
     }
 
-    /// Runs `events` events; each also adds one to `lines_per_event` random lines of `state`.
+    /// Runs `events` events; each also adds one to `lines_per_event` random lines of `state`
+    /// (a power of two of them, so that a mask picks one).
     fn run(&mut self, events: u64, state: &mut [Line], lines_per_event: usize) {
+        assert!(lines_per_event == 0 || state.len().is_power_of_two());
+        let mask = state.len().wrapping_sub(1) as u64;
         let mut x = 0x9e37_79b9_7f4a_7c15_u64;
         for _ in 0..events {
             let now = self.queue.peek_time().expect("the population stays");
@@ -79,7 +82,7 @@ impl Floor {
                 x ^= x << 13;
                 x ^= x >> 7;
                 x ^= x << 17;
-                let line = &mut state[(x % state.len() as u64) as usize];
+                let line = &mut state[(x & mask) as usize];
                 line.count = line.count.wrapping_add(1);
             }
             let next = now + Duration::from_nanos(self.increments[self.at]);
