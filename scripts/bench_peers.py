@@ -576,9 +576,11 @@ def print_extras(points: list[dict], overhead: dict | None) -> None:
 
 def main(argv: list[str]) -> int:
     """Run the benchmark and print its table (or JSON); returns the exit status."""
+    from tfrclab.reproduce.cli import positive_int
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenario", type=Path, nargs="?", default=DEFAULT_SCENARIO)
-    parser.add_argument("--pairs", type=int, default=5, help="runs of each (default 5)")
+    parser.add_argument("--pairs", type=positive_int, default=5, help="rounds (default 5)")
     parser.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns on PATH)")
     parser.add_argument(
         "--tfrclab",
@@ -589,7 +591,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--scaling", help="flow counts of the scaling series, e.g. 8,128,2048")
     parser.add_argument("--scaling-rate", default="1Gbps", help="bottleneck rate (1Gbps)")
     parser.add_argument("--scaling-duration", default="20s", help="simulated time D (20s)")
-    parser.add_argument("--scaling-pairs", type=int, default=1, help="runs per point (1)")
+    parser.add_argument("--scaling-pairs", type=positive_int, default=1, help="runs per point (1)")
     parser.add_argument(
         "--scaling-ns-max", type=int, default=128, help="largest N ns-2 runs (default 128)"
     )
