@@ -281,15 +281,14 @@ def peers(args: argparse.Namespace, ns: str, tfrclab: str, work: Path) -> list[R
     (work / "empty.tcl").write_text("", encoding="utf-8")
     commands = peer_commands(ns, tfrclab, args.scenario.resolve(), scripts)
     print("warm-up: each command once, not measured", file=sys.stderr)
-    for argv in commands.values():
-        measure(argv, work)
+    warm = {name: measure(argv, work) for name, argv in commands.items()}
+    if "cpu_seconds" not in json.loads(warm["tfrclab"].stdout):
+        raise SystemExit(f"{tfrclab} reports no cpu_seconds: a tfrclab older than this script")
     runs: dict[str, list[Sample]] = {name: [] for name in commands}
     for i in range(args.pairs):
         print(f"round {i + 1}/{args.pairs}", file=sys.stderr)
         for name, argv in commands.items():
             runs[name].append(measure(argv, work))
-    if "cpu_seconds" not in json.loads(runs["tfrclab"][0].stdout):
-        raise SystemExit(f"{tfrclab} reports no cpu_seconds: a tfrclab older than this script")
     for name in SCRIPTS:
         for run in runs[f"ns_{name}"]:
             if not run.stdout.startswith("H "):
