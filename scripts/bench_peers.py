@@ -3,24 +3,39 @@
 Usage: ``.venv/bin/python scripts/bench_peers.py [SCENARIO] [--pairs N] [--json]``
 (default: scenarios/papers/floyd2000/fig09.toml, 5 pairs). Needs ns-2.35's ``ns`` on PATH.
 
-The scenario is exported with ``tfrclab export ns2 SCENARIO --sample BIN`` (BIN: the scenario's
-``monitor.bin``, so ns-2 reports the per-bin counters tfrclab records), then ns-2 and
-``tfrclab run SCENARIO --json --quiet`` run alternately, N times each; so do the two start-ups
-(``ns`` on an empty script, ``tfrclab --version``), after one unmeasured run of each (caches
-warm, Python's bytecode written). Each process is timed on its own: wall time around it, and
-its CPU time and peak resident memory from ``wait4`` (the kernel's rusage of that child). The
-table gives medians and their ratios:
+The scenario is exported (:func:`tfrclab.ns2.export_tcl`, netsim's draws for the seed) as three
+ns-2 scripts, each also without its final ``$ns run`` (ns-2 then builds the network and exits:
+its set-up):
 
-- simulation loop: ns-2's CPU time (the whole process: ns-2 has no separate loop timer) against
-  tfrclab's ``wall_seconds`` (the native stepping calls only); also ns-2 with one sample at the
-  end instead of one per bin, which leaves out the Tcl sampling procedure's cost;
-- whole process: wall time of ``ns x.tcl`` against ``tfrclab run ... --json --quiet``;
-- peak RSS of the same two processes (through GNU time where ``/usr/bin/time`` exists: Linux
-  carries a parent's peak RSS into a forked child, so without it the figure is at least this
-  script's own size);
-- start-up: wall time of ``ns empty.tcl`` against ``tfrclab --version``.
+- ``all links``: a flow monitor on every link whose counters tfrclab keeps (each flow's first and
+  last link, the bottleneck both ways), the counters printed once, at the end: ns-2 watching
+  what the tfrclab run watches;
+- ``bottleneck``: the bottleneck's monitors only, printed once: the script an ns-2 user who
+  watches the bottleneck writes;
+- ``every bin``: ``all links`` printing every bin's counters from Tcl, the series tfrclab
+  records bin by bin (a Tcl procedure per bin, which no ns-2 user writes for speed).
 
-Ratios say how many times faster (or smaller) tfrclab is: ns-2's median over tfrclab's.
+Each round runs, one after the other: ``ns`` on an empty script and ``tfrclab --version``
+(start-up), each ns-2 script without and with its run, and ``tfrclab run SCENARIO --json
+--quiet``, after one unmeasured round (caches warm, Python's bytecode written). Each process is
+timed on its own: wall time around it, and its CPU time and peak resident memory from ``wait4``
+(the kernel's rusage of that child). tfrclab's report gives its loop's CPU time
+(``cpu_seconds``: the native stepping calls) and its set-up's (``setup_cpu_seconds``: parsing
+the scenario and building the network and monitors). Per round:
+
+- ns-2's loop is the CPU time of a script less that of the same script without ``$ns run``
+  (the loop and the end-of-run output; ns-2 has no loop timer of its own);
+- ns-2's set-up is the CPU time of ``all links`` without ``$ns run`` less that of the empty
+  script (ns-2's own start);
+- the rest of a process is its CPU time less its set-up and loop: for ns-2 its start (the
+  empty script), for tfrclab the interpreter's start, the imports, building the result and
+  printing the report.
+
+The table gives the medians over the rounds and their ratios, each row naming what it pairs
+and how it is timed; peak RSS goes through GNU time where ``/usr/bin/time`` exists (Linux
+carries a parent's peak RSS into a forked child, so without it the figure is at least this
+script's own size). Ratios say how many times faster (or smaller) tfrclab is: ns-2's median
+over tfrclab's. The machine's load average is printed before and after.
 
 ``--scaling 8,32,128,512,2048`` adds the flow-count series: a dumbbell of N flows (half SACK, half
 TFRC, as Fig. 9; RTTs 80-120 ms, starts in 0-10 s) whose bottleneck has the same rate for every
@@ -115,25 +130,180 @@ def measure(argv: list[str], cwd: Path) -> Sample:
     return Sample(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, text)
 
 
-def scenario_bin(scenario: Path) -> str | None:
-    """The scenario's ``monitor.bin`` as written (None: the exporter's default)."""
-    import tomllib
-
-    tables = tomllib.loads(scenario.read_text(encoding="utf-8"))
-    value = tables.get("monitor", {}).get("bin")
-    return None if value is None else str(value)
+SCRIPTS = ("all_links", "bottleneck", "every_bin")
+"""The ns-2 scripts of a scenario (module documentation), in the order a round runs them."""
 
 
-def scenario_duration(scenario: Path) -> str:
-    """The scenario's ``duration`` as written."""
-    import tomllib
+def export_scripts(scenario: Path, work: Path) -> dict[str, Path]:
+    """Write the scenario's ns-2 scripts into ``work``; returns their paths by name.
 
-    return str(tomllib.loads(scenario.read_text(encoding="utf-8"))["duration"])
+    Each of :data:`SCRIPTS`, and each without its ``$ns run`` (``NAME_setup``).
+    """
+    from tfrclab.ns2 import export_tcl, resolve
+    from tfrclab.scenario import Scenario
+
+    plan = resolve(Scenario.load(scenario))
+    options = {
+        "all_links": {"sample_s": plan.duration_s},
+        "bottleneck": {"sample_s": plan.duration_s, "flow_monitors": False},
+        "every_bin": {"sample_s": plan.bin_s},
+    }
+    paths = {}
+    for name in SCRIPTS:
+        for suffix, run in (("", True), ("_setup", False)):
+            path = work / f"{name}{suffix}.tcl"
+            path.write_text(export_tcl(plan, **options[name], run=run), encoding="utf-8")
+            paths[f"{name}{suffix}"] = path
+    return paths
+
+
+def peer_commands(ns: str, tfrclab: str, scenario: Path, scripts: dict[str, Path]) -> dict:
+    """The commands of one round, by name, in the order they run.
+
+    The start-ups, then each ns-2 script without and with its run, tfrclab's run after the
+    first script.
+    """
+    commands = {
+        "ns_start": [ns, "empty.tcl"],
+        "tfrclab_start": [tfrclab, "--version"],
+    }
+    for name in SCRIPTS:
+        commands[f"ns_{name}_setup"] = [ns, str(scripts[f"{name}_setup"])]
+        commands[f"ns_{name}"] = [ns, str(scripts[name])]
+        if name == SCRIPTS[0]:
+            commands["tfrclab"] = [tfrclab, "run", str(scenario), "--json", "--quiet"]
+    return commands
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table: what it pairs, and the medians of ns-2 and tfrclab."""
+
+    metric: str
+    ns2: float
+    tfrclab: float
+
+    @property
+    def ratio(self) -> float:
+        """ns-2's median over tfrclab's (inf when tfrclab's is 0)."""
+        return self.ns2 / self.tfrclab if self.tfrclab > 0 else float("inf")
+
+
+def peer_rows(runs: dict[str, list[Sample]]) -> list[Row]:
+    """The table's rows from the rounds' samples.
+
+    ``runs`` holds a list per command of :func:`peer_commands`, one sample per round.
+    Differences are taken within a round, then the median over the rounds.
+    """
+    rounds = range(len(runs["tfrclab"]))
+    report = [json.loads(r.stdout) for r in runs["tfrclab"]]
+    loop = [float(r["cpu_seconds"]) for r in report]
+    setup = [float(r["setup_cpu_seconds"]) for r in report]
+
+    def ns_loop(name: str) -> float:
+        return median(
+            [runs[f"ns_{name}"][i].cpu_s - runs[f"ns_{name}_setup"][i].cpu_s for i in rounds]
+        )
+
+    def cpu(name: str) -> float:
+        return median([r.cpu_s for r in runs[name]])
+
+    def wall(name: str) -> float:
+        return median([r.wall_s for r in runs[name]])
+
+    tfrclab_cpu, tfrclab_wall = cpu("tfrclab"), wall("tfrclab")
+    return [
+        Row(
+            "start-up, wall (s): `ns` on an empty script / `tfrclab --version`",
+            wall("ns_start"),
+            wall("tfrclab_start"),
+        ),
+        Row(
+            "set-up, CPU (s): `all links` without `$ns run`, less the empty script / "
+            "tfrclab's setup_cpu_seconds",
+            median(
+                [runs["ns_all_links_setup"][i].cpu_s - runs["ns_start"][i].cpu_s for i in rounds]
+            ),
+            median(setup),
+        ),
+        Row(
+            "loop, CPU (s): `all links` less its set-up / tfrclab's cpu_seconds",
+            ns_loop("all_links"),
+            median(loop),
+        ),
+        Row(
+            "loop, CPU (s): `bottleneck` less its set-up / tfrclab's cpu_seconds",
+            ns_loop("bottleneck"),
+            median(loop),
+        ),
+        Row(
+            "loop, CPU (s): `every bin` less its set-up / tfrclab's cpu_seconds",
+            ns_loop("every_bin"),
+            median(loop),
+        ),
+        Row(
+            "rest of the process, CPU (s): `ns` on an empty script / `tfrclab run` less "
+            "set-up and loop",
+            cpu("ns_start"),
+            median([runs["tfrclab"][i].cpu_s - setup[i] - loop[i] for i in rounds]),
+        ),
+        Row(
+            "whole process, CPU (s): `all links` / `tfrclab run --json --quiet`",
+            cpu("ns_all_links"),
+            tfrclab_cpu,
+        ),
+        Row(
+            "whole process, wall (s): `all links` / `tfrclab run --json --quiet`",
+            wall("ns_all_links"),
+            tfrclab_wall,
+        ),
+        Row(
+            "whole process, wall (s): `bottleneck` / `tfrclab run --json --quiet`",
+            wall("ns_bottleneck"),
+            tfrclab_wall,
+        ),
+        Row(
+            "whole process, wall (s): `every bin` / `tfrclab run --json --quiet`",
+            wall("ns_every_bin"),
+            tfrclab_wall,
+        ),
+        Row(
+            "peak RSS (MiB): `all links` / `tfrclab run --json --quiet`",
+            median([r.rss_mib for r in runs["ns_all_links"]]),
+            median([r.rss_mib for r in runs["tfrclab"]]),
+        ),
+    ]
+
+
+def peers(args: argparse.Namespace, ns: str, tfrclab: str, work: Path) -> list[Row]:
+    """Run the rounds (module documentation) in ``work`` and return the table's rows."""
+    scripts = export_scripts(args.scenario.resolve(), work)
+    (work / "empty.tcl").write_text("", encoding="utf-8")
+    commands = peer_commands(ns, tfrclab, args.scenario.resolve(), scripts)
+    print("warm-up: each command once, not measured", file=sys.stderr)
+    warm = {name: measure(argv, work) for name, argv in commands.items()}
+    if "cpu_seconds" not in json.loads(warm["tfrclab"].stdout):
+        raise SystemExit(f"{tfrclab} reports no cpu_seconds: a tfrclab older than this script")
+    runs: dict[str, list[Sample]] = {name: [] for name in commands}
+    for i in range(args.pairs):
+        print(f"round {i + 1}/{args.pairs}", file=sys.stderr)
+        for name, argv in commands.items():
+            runs[name].append(measure(argv, work))
+    for name in SCRIPTS:
+        for run in runs[f"ns_{name}"]:
+            if not run.stdout.startswith("H "):
+                raise SystemExit(f"ns-2 did not print the header of the {name} script")
+    return peer_rows(runs)
 
 
 def median(values: list[float]) -> float:
     """The median of ``values``."""
     return statistics.median(values)
+
+
+def load_average() -> str:
+    """The machine's load averages over 1, 5 and 15 minutes."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def machine() -> str:
@@ -146,8 +316,7 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    return f"{model}, {os.cpu_count()} cores, load average {load}, {platform.system()}"
+    return f"{model}, {os.cpu_count()} cores, load average {load_average()}, {platform.system()}"
 
 
 def tfrclab_build(tfrclab: str) -> str:
@@ -406,9 +575,11 @@ def print_extras(points: list[dict], overhead: dict | None) -> None:
 
 def main(argv: list[str]) -> int:
     """Run the benchmark and print its table (or JSON); returns the exit status."""
+    from tfrclab.reproduce.cli import positive_int
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("scenario", type=Path, nargs="?", default=DEFAULT_SCENARIO)
-    parser.add_argument("--pairs", type=int, default=5, help="runs of each (default 5)")
+    parser.add_argument("--pairs", type=positive_int, default=5, help="rounds (default 5)")
     parser.add_argument("--ns", default="ns", help="the ns-2 binary (default: ns on PATH)")
     parser.add_argument(
         "--tfrclab",
@@ -419,7 +590,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--scaling", help="flow counts of the scaling series, e.g. 8,128,2048")
     parser.add_argument("--scaling-rate", default="1Gbps", help="bottleneck rate (1Gbps)")
     parser.add_argument("--scaling-duration", default="20s", help="simulated time D (20s)")
-    parser.add_argument("--scaling-pairs", type=int, default=1, help="runs per point (1)")
+    parser.add_argument("--scaling-pairs", type=positive_int, default=1, help="runs per point (1)")
     parser.add_argument(
         "--scaling-ns-max", type=int, default=128, help="largest N ns-2 runs (default 128)"
     )
@@ -461,68 +632,19 @@ def main(argv: list[str]) -> int:
     if ns is None:
         print(f"bench_peers: {args.ns!r} not found (Debian/Ubuntu: apt-get install ns2)")
         return 2
-    scenario = args.scenario.resolve()
+    from tfrclab.ns2 import ExportError
+    from tfrclab.scenario import ScenarioError
+
+    load_before = load_average()
     with tempfile.TemporaryDirectory(prefix="tfrclab-bench-") as tmp:
         work = Path(tmp)
-        sample = scenario_bin(scenario)
-        export = [tfrclab, "export", "ns2", str(scenario), "-o", str(work / "matched.tcl")]
-        subprocess.run([*export, *(["--sample", sample] if sample else [])], check=True)
-        once = [tfrclab, "export", "ns2", str(scenario), "-o", str(work / "one_sample.tcl")]
-        subprocess.run([*once, "--sample", scenario_duration(scenario)], check=True)
-        (work / "empty.tcl").write_text("", encoding="utf-8")
-        commands = {
-            "ns": [ns, "matched.tcl"],
-            "tfrclab": [tfrclab, "run", str(scenario), "--json", "--quiet"],
-            "ns_one": [ns, "one_sample.tcl"],
-            "ns_start": [ns, "empty.tcl"],
-            "tfrclab_start": [tfrclab, "--version"],
-        }
-        print("warm-up: each command once, not measured", file=sys.stderr)
-        for argv in commands.values():
-            measure(argv, work)
-        runs: dict[str, list[Sample]] = {name: [] for name in commands}
-        for i in range(args.pairs):
-            print(f"pair {i + 1}/{args.pairs}", file=sys.stderr)
-            for name, argv in commands.items():
-                runs[name].append(measure(argv, work))
-        for run in runs["ns"]:
-            if not run.stdout.startswith("H "):
-                raise SystemExit("ns-2 did not print the exported script's header")
+        try:
+            rows = peers(args, ns, tfrclab, work)
+        except (ExportError, ScenarioError, OSError) as err:
+            print(f"bench_peers: {args.scenario}: {err}")
+            return 2
         points = scaling(args, ns, tfrclab, work) if args.scaling else []
         overhead = sweep_overhead(args, tfrclab, work) if args.sweep_runs else None
-    loop = [float(json.loads(r.stdout)["wall_seconds"]) for r in runs["tfrclab"]]
-    rows = [
-        (
-            "simulation loop (s): ns-2 CPU, per-bin samples / tfrclab wall_seconds",
-            median([r.cpu_s for r in runs["ns"]]),
-            median(loop),
-        ),
-        (
-            "simulation loop (s): ns-2 CPU, one sample / tfrclab wall_seconds",
-            median([r.cpu_s for r in runs["ns_one"]]),
-            median(loop),
-        ),
-        (
-            "whole process, wall (s)",
-            median([r.wall_s for r in runs["ns"]]),
-            median([r.wall_s for r in runs["tfrclab"]]),
-        ),
-        (
-            "whole process, CPU (s)",
-            median([r.cpu_s for r in runs["ns"]]),
-            median([r.cpu_s for r in runs["tfrclab"]]),
-        ),
-        (
-            "peak RSS (MiB)",
-            median([r.rss_mib for r in runs["ns"]]),
-            median([r.rss_mib for r in runs["tfrclab"]]),
-        ),
-        (
-            "start-up, wall (s): ns empty.tcl / tfrclab --version",
-            median([r.wall_s for r in runs["ns_start"]]),
-            median([r.wall_s for r in runs["tfrclab_start"]]),
-        ),
-    ]
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     if args.json:
         print(
@@ -532,9 +654,11 @@ def main(argv: list[str]) -> int:
                     "pairs": args.pairs,
                     "date": when,
                     "machine": machine(),
+                    "load_before": load_before,
                     "build": tfrclab_build(tfrclab),
                     "rows": [
-                        {"metric": m, "ns2": a, "tfrclab": b, "ratio": a / b} for m, a, b in rows
+                        {"metric": r.metric, "ns2": r.ns2, "tfrclab": r.tfrclab, "ratio": r.ratio}
+                        for r in rows
                     ],
                     "scaling": points,
                     "sweep": overhead,
@@ -542,15 +666,15 @@ def main(argv: list[str]) -> int:
             )
         )
         return 0
-    print(f"{args.scenario}: medians of {args.pairs} runs each, {when}")
-    print(f"machine: {machine()}")
+    print(f"{args.scenario}: medians of {args.pairs} rounds, {when}")
+    print(f"machine: {machine()} (before the rounds: {load_before})")
     print(f"tfrclab build: {tfrclab_build(tfrclab)}")
     print()
-    print("| measure | ns-2.35 | tfrclab | ns-2 / tfrclab |")
+    print("| what is paired: ns-2.35 / tfrclab | ns-2.35 | tfrclab | ns-2 / tfrclab |")
     print("|---|---:|---:|---:|")
-    for metric, a, b in rows:
-        digits = 1 if "RSS" in metric else 3
-        print(f"| {metric} | {a:.{digits}f} | {b:.{digits}f} | {a / b:.2f}x |")
+    for row in rows:
+        form = ".1f" if "RSS" in row.metric else ".4g"
+        print(f"| {row.metric} | {row.ns2:{form}} | {row.tfrclab:{form}} | {row.ratio:.2f}x |")
     print_extras(points, overhead)
     return 0
 

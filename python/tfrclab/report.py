@@ -10,6 +10,8 @@ fields may be added; these stay. Every figure covers the measurement window, giv
 ``fair_share_bits_per_s`` and ``normalized_throughput``; ``classes`` holds one object per
 protocol class (the columns of :attr:`tfrclab.summary.Summary.classes`); each link says
 whether its figures are ``windowed`` (links without per-bin series give whole-run figures).
+``cpu_seconds`` is the CPU time of the simulation itself (as ``wall_seconds``) and
+``setup_cpu_seconds`` that of building it from the scenario before it ran.
 Numbers JSON cannot hold (NaN, infinities) are ``null``.
 """
 
@@ -81,6 +83,8 @@ def json_summary(result: Result, summary: Summary | None = None) -> dict[str, An
         "seed": result.info.seed,
         "sim_seconds": result.info.duration_s,
         "wall_seconds": result.info.wall_seconds,
+        "cpu_seconds": result.info.cpu_seconds,
+        "setup_cpu_seconds": result.info.setup_cpu_seconds,
         "events": result.info.events,
         "bin_seconds": result.info.bin_s,
         "window": summary.window.as_dict(),

@@ -86,6 +86,13 @@ class RunInfo:
     """Start of the scenario's measurement window (``[measure] from``), in nanoseconds."""
     measure_to_ns: int | None = None
     """End of the scenario's measurement window (``[measure] to``); None: the end of the run."""
+    cpu_seconds: float | None = None
+    """CPU time of the native stepping calls (the thread that simulated); None when not
+    recorded (results saved before it was)."""
+    setup_cpu_seconds: float | None = None
+    """CPU time building the simulation before it ran: the native module parsing the scenario
+    text, checking its cost and building the network and its monitors; None when not
+    recorded."""
 
     @property
     def duration_s(self) -> float:
@@ -184,8 +191,18 @@ class Result:
         # dropped data packets in drop order and whether the log hit ``drop_log_limit``.
 
     @classmethod
-    def from_native(cls, raw: dict[str, Any], wall_seconds: float) -> Result:
-        """Build a result from the dict ``tfrclab._native.Simulation.finish`` returns."""
+    def from_native(
+        cls,
+        raw: dict[str, Any],
+        wall_seconds: float,
+        *,
+        cpu_seconds: float | None = None,
+        setup_cpu_seconds: float | None = None,
+    ) -> Result:
+        """Build a result from the dict ``tfrclab._native.Simulation.finish`` returns.
+
+        The timings go into :attr:`info` as given (:class:`RunInfo`).
+        """
         bins = int(raw["bins"])
         duration_s = int(raw["duration_ns"]) / 1e9
         f = raw["flows"]
@@ -312,6 +329,8 @@ class Result:
             packet_trace_overflowed=overflowed,
             measure_from_ns=int(raw["measure_from_ns"]),
             measure_to_ns=int(raw["measure_to_ns"]),
+            cpu_seconds=cpu_seconds,
+            setup_cpu_seconds=setup_cpu_seconds,
         )
         result = cls(info, flows, links, {}, link_bins, [], packet_trace)
         result._states, result._state_blobs = None, state_blobs
@@ -649,6 +668,8 @@ class Result:
             "packet_trace_overflowed": info.packet_trace_overflowed,
             "measure_from_ns": info.measure_from_ns,
             "measure_to_ns": info.measure_to_ns,
+            "cpu_seconds": info.cpu_seconds,
+            "setup_cpu_seconds": info.setup_cpu_seconds,
             "flow_state_fields": [list(fields) for fields in self._state_fields()],
         }
         (out / "scenario.toml").write_text(info.scenario_toml, encoding="utf-8")
@@ -734,6 +755,8 @@ class Result:
                 packet_trace_overflowed=int(meta["packet_trace_overflowed"]),
                 measure_from_ns=int(meta.get("measure_from_ns", 0)),
                 measure_to_ns=None if to_ns is None else int(to_ns),
+                cpu_seconds=_optional_float(meta.get("cpu_seconds")),
+                setup_cpu_seconds=_optional_float(meta.get("setup_cpu_seconds")),
             )
         except (KeyError, TypeError, ValueError) as err:
             raise ValueError(f"{src}/run.json: a field is missing or malformed ({err})") from None
@@ -782,7 +805,7 @@ class Result:
         return cls(info, flows, links, flow_bins, link_bins, states, packet_trace)
 
     def equals(self, other: Result) -> bool:
-        """Whether two results hold the same records (wall time aside), bit for bit."""
+        """Whether two results hold the same records (timings aside), bit for bit."""
         mine, theirs = self.info, other.info
         if (mine.scenario_toml, mine.seed, mine.version, mine.duration_ns, mine.bin_ns) != (
             theirs.scenario_toml,
@@ -822,6 +845,11 @@ def _same(a: NDArray[Any], b: NDArray[Any]) -> bool:
     """Whether two arrays are equal, NaN equal to NaN (RED's average is NaN for other queues)."""
     floats = np.issubdtype(a.dtype, np.floating) and np.issubdtype(b.dtype, np.floating)
     return bool(np.array_equal(a, b, equal_nan=floats))
+
+
+def _optional_float(value: Any) -> float | None:
+    """``value`` as a float, None kept (a timing a saved result may lack)."""
+    return None if value is None else float(value)
 
 
 def _scenario_name(scenario_toml: str) -> str:

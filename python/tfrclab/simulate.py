@@ -75,23 +75,30 @@ def run(
         scenario = Scenario.load(scenario)
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
+    # CPU times are the calling thread's: the native calls run on it (with the GIL released).
+    building = time.thread_time()
     simulation = _native.Simulation(scenario.toml, seed, force, pcap_dir, ns2_trace)
+    setup_cpu = time.thread_time() - building
     end_ns = simulation.end_ns
-    wall = 0.0
+    wall = cpu = 0.0
     if progress is None:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), time.thread_time()
         simulation.run_until(end_ns)
-        wall = time.perf_counter() - started
+        wall, cpu = time.perf_counter() - started, time.thread_time() - started_cpu
     else:
         for k in range(1, steps + 1):
             until = end_ns * k // steps
-            started = time.perf_counter()
+            started, started_cpu = time.perf_counter(), time.thread_time()
             simulation.run_until(until)
             wall += time.perf_counter() - started
+            cpu += time.thread_time() - started_cpu
             progress(until / 1e9, end_ns / 1e9)
-    # wall covers the stepping calls only: the simulation itself, not building the records.
+    # wall and cpu cover the stepping calls only: the simulation itself, not building the
+    # records.
     raw = simulation.finish()
-    result = Result.from_native(raw, wall_seconds=wall)
+    result = Result.from_native(
+        raw, wall_seconds=wall, cpu_seconds=cpu, setup_cpu_seconds=setup_cpu
+    )
     result.traces = list(raw["traces"])
     return result
 

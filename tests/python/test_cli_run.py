@@ -77,6 +77,10 @@ def test_run_json_subprocess_is_exactly_one_object(small_file: Path) -> None:
     assert obj["version"] == tfrclab.__version__
     assert [f["name"] for f in obj["flows"]] == ["cbr0", "cbr1"]
     assert [f["id"] for f in obj["flows"]] == [0, 1]
+    # The loop's CPU time (one thread: at most its wall time) and the set-up's, for
+    # scripts/bench_peers.py.
+    assert 0.0 < obj["cpu_seconds"] <= obj["wall_seconds"] + 1e-3
+    assert 0.0 < obj["setup_cpu_seconds"] < 10.0
     # The numbers are the API's.
     api = tfrclab.run(tfrclab.Scenario.load(small_file), seed=4)
     assert obj["events"] == api.info.events

@@ -196,3 +196,28 @@ def test_ns2_runs_the_script_and_output_reads_back() -> None:
     assert series.sent_bytes[0].sum() == pytest.approx(200 * 1000, abs=1000)
     assert series.received_bytes[0, 1:-1] == pytest.approx(10_000, abs=1000)
     assert series.links[plan.primary_link].drops.sum() == 0
+
+
+def test_timing_variants_drop_flow_monitors_or_the_run() -> None:
+    plan = resolve(Scenario.load(FIG09), 1)
+    full = export_tcl(plan)
+    bottleneck = export_tcl(plan, flow_monitors=False)
+    setup = export_tcl(plan, run=False)
+    # 32 flows' first and last links and the bottleneck's two directions; then those two.
+    assert full.count("\ntfrclab_monitor ") == 66
+    assert bottleneck.count("\ntfrclab_monitor ") == 2
+    assert "\nset flow_links {}\n" in bottleneck
+    assert "\nset series_links {0 1}\n" in bottleneck
+    assert full.endswith("\n$ns run\n")
+    assert "$ns run" not in setup
+    assert setup == full.removesuffix("$ns run\n")
+
+
+@needs_ns
+def test_timing_variants_run_in_ns2() -> None:
+    plan = resolve(_one_flow({"kind": "cbr", "rate": "800kbps"}))
+    lines = run_ns2(export_tcl(plan, flow_monitors=False)).splitlines()
+    assert not [line for line in lines if line.startswith("F ")]
+    assert len([line for line in lines if line.startswith("L ")]) == 2 * 20
+    # Without the run ns-2 builds the network and exits: the header, no sample.
+    assert run_ns2(export_tcl(plan, run=False)).splitlines() == ["H 0.1 20 2"]

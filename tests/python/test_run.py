@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -159,6 +160,19 @@ def test_parquet_round_trip(tmp_path: Path, result: Result) -> None:
     pd.testing.assert_frame_equal(back.trace("cbr0"), result.trace("cbr0"))
     flow_bins = pd.read_parquet(out / "flow_bins.parquet")
     assert len(flow_bins) == 2 * 30
+
+
+def test_saved_result_without_timings_reads_none(tmp_path: Path, result: Result) -> None:
+    # Results saved before the CPU timings were recorded read back without them.
+    out = result.to_parquet(tmp_path / "run")
+    meta = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert result.info.cpu_seconds is not None
+    assert meta["cpu_seconds"] == result.info.cpu_seconds
+    del meta["cpu_seconds"], meta["setup_cpu_seconds"]
+    (out / "run.json").write_text(json.dumps(meta), encoding="utf-8")
+    back = Result.from_parquet(out)
+    assert (back.info.cpu_seconds, back.info.setup_cpu_seconds) == (None, None)
+    assert back.equals(result)
 
 
 def test_round_trip_without_packet_trace(tmp_path: Path, small: Scenario) -> None:

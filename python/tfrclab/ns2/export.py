@@ -771,13 +771,26 @@ proc tfrclab_sample {k} {
 """
 
 
-def export_tcl(plan: Plan, sample_s: float | None = None, drop_trace: bool = False) -> str:
+def export_tcl(
+    plan: Plan,
+    sample_s: float | None = None,
+    drop_trace: bool = False,
+    *,
+    flow_monitors: bool = True,
+    run: bool = True,
+) -> str:
     """The ns-2.35 Tcl script of ``plan`` (see the module documentation).
 
     The counters are printed every ``sample_s`` seconds (default: the scenario's monitor bin);
     a coarser sample keeps ns-2's Tcl sampling cheap on long runs. With ``drop_trace`` every
     drop at the primary link is printed too (``d`` lines of ns-2's trace format), from which
     :mod:`tfrclab.ns2.loss_events` groups each flow's losses into loss events.
+
+    Two variants serve timing (scripts/bench_peers.py): without ``flow_monitors`` only the
+    links whose series are kept (the bottleneck) and those with a loss model get a monitor,
+    and no per-flow counters are printed, as a script that watches the bottleneck alone;
+    without ``run`` the final ``$ns run`` is left out, so ns-2 builds the network and exits,
+    which times its set-up.
 
     Raises:
         ExportError: naming the first part of the scenario ns-2 cannot run as tfrclab does.
@@ -805,6 +818,8 @@ def export_tcl(plan: Plan, sample_s: float | None = None, drop_trace: bool = Fal
         lines.append(f"set lnk({link.index}) [$ns link $n({a}) $n({b})]")
         lines += [f"[$lnk({link.index}) queue] set {s}" for s in settings]
     flow_links, series_links = monitored_links(plan)
+    if not flow_monitors:
+        flow_links = []
     loss_links = sorted({loss.link for loss in plan.losses})
     monitors = sorted(set(flow_links) | set(series_links) | set(loss_links))
     lines.append(f"set flow_links {{{' '.join(map(str, flow_links))}}}")
@@ -879,5 +894,6 @@ def export_tcl(plan: Plan, sample_s: float | None = None, drop_trace: bool = Fal
         f'$ns at {_num(plan.duration_s)} "tfrclab_sample {bins}; tfrclab_counters; exit 0"'
     )
     lines.append(f'puts "H {_num(step)} {bins} {_num(plan.duration_s)}"')
-    lines.append("$ns run")
+    if run:
+        lines.append("$ns run")
     return "\n".join(lines) + "\n"

@@ -1,0 +1,167 @@
+"""scripts/bench_peers.py's table: what each row pairs and how it is computed from the rounds.
+
+The timings themselves are not tested (they are the benchmark's output); the arithmetic is, on
+made-up samples, and one round of a tiny scenario runs end to end where ns-2 is installed.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+import tfrclab
+from conftest import REPO_ROOT
+
+needs_ns = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`) is not installed")
+
+TINY = """name = "bench-tiny"
+duration = "1s"
+
+[monitor]
+bin = "100ms"
+
+[topology]
+kind = "dumbbell"
+hosts = 2
+
+[topology.bottleneck]
+rate = "2Mbps"
+delay = "10ms"
+
+[[flows]]
+kind = "tcp"
+variant = "sack"
+preset = "ns2_2000"
+
+[[flows]]
+kind = "tfrc"
+preset = "floyd2000"
+"""
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "bench_peers", REPO_ROOT / "scripts" / "bench_peers.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def _report(loop: float, setup: float) -> str:
+    return json.dumps({"cpu_seconds": loop, "setup_cpu_seconds": setup})
+
+
+def test_rows_take_differences_within_a_round(bench: ModuleType) -> None:
+    sample = bench.Sample
+
+    def cpu(*values: float) -> list:
+        return [sample(wall_s=v + 0.5, cpu_s=v, rss_mib=10.0 + v, stdout="H ") for v in values]
+
+    # Round 2 is slow for every process: the median of the differences (1.0) is not the
+    # difference of the medians (2.0 - 0.5 = 1.5 for `all links`).
+    runs = {
+        "ns_start": cpu(0.05, 0.05, 0.05),
+        "tfrclab_start": cpu(0.06, 0.06, 0.06),
+        "ns_all_links_setup": cpu(0.45, 0.5, 4.0),
+        "ns_all_links": cpu(1.45, 2.0, 5.0),
+        "ns_bottleneck_setup": cpu(0.4, 0.4, 4.0),
+        "ns_bottleneck": cpu(1.2, 1.0, 4.8),
+        "ns_every_bin_setup": cpu(0.6, 0.6, 4.0),
+        "ns_every_bin": cpu(8.6, 8.6, 12.6),
+    }
+    runs["tfrclab"] = [
+        sample(wall_s=c + 0.1, cpu_s=c, rss_mib=30.0, stdout=_report(loop, setup))
+        for c, loop, setup in ((0.5, 0.2, 0.01), (0.6, 0.3, 0.01), (0.9, 0.25, 0.02))
+    ]
+    rows = bench.peer_rows(runs)
+    assert len({row.metric for row in rows}) == len(rows) == 11
+    loops = [row for row in rows if row.metric.startswith("loop")]
+    assert [(row.ns2, row.tfrclab) for row in loops] == [
+        pytest.approx((1.0, 0.25)),
+        pytest.approx((0.8, 0.25)),
+        pytest.approx((8.0, 0.25)),
+    ]
+    for row, script in zip(loops, ("`all links`", "`bottleneck`", "`every bin`"), strict=True):
+        assert script in row.metric
+    (setup,) = [row for row in rows if row.metric.startswith("set-up")]
+    assert (setup.ns2, setup.tfrclab) == pytest.approx((0.45, 0.01))
+    (rest,) = [row for row in rows if row.metric.startswith("rest")]
+    # ns-2: its start; tfrclab: whole CPU less set-up and loop, per round (0.29, 0.29, 0.63).
+    assert (rest.ns2, rest.tfrclab) == pytest.approx((0.05, 0.29))
+    whole = [row for row in rows if row.metric.startswith("whole process, wall")]
+    assert [row.ns2 for row in whole] == pytest.approx([2.5, 1.7, 9.1])
+    assert all(row.tfrclab == pytest.approx(0.7) for row in whole)
+    for row in rows:
+        assert row.ratio == pytest.approx(row.ns2 / row.tfrclab)
+
+
+def test_scripts_are_the_exporters_variants(bench: ModuleType, tmp_path: Path) -> None:
+    scenario = tmp_path / "tiny.toml"
+    scenario.write_text(TINY, encoding="utf-8")
+    paths = bench.export_scripts(scenario, tmp_path)
+    assert set(paths) == {f"{n}{s}" for n in bench.SCRIPTS for s in ("", "_setup")}
+    text = {name: path.read_text(encoding="utf-8") for name, path in paths.items()}
+    for name in bench.SCRIPTS:
+        assert text[name].endswith("$ns run\n")
+        assert text[f"{name}_setup"] == text[name].removesuffix("$ns run\n")
+    assert "set flow_links {}" in text["bottleneck"]
+    assert "set flow_links {}" not in text["all_links"]
+    # One sample at the end (1 s) against one per 100 ms bin.
+    assert 'puts "H 1 1 1"' in text["all_links"]
+    assert 'puts "H 0.1 10 1"' in text["every_bin"]
+
+
+@needs_ns
+def test_one_round_of_a_tiny_scenario(
+    bench: ModuleType,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tfrclab_command = Path(sys.executable).with_name("tfrclab")
+    if not tfrclab_command.exists():
+        pytest.skip(f"no tfrclab command next to {sys.executable}")
+    # The children run the tfrclab this test imports, from any working directory.
+    package_root = str(Path(tfrclab.__file__).resolve().parents[1])
+    paths = [package_root, *filter(None, bench.ENV.get("PYTHONPATH", "").split(":"))]
+    monkeypatch.setitem(bench.ENV, "PYTHONPATH", ":".join(paths))
+    scenario = tmp_path / "tiny.toml"
+    scenario.write_text(TINY, encoding="utf-8")
+    assert bench.main([str(scenario), "--pairs", "1", "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert table["pairs"] == 1
+    assert table["load_before"]
+    assert len(table["rows"]) == 11
+    for row in table["rows"]:
+        assert math.isfinite(row["ns2"])
+        assert math.isfinite(row["tfrclab"])
+        if not row["metric"].startswith(("loop", "set-up")):  # differences may be noise
+            assert row["ns2"] > 0
+            assert row["tfrclab"] > 0
+    loop = [row for row in table["rows"] if row["metric"].startswith("loop")]
+    assert all(row["tfrclab"] > 0 for row in loop)
+
+
+def test_unexportable_scenario_is_one_line_and_exit_2(
+    bench: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    if shutil.which("ns") is None:
+        pytest.skip("ns-2 (`ns`) is not installed")
+    scenario = tmp_path / "rfc.toml"
+    scenario.write_text(TINY.replace('preset = "floyd2000"\n', ""), encoding="utf-8")
+    assert bench.main([str(scenario), "--pairs", "1"]) == 2
+    out = capsys.readouterr().out.strip()
+    assert out.count("\n") == 0
+    assert "flows[1].preset" in out
