@@ -26,7 +26,7 @@ use crate::handle::{RateChange, SenderHandle, Shared, RATE_CHANGE_THRESHOLD};
 use crate::input::InputStats;
 use crate::input::RECV_BUFFER;
 use crate::options::{with_backoff_floor, SenderOptions, Source};
-use crate::queue::{QueueStats, SendOptions};
+use crate::queue::{Expired, QueueStats, SendOptions};
 use crate::samples::{SampleLog, SenderSample};
 use crate::waiter::Waiter;
 use crate::wake::Wake;
@@ -100,6 +100,8 @@ pub struct UdpSender {
     last_totals: SenderSample,
     send_log: Vec<Time>,
     send_log_limit: usize,
+    /// Payloads found expired in one look at the queue, for their events.
+    expired_buf: Vec<Expired>,
 }
 
 impl UdpSender {
@@ -188,6 +190,7 @@ impl UdpSender {
             last_totals: SenderSample::default(),
             send_log: Vec::new(),
             send_log_limit: options.send_log,
+            expired_buf: Vec::new(),
         })
     }
 
@@ -387,20 +390,26 @@ impl UdpSender {
             let payload = match self.source {
                 Source::Greedy => None,
                 Source::Application | Source::ConstantRate { .. } => {
-                    // Payloads past their deadline are dropped here, at their send opportunity.
+                    // Payloads past their deadline are dropped here, at their send opportunity
+                    // (their events are emitted once the queue is unlocked: a subscriber may
+                    // block, and the application's thread may be waiting for the queue).
                     let shared = &self.shared;
+                    let expired = &mut self.expired_buf;
                     let has_data = shared.queue().ready(stamp, &mut |e| {
+                        shared.announce_expired(e);
+                        expired.push(e);
+                    });
+                    for _e in self.expired_buf.drain(..) {
                         emit!(
                             debug,
                             "tfrc_udp::sender",
                             "expired",
-                            time_s = e.dropped.as_secs_f64(),
-                            ticket = e.ticket,
-                            priority = e.priority,
-                            late_s = e.dropped.saturating_since(e.deadline).as_secs_f64(),
+                            time_s = _e.dropped.as_secs_f64(),
+                            ticket = _e.ticket,
+                            priority = _e.priority,
+                            late_s = _e.dropped.saturating_since(_e.deadline).as_secs_f64(),
                         );
-                        shared.announce_expired(e)
-                    });
+                    }
                     if !has_data {
                         // Marks the opportunity unused (data-limited, RFC 5348 §8.2).
                         let _ = self.tfrc.poll_transmit(stamp, false);
