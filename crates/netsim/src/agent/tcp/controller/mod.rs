@@ -190,7 +190,7 @@ pub type CcResult = Result<Option<CcWindow>, String>;
 ///
 /// Not called: Linux's `undo_cwnd` (netsim detects no spurious recovery) and `cwnd_event`'s ECN
 /// events (netsim's TCP senders do not negotiate ECN).
-pub trait CongestionControl: fmt::Debug + Send {
+pub trait CongestionControl: fmt::Debug + Send + Sync {
     /// The controller's name, for error messages ("reno", "mymodule:MyCC").
     fn name(&self) -> &str;
 
