@@ -9,6 +9,7 @@ with the scenario); runs are deterministic; sweep workers import the controller.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -103,6 +104,29 @@ def test_a_controller_class_goes_through_the_api_and_runs_are_deterministic() ->
     assert scenario.get("flows.0.controller") == "tfrclab.controllers.gaimd:Gaimd"
     a, b = run(scenario, seed=5), run(scenario, seed=5)
     pd.testing.assert_frame_equal(a.flows, b.flows)
+
+
+class Paced(Gaimd):
+    """Reno's window, paced at 1 Mb/s (125 000 bytes per second)."""
+
+    alpha = 1.0
+    beta = 0.5
+
+    def cong_avoid(self, state: Any, ack: Any) -> tuple[float, float, float]:  # type: ignore[override]
+        """Grow as Reno, and ask for pacing."""
+        cwnd, ssthresh = super().cong_avoid(state, ack)
+        return cwnd, ssthresh, 125_000.0
+
+
+def test_a_pacing_rate_paces_the_sender() -> None:
+    flow = 'kind = "tcp"\nvariant = "reno"\npreset = "ns2_2000"\nwindow = 1000'
+    tables = Scenario.from_toml(path_with(flow, duration="20s", limit=100, loss=0.0)).to_dict()
+    tables["flows"][0]["controller"] = Paced
+    result = run(Scenario.from_dict(tables))
+    # Unpaced, the window would fill the 10 Mb/s link; paced, 1000-byte packets leave at
+    # 125 per second.
+    assert 0.97e6 < float(result.flows.loc[0, "throughput_bits_per_s"]) < 1.01e6
+    assert int(result.links["queue_drops"].sum()) == 0
 
 
 BAD = """\
