@@ -66,8 +66,8 @@ impl Reduction {
 /// recovery distinguishes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CaState {
-    /// Loss recovery (or the go-back-N after a timeout) ended: an ACK covered everything that
-    /// was outstanding when it began (`TCP_CA_Open`).
+    /// Loss recovery ended: an ACK covered everything that was outstanding when it began
+    /// (Reno: any new ACK) (`TCP_CA_Open`). Not signalled after a timeout's go-back-N.
     Open,
 }
 
