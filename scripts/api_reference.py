@@ -18,6 +18,7 @@ MODULES = (
     "tfrclab",
     "tfrclab.scenario",
     "tfrclab.simulate",
+    "tfrclab.controllers",
     "tfrclab.result",
     "tfrclab.summary",
     "tfrclab.window",

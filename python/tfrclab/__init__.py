@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from importlib import import_module
 
-from tfrclab._native import ConfigError, CostError, ScenarioError
+from tfrclab._native import ConfigError, ControllerError, CostError, ScenarioError
 from tfrclab._native import version as _native_version
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
@@ -34,6 +34,7 @@ __version__: str = _native_version()
 __all__ = [
     "ChannelRun",
     "ConfigError",
+    "ControllerError",
     "CostError",
     "LossStep",
     "Result",

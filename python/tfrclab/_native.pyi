@@ -8,7 +8,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 __all__ = [
+    "AckSample",
     "ConfigError",
+    "ControllerError",
+    "ControllerState",
     "CostError",
     "MediaReceiver",
     "MediaSender",
@@ -133,6 +136,75 @@ class MediaReceiver:
         """Whether the session is closed (or its loop failed)."""
     def close(self) -> dict[str, Any]:
         """Stop the loop; the final report."""
+
+class ControllerError(RuntimeError):
+    """A congestion controller (a scenario's ``controller``) misbehaved during a run.
+
+    It raised, returned something other than None or ``(cwnd, ssthresh[, pacing_rate])``, or
+    a window that is not a finite number of at least one packet. ``str(err)`` names the flow,
+    the controller, the callback and the simulated time; the run's results are discarded.
+    """
+
+@final
+class ControllerState:
+    """The TCP sender's state a Python congestion controller sees (docs/controllers.md)."""
+
+    @property
+    def now(self) -> float:
+        """The simulated time of the event, seconds."""
+    @property
+    def cwnd(self) -> float:
+        """The congestion window, packets."""
+    @property
+    def ssthresh(self) -> float:
+        """The slow-start threshold, packets."""
+    @property
+    def win(self) -> float:
+        """min(cwnd + Reno's recovery inflation, window): what ns-2's reductions start from."""
+    @property
+    def window(self) -> int:
+        """The receiver window (the scenario's ``window``), packets."""
+    @property
+    def flight(self) -> int:
+        """Packets sent and not cumulatively acknowledged."""
+    @property
+    def highest_ack(self) -> int:
+        """The highest cumulative ACK (-1 before any)."""
+    @property
+    def max_sent(self) -> int:
+        """The highest sequence number sent (-1 before any)."""
+    @property
+    def in_recovery(self) -> bool:
+        """In loss recovery."""
+    @property
+    def first_reduction(self) -> bool:
+        """No reduction has happened yet on this connection."""
+    @property
+    def after_timeout(self) -> bool:
+        """The last congestion response was a retransmission timeout."""
+    @property
+    def app_limited(self) -> bool:
+        """Everything the application supplied has been sent."""
+    @property
+    def srtt(self) -> float:
+        """The smoothed RTT in seconds (0 before the first sample)."""
+    @property
+    def packet_bytes(self) -> int:
+        """Payload bytes per packet."""
+
+@final
+class AckSample:
+    """What an ACK that moved the cumulative ACK tells a Python congestion controller."""
+
+    @property
+    def acked(self) -> int:
+        """Packets newly acknowledged."""
+    @property
+    def acked_bytes(self) -> int:
+        """Payload bytes newly acknowledged."""
+    @property
+    def rtt(self) -> float | None:
+        """The RTT of the newest packet acknowledged, seconds; None if it was retransmitted."""
 
 def check_scenario(scenario_toml: str) -> dict[str, Any]:
     """Check a scenario's TOML text as a run would; return its headline values.

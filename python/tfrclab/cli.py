@@ -21,7 +21,7 @@ import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from tfrclab import ConfigError, ScenarioError, __version__
+from tfrclab import ConfigError, ControllerError, ScenarioError, __version__
 from tfrclab._native import build as _native_build
 from tfrclab.equation import throughput_bytes_per_s
 from tfrclab.units import format_duration, parse_duration, parse_size
@@ -1017,6 +1017,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         one_line = " ".join(str(err).split())
         print(f"tfrclab {args.command}: error: {one_line}", file=sys.stderr)
         return 2
+    except ControllerError as err:
+        print(f"tfrclab {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
     except (ConfigError, ValueError, KeyError) as err:
         text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
         print(f"tfrclab {args.command}: error: {' '.join(text.split())}", file=sys.stderr)

@@ -259,6 +259,23 @@ def _topology_text(topology: Mapping[str, Any]) -> str:
     return f"{kind} of {nodes} nodes and {links} links"
 
 
+def _named_controllers(tables: dict[str, Any]) -> dict[str, Any]:
+    """``tables`` with each flow's ``controller`` class replaced by its name.
+
+    The class is registered (:func:`tfrclab.controllers.register`) so that netsim finds it.
+    """
+    flows = tables.get("flows")
+    if isinstance(flows, list) and any(
+        isinstance(flow, dict) and isinstance(flow.get("controller"), type) for flow in flows
+    ):
+        from tfrclab.controllers import register
+
+        for flow in flows:
+            if isinstance(flow, dict) and isinstance(flow.get("controller"), type):
+                flow["controller"] = register(flow["controller"])
+    return tables
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A checked scenario: its tables, and the TOML text the simulator reads.
@@ -354,7 +371,13 @@ class Scenario:
             ScenarioError: if netsim refuses it (malformed TOML, unknown key, bad value).
         """
         path = Path(path)
-        return cls.from_toml(read_scenario_text(path), source=str(path))
+        text = read_scenario_text(path)
+        if "controller" in text:
+            # A Python controller's module may sit beside the scenario file.
+            from tfrclab.controllers import add_search_dir
+
+            add_search_dir(path.parent)
+        return cls.from_toml(text, source=str(path))
 
     @classmethod
     def from_toml(cls, text: str, source: str = "<string>") -> Scenario:
@@ -369,7 +392,7 @@ class Scenario:
     @classmethod
     def from_dict(cls, tables: Mapping[str, Any], source: str = "<dict>") -> Scenario:
         """Check a scenario given as nested dicts and lists (the TOML document's tables)."""
-        tables = copy.deepcopy(dict(tables))
+        tables = _named_controllers(copy.deepcopy(dict(tables)))
         try:
             text = tomli_w.dumps(tables)
         except (TypeError, ValueError) as err:

@@ -53,6 +53,10 @@ fn main() {
     simulation.run_until(end);
     let wall_s = started.elapsed().as_secs_f64();
     let loop_s = (thread_cpu_ns() - cpu_started) as f64 * 1e-9;
+    if let Some(failure) = simulation.agent_failure() {
+        eprintln!("{path}: {failure}");
+        std::process::exit(1);
+    }
     let results = simulation.finish();
     let mut hasher = DefaultHasher::new();
     format!("{results:?}").hash(&mut hasher);

@@ -568,6 +568,21 @@ impl Simulation {
         &self.setups
     }
 
+    /// Why the run cannot go on, if an agent failed (a user's congestion controller raised an
+    /// error, say): the flow's name and the agent's reason. A failed agent goes silent, so the
+    /// rest of the run is meaningless; callers check this after each run step and refuse the
+    /// results.
+    pub fn agent_failure(&self) -> Option<String> {
+        self.agents.iter().find_map(|slot| {
+            let reason = slot.agent.failure()?;
+            let flow = self.setups.get(slot.flow.0 as usize).map_or_else(
+                || format!("#{}", slot.flow.0),
+                |setup| format!("{:?}", setup.name),
+            );
+            Some(format!("flow {flow}: {reason}"))
+        })
+    }
+
     /// Events processed so far.
     pub fn events_processed(&self) -> u64 {
         self.processed

@@ -44,6 +44,16 @@ pyo3::create_exception!(
      allowed rate."
 );
 
+pyo3::create_exception!(
+    tfrclab,
+    ControllerError,
+    pyo3::exceptions::PyRuntimeError,
+    "A congestion controller (a scenario's `controller`, docs/controllers.md) misbehaved during \
+     a run: it raised, returned something other than None or (cwnd, ssthresh[, pacing_rate]), or \
+     a window that is not a finite number of at least one packet. `str(err)` names the flow, \
+     the controller, the callback and the simulated time; the run's results are discarded."
+);
+
 /// The attributes a `ScenarioError` carries, each None on the class so that every instance has
 /// them (set per instance by [`scenario_error`]).
 pub(crate) const SCENARIO_ERROR_ATTRIBUTES: [&str; 5] =

@@ -8,6 +8,7 @@
 //!
 //! - `channel`: the throughput equation and one TFRC flow over a scripted channel;
 //! - `simulation`: netsim scenario runs;
+//! - `controller`: congestion controllers written in Python, for netsim's TCP senders;
 //! - `transport`: TFRC sessions over real UDP sockets (`tfrc-udp`);
 //! - `media`: long-lived `tfrc-udp` senders and receivers of the application's own payloads;
 //! - `testbed`: the link emulator's relay (crate `testbed`);
@@ -17,6 +18,7 @@
 use pyo3::prelude::*;
 
 mod channel;
+mod controller;
 mod errors;
 mod media;
 mod simulation;
@@ -56,6 +58,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let cost_error = py.get_type::<errors::CostError>();
     cost_error.setattr("estimate", py.None())?;
     m.add("CostError", cost_error)?;
+    m.add("ControllerError", py.get_type::<errors::ControllerError>())?;
+    m.add_class::<controller::PyState>()?;
+    m.add_class::<controller::PyAck>()?;
+    controller::register();
     m.add_function(wrap_pyfunction!(channel::equation, m)?)?;
     m.add_function(wrap_pyfunction!(channel::run_channel, m)?)?;
     m.add_function(wrap_pyfunction!(simulation::check_scenario, m)?)?;

@@ -33,7 +33,7 @@ use netsim::scenario::{Budget, CostEstimate, Scenario, TraceOpenError};
 use netsim::trace::{TraceKind, TraceSummary};
 use netsim::Time;
 
-use crate::errors::{cost_error, scenario_error};
+use crate::errors::{cost_error, scenario_error, ControllerError};
 
 /// How long a step runs with the GIL released before it looks for signals (Ctrl-C).
 const SIGNAL_CHECK_INTERVAL: Duration = Duration::from_millis(20);
@@ -263,6 +263,9 @@ impl Simulation {
                 }
             });
             py.check_signals()?;
+            if let Some(failure) = self.running()?.agent_failure() {
+                return Err(ControllerError::new_err(failure));
+            }
             if done {
                 return Ok(());
             }
@@ -273,6 +276,9 @@ impl Simulation {
     /// results as a dict of columns (see the stub for the layout). The simulation cannot be
     /// stepped afterwards.
     fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        if let Some(failure) = self.running()?.agent_failure() {
+            return Err(ControllerError::new_err(failure));
+        }
         let inner = self
             .inner
             .take()

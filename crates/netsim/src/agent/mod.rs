@@ -36,6 +36,7 @@ pub use ping::{PingConfig, PingSink, PingSource};
 pub use rap::{RapConfig, RapSink, RapSource};
 pub use short_tcp::{ShortTcpConfig, ShortTcpSink, ShortTcpSource};
 pub use sink::Sink;
+pub use tcp::controller::ControlledTcpConfig;
 pub use tcp::{GaimdConfig, TcpConfig, TcpSender, TcpSink, TcpVariant};
 pub use tear::{TearConfig, TearSink, TearSource};
 pub use tfrc::{TfrcAgentConfig, TfrcApplication, TfrcSink, TfrcSource};
@@ -127,6 +128,13 @@ pub trait Agent {
 
     /// Writes the current values of [`Agent::trace_fields`] into `values` (same length).
     fn trace(&self, values: &mut [f64]);
+
+    /// Why the agent cannot go on (a user's congestion controller failed, say), which makes
+    /// the run a failure; `None` while it works. The engine asks after each run step, not per
+    /// event, so an agent that fails must go silent by itself. Default: never fails.
+    fn failure(&self) -> Option<String> {
+        None
+    }
 }
 
 /// Which protocol a flow runs, with its parameters (what a scenario file describes).
@@ -141,6 +149,9 @@ pub enum AgentConfig {
     Tcp(TcpConfig),
     /// GAIMD(alpha, beta) on the Reno machinery and a TCP receiver (docs/tcp.md).
     Gaimd(GaimdConfig),
+    /// A TCP sender whose window a congestion controller decides, and its receiver
+    /// (docs/controllers.md); boxed, holding the controller's factory.
+    ControlledTcp(Box<ControlledTcpConfig>),
     /// A RAP source and its ACKing sink (docs/rap.md).
     Rap(RapConfig),
     /// A Pareto or exponential ON/OFF source (ns-2 `Application/Traffic/Pareto`,
@@ -164,6 +175,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(_) => "tfrc",
             AgentConfig::Tcp(_) => "tcp",
             AgentConfig::Gaimd(_) => "gaimd",
+            AgentConfig::ControlledTcp(_) => "tcp",
             AgentConfig::Rap(_) => "rap",
             AgentConfig::OnOff(config) => config.distribution.name(),
             AgentConfig::Ping(_) => "ping",
@@ -181,6 +193,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.preset,
             AgentConfig::Tcp(config) => config.variant.name(),
             AgentConfig::Gaimd(config) => config.rule.name(),
+            AgentConfig::ControlledTcp(config) => config.tcp.variant.name(),
             AgentConfig::Rap(config) => config.grain(),
             AgentConfig::OnOff(_) | AgentConfig::Ping(_) => "",
             AgentConfig::ShortTcp(config) => config.tcp.variant.name(),
@@ -196,6 +209,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.size_bytes,
             AgentConfig::Tcp(config) => config.data_packet_bytes(),
             AgentConfig::Gaimd(config) => config.tcp().data_packet_bytes(),
+            AgentConfig::ControlledTcp(config) => config.tcp.data_packet_bytes(),
             AgentConfig::Rap(config) => config.size_bytes,
             AgentConfig::OnOff(config) => config.size_bytes,
             AgentConfig::Ping(config) => config.size_bytes,
@@ -212,6 +226,7 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.feedback_size_bytes,
             AgentConfig::Tcp(config) => config.ack_bytes,
             AgentConfig::Gaimd(config) => config.base.ack_bytes,
+            AgentConfig::ControlledTcp(config) => config.tcp.ack_bytes,
             AgentConfig::Rap(config) => config.ack_bytes,
             AgentConfig::OnOff(_) => 0,
             AgentConfig::Ping(config) => config.size_bytes,
@@ -229,6 +244,9 @@ impl AgentConfig {
             AgentConfig::Tfrc(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Tcp(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Gaimd(config) => config.tcp().validate().map_err(|e| e.to_string()),
+            AgentConfig::ControlledTcp(config) => {
+                config.tcp.validate_controlled().map_err(|e| e.to_string())
+            }
             AgentConfig::Rap(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::OnOff(config) => config.validate().map_err(|e| e.to_string()),
             AgentConfig::Ping(config) => config.validate().map_err(|e| e.to_string()),
@@ -260,6 +278,10 @@ impl AgentConfig {
                     AnyAgent::TcpSink(Box::new(TcpSink::new(&tcp))),
                 )
             }
+            AgentConfig::ControlledTcp(config) => (
+                AnyAgent::TcpSender(Box::new(config.sender(source_rng))),
+                AnyAgent::TcpSink(Box::new(TcpSink::new(&config.tcp))),
+            ),
             AgentConfig::Rap(config) => (
                 AnyAgent::RapSource(Box::new(RapSource::new(config, source_rng))),
                 AnyAgent::RapSink(RapSink::new(config)),
@@ -419,5 +441,9 @@ impl Agent for AnyAgent {
 
     fn trace(&self, values: &mut [f64]) {
         dispatch!(self, a => a.trace(values))
+    }
+
+    fn failure(&self) -> Option<String> {
+        dispatch!(self, a => a.failure())
     }
 }

@@ -571,6 +571,11 @@ fn demand(agent: &AgentConfig, rtt_s: f64, duration_s: f64) -> (f64, bool, f64, 
             let window = f64::from(c.window.max(1)) * f64::from(c.data_packet_bytes()) * 8.0;
             (window / rtt_s, false, 1.0, 0.0)
         }
+        AgentConfig::ControlledTcp(c) => {
+            let window =
+                f64::from(c.tcp.window.max(1)) * f64::from(c.tcp.data_packet_bytes()) * 8.0;
+            (window / rtt_s, false, 1.0, 0.0)
+        }
         AgentConfig::Gaimd(c) => {
             let tcp = c.tcp();
             let window = f64::from(tcp.window.max(1)) * f64::from(tcp.data_packet_bytes()) * 8.0;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::error::{describe, ScenarioError};
 use super::fields::Fields;
 use super::flow_spec::packet_size;
+use crate::agent::tcp::controller::{resolve_controller, ControlledTcpConfig};
 use crate::agent::tcp::{
     AckCounting, AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, SackRecovery, SsthreshBase,
     TcpConfig, TcpConfigError, TcpVariant,
@@ -15,9 +16,23 @@ use crate::agent::AgentConfig;
 const ACK_POLICIES: &[&str] = &["immediate", "delayed"];
 const DECREASE_RULES: &[&str] = &["ns2", "paper"];
 
-/// `kind = "tcp"`: `variant` (default "sack"), `preset` (default "rfc"), then overrides.
+/// `kind = "tcp"`: `variant` (default "sack"), `preset` (default "rfc"), then overrides; with
+/// `controller`, a sender whose window that controller decides (docs/controllers.md).
 pub(super) fn parse_tcp(fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
-    tcp_keys(fields, TcpVariant::Sack, "rfc").map(AgentConfig::Tcp)
+    let controller: Option<String> = fields.optional("controller")?;
+    let tcp = tcp_keys(fields, TcpVariant::Sack, "rfc")?;
+    let Some(name) = controller else {
+        return Ok(AgentConfig::Tcp(tcp));
+    };
+    let controller = resolve_controller(&name).map_err(|reason| {
+        ScenarioError::invalid_text(fields.child_path("controller"), reason, format!("{name:?}"))
+    })?;
+    tcp.validate_controlled()
+        .map_err(|error| validation_error(fields, error))?;
+    Ok(AgentConfig::ControlledTcp(Box::new(ControlledTcpConfig {
+        tcp,
+        controller,
+    })))
 }
 
 /// Every key of `kind = "tcp"`: `variant` and `preset` (with these defaults), then the

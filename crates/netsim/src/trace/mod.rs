@@ -190,6 +190,7 @@ impl Taps {
                 let tcp = match &setup.agent {
                     AgentConfig::Tcp(c) => Some(*c),
                     AgentConfig::Gaimd(c) => Some(c.tcp()),
+                    AgentConfig::ControlledTcp(c) => Some(c.tcp),
                     AgentConfig::ShortTcp(c) => Some(c.tcp),
                     AgentConfig::Web(c) => Some(c.tcp),
                     _ => None,

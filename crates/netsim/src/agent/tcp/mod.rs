@@ -11,6 +11,7 @@
 //! Vegas; `sink.rs` the receivers; `header.rs` the packet headers.
 
 mod bbr;
+pub mod controller;
 mod cubic;
 pub mod delivery_rate;
 mod header;
@@ -484,6 +485,26 @@ impl TcpConfig {
                 "sack_recovery",
                 "\"rfc6675\" with variant \"bbr\" (BBR runs over RFC 6675 recovery, as in Linux)",
             );
+        }
+        Ok(())
+    }
+}
+
+impl TcpConfig {
+    /// Checks that a sender with this configuration may run a congestion controller (besides
+    /// [`TcpConfig::validate`]): its variant names the loss recovery underneath, Tahoe, Reno,
+    /// NewReno or SACK (CUBIC, BBR and Vegas are controllers of their own).
+    pub fn validate_controlled(&self) -> Result<(), TcpConfigError> {
+        self.validate()?;
+        if matches!(
+            self.variant,
+            TcpVariant::Cubic | TcpVariant::Bbr | TcpVariant::Vegas
+        ) {
+            return Err(TcpConfigError {
+                field: "variant",
+                reason: "\"tahoe\", \"reno\", \"newreno\" or \"sack\" with a controller (the \
+                         variant names the loss recovery the controller runs on)",
+            });
         }
         Ok(())
     }

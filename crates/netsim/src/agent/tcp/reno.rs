@@ -35,7 +35,7 @@ impl TcpSender {
                     self.recover = self.maxseq;
                     self.stats.fast_retransmits += 1;
                     self.last_cwnd_action = CwndAction::Dupack;
-                    self.slowdown(true, CwndCut::One);
+                    self.slowdown(now, true, CwndCut::One);
                     self.reset_rtx_timer(now, false, false);
                 }
             } else if self.dupacks < self.cfg.numdupacks && self.cfg.limited_transmit {
@@ -52,7 +52,7 @@ impl TcpSender {
         self.recover = self.maxseq;
         self.stats.fast_retransmits += 1;
         self.last_cwnd_action = CwndAction::Dupack;
-        self.slowdown(true, CwndCut::Decrease);
+        self.slowdown(now, true, CwndCut::Decrease);
         self.reset_rtx_timer(now, true, false);
         self.output(now, self.last_ack + 1, out);
         self.dupwnd = f64::from(self.cfg.numdupacks);
@@ -63,6 +63,7 @@ impl TcpSender {
         if ack > self.last_ack {
             if self.last_cwnd_action == CwndAction::Dupack {
                 self.last_cwnd_action = CwndAction::Exited;
+                self.cc_recovered(now);
             }
             self.dupwnd = 0.0;
             self.recv_newack(now, ack);
@@ -95,6 +96,7 @@ impl TcpSender {
                     self.dupwnd = 0.0;
                     if self.last_cwnd_action == CwndAction::Dupack {
                         self.last_cwnd_action = CwndAction::Exited;
+                        self.cc_recovered(now);
                     }
                 }
                 self.firstpartial = false;

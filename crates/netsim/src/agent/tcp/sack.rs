@@ -17,10 +17,11 @@
 
 use tfrc::Time;
 
+use super::controller::Reduction;
 use super::header::TcpAck;
 use super::scoreboard::Scoreboard;
 use super::sender::{CwndAction, CwndCut, TcpSender};
-use super::{SackRecovery, SsthreshBase, TcpVariant};
+use super::{SackRecovery, SsthreshBase, TcpConfig, TcpVariant};
 use crate::agent::Outbox;
 
 /// What an ACK lets the sender send.
@@ -91,6 +92,7 @@ impl TcpSender {
                 self.recover = 0;
                 self.sack.in_recovery = false;
                 self.newack(now, seq);
+                self.cc_recovered(now);
                 self.sack.after_timeout = false;
                 self.sack.scoreboard.clear();
             } else if seq > self.highest_ack {
@@ -126,7 +128,7 @@ impl TcpSender {
             .scoreboard
             .mark_retransmitted(self.highest_ack + 1);
         self.last_cwnd_action = CwndAction::Dupack;
-        self.slowdown(true, CwndCut::Decrease);
+        self.slowdown(now, true, CwndCut::Decrease);
         self.output(now, self.last_ack + 1, out);
     }
 
@@ -248,6 +250,7 @@ impl TcpSender {
             if self.sack.in_recovery && seq >= self.recover {
                 self.sack.in_recovery = false;
                 self.newack(now, seq);
+                self.cc_recovered(now);
                 self.sack.scoreboard.clear();
             } else if self.sack.in_recovery {
                 // A partial ACK: no growth in recovery (RFC 6675 §5 (C)); restart the timer.
@@ -300,20 +303,19 @@ impl TcpSender {
         self.sack.in_recovery = true;
         self.stats.fast_retransmits += 1;
         self.last_cwnd_action = CwndAction::Dupack;
-        self.first_decrease = false;
-        let flight = match self.cfg.ssthresh_base {
-            SsthreshBase::FlightSize => (self.maxseq - self.highest_ack) as f64,
-            SsthreshBase::Cwnd => self.cwnd.trunc(),
-        };
-        if self.cfg.variant == TcpVariant::Bbr {
+        if self.cc.is_some() {
+            self.cc_reduce(now, Reduction::Recovery);
+        } else if self.cfg.variant == TcpVariant::Bbr {
             self.bbr_enter_recovery();
         } else {
+            let flight = (self.maxseq - self.highest_ack) as f64;
             self.ssthresh = match self.cubic_recovery_ssthresh() {
                 Some(ssthresh) => ssthresh,
-                None => (flight * self.cfg.decrease_num).trunc().max(2.0),
+                None => rfc6675_ssthresh(&self.cfg, self.cwnd, flight),
             };
             self.cwnd = self.ssthresh;
         }
+        self.first_decrease = false;
         self.reset_rtx_timer(now, true, false);
         self.sack.rescue_rxt = None;
         let first = self.highest_ack + 1;
@@ -389,4 +391,15 @@ impl TcpSender {
             pipe += 1;
         }
     }
+}
+
+/// RFC 6675 §5 step (4)'s ssthresh: max(FlightSize/2, 2) (times `decrease_num`/0.5 for
+/// non-standard decreases; the whole cwnd instead of FlightSize with [`SsthreshBase::Cwnd`]),
+/// in whole packets; `flight` is the packets sent and not cumulatively acked.
+pub(super) fn rfc6675_ssthresh(cfg: &TcpConfig, cwnd: f64, flight: f64) -> f64 {
+    let base = match cfg.ssthresh_base {
+        SsthreshBase::FlightSize => flight,
+        SsthreshBase::Cwnd => cwnd.trunc(),
+    };
+    (base * cfg.decrease_num).trunc().max(2.0)
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use tfrc::Time;
 
 use super::bbr::Bbr;
+use super::controller::{AckSample, CongestionControl, ControllerError};
 use super::cubic::Cubic;
 use super::delivery_rate::DeliveryRate;
 use super::header::{TcpAck, TcpData};
@@ -67,8 +68,9 @@ pub struct TcpStats {
     pub rtt_sum: f64,
 }
 
-/// A TCP sender (the source agent of a `tcp` or `gaimd` flow).
-#[derive(Clone, Debug)]
+/// A TCP sender (the source agent of a `tcp` or `gaimd` flow). (Not `Clone`: it may own a
+/// congestion controller.)
+#[derive(Debug)]
 pub struct TcpSender {
     pub(super) cfg: TcpConfig,
     pub(super) rng: SimRng,
@@ -131,6 +133,13 @@ pub struct TcpSender {
     pub(super) pacer: Option<Pacer>,
     /// RACK's state ([`TcpConfig::rack`] under RFC 6675 recovery).
     pub(super) rack: Option<Rack>,
+    /// The congestion controller that decides the window instead of the variant's own growth
+    /// and reductions (docs/controllers.md); `None` for the built-in logic.
+    pub(super) cc: Option<Box<dyn CongestionControl>>,
+    /// The last ACK's sample, from `pkts_acked` to `cong_avoid`.
+    pub(super) cc_sample: AckSample,
+    /// The controller's failure: the sender is silent from then on.
+    pub(super) cc_error: Option<ControllerError>,
     pub(super) stats: TcpStats,
 }
 
@@ -241,7 +250,42 @@ impl TcpSender {
                 .then(|| DeliveryRate::new(i64::from(config.syn))),
             rack: config.uses_rack().then(Rack::default),
             pacer: (config.variant == TcpVariant::Bbr).then(|| Pacer::new(u64::MAX)),
+            cc: None,
+            cc_sample: AckSample {
+                acked: 0,
+                acked_bytes: 0,
+                rtt: None,
+            },
+            cc_error: None,
             stats: TcpStats::default(),
+        }
+    }
+
+    /// A sender whose window `controller` decides (docs/controllers.md): `config`'s variant
+    /// names the loss recovery (Tahoe, Reno, NewReno or SACK; the caller checks it with
+    /// [`TcpConfig::validate_controlled`]), the controller replaces its window growth and
+    /// reductions.
+    pub fn with_controller(
+        config: &TcpConfig,
+        rng: SimRng,
+        controller: Box<dyn CongestionControl>,
+    ) -> TcpSender {
+        TcpSender {
+            cc: Some(controller),
+            ..TcpSender::new(config, rng)
+        }
+    }
+
+    /// A sender whose controller could not be made: silent from the start, reporting `error`
+    /// as its failure.
+    pub fn with_failed_controller(
+        config: &TcpConfig,
+        rng: SimRng,
+        error: ControllerError,
+    ) -> TcpSender {
+        TcpSender {
+            cc_error: Some(error),
+            ..TcpSender::new(config, rng)
         }
     }
 
@@ -330,7 +374,7 @@ impl TcpSender {
         self.first_sent.get_or_insert(now);
         self.idle_since = None;
         let nothing_outstanding = self.highest_ack == self.maxseq;
-        if self.cubic.is_some() {
+        if self.cubic.is_some() || self.cc.is_some() {
             self.note_sent(now, seqno);
         }
         if let Some(rate) = self.rate.as_mut() {
@@ -392,13 +436,16 @@ impl TcpSender {
     /// `newack`: a cumulative ACK for new data: the RTT sample if it covers the timed packet
     /// (which also ends the backoff), and the timer.
     pub(super) fn newack(&mut self, now: Time, ack: i64) {
+        let previous = self.highest_ack;
         self.dupacks = 0;
         self.last_ack = ack;
         self.highest_ack = ack;
         if self.t_seqno < ack + 1 {
             self.t_seqno = ack + 1;
         }
-        if self.cubic.is_some() {
+        if self.cc.is_some() {
+            self.cc_acked(now, previous, ack);
+        } else if self.cubic.is_some() {
             self.cubic_rtt_sample(now, ack);
         }
         if self.rtt_active && ack >= self.rtt_seq {
@@ -417,7 +464,9 @@ impl TcpSender {
         let acked = (ack - self.highest_ack).max(0);
         self.newack(now, ack);
         let acked = u32::try_from(acked).unwrap_or(u32::MAX);
-        if self.cfg.variant == TcpVariant::Bbr {
+        if self.cc.is_some() {
+            self.cc_open(now);
+        } else if self.cfg.variant == TcpVariant::Bbr {
             // BBR sets cwnd after the whole ACK is processed (`bbr_main`).
         } else if self.cubic.is_some() {
             self.cubic_open(now, acked);
@@ -428,26 +477,11 @@ impl TcpSender {
         }
     }
 
-    /// Linux's Reno growth (`tcp_reno_cong_avoid`): slow start by the packets acked up to
-    /// ssthresh, then one packet per cwnd packets acked (`tcp_cong_avoid_ai`), in whole
-    /// packets; capped by `max_cwnd`. A non-standard `increase_num` (GAIMD's alpha) makes it
-    /// one packet per cwnd/alpha packets acked: alpha packets per RTT.
+    /// Linux's Reno growth (`tcp_reno_cong_avoid`) by `acked` packets; see
+    /// [`open_by_segments_window`].
     fn open_by_segments(&mut self, acked: u32) {
-        let ssthresh = self.ssthresh.min(f64::from(u32::MAX)) as u32;
-        let cwnd = self.cwnd.max(1.0) as u32;
-        let (grown, rest) = slow_start_by_segments(cwnd, ssthresh, acked);
-        let (cwnd, cnt) = if rest == 0 {
-            (grown, self.cwnd_cnt)
-        } else {
-            let per_packet = (f64::from(grown) / self.cfg.increase_num).round();
-            let per_packet = per_packet.clamp(1.0, f64::from(u32::MAX)) as u32;
-            additive_increase(grown, self.cwnd_cnt, per_packet, rest)
-        };
-        self.cwnd = f64::from(cwnd);
-        self.cwnd_cnt = cnt;
-        if self.cfg.max_cwnd > 0 && self.cwnd > f64::from(self.cfg.max_cwnd) {
-            self.cwnd = f64::from(self.cfg.max_cwnd);
-        }
+        (self.cwnd, self.cwnd_cnt) =
+            open_by_segments_window(&self.cfg, self.cwnd, self.ssthresh, self.cwnd_cnt, acked);
     }
 
     /// After the SYN is acked, start from the initial window (`delay_growth_`).
@@ -457,58 +491,34 @@ impl TcpSender {
         }
     }
 
-    /// `opencwnd` (`windowOption_` 1): +1 per ACK in slow start, +increase_num/cwnd per ACK in
-    /// congestion avoidance; capped by `max_cwnd`.
+    /// `opencwnd` (`windowOption_` 1); see [`opencwnd_window`].
     pub(super) fn opencwnd(&mut self) {
-        if self.cwnd < self.ssthresh {
-            self.cwnd += 1.0;
-        } else {
-            self.cwnd += self.cfg.increase_num / self.cwnd;
-        }
-        if self.cfg.max_cwnd > 0 && (self.cwnd as i64) > i64::from(self.cfg.max_cwnd) {
-            self.cwnd = f64::from(self.cfg.max_cwnd);
-        }
+        self.cwnd = opencwnd_window(&self.cfg, self.cwnd, self.ssthresh);
     }
 
-    /// `slowdown`: halve (or multiply by `decrease_num`) ssthresh if `ssthresh_cut`, and cut cwnd
-    /// as `cut` says, on win = min(cwnd (+dupwnd), window). With [`DecreaseRule::Ns2`], the
-    /// first decrease, decreases in slow start and ssthresh after a timeout halve; the cwnd cut
-    /// also halves when `decrease_num` is 0.5. ssthresh is never below 2.
-    pub(super) fn slowdown(&mut self, ssthresh_cut: bool, cut: CwndCut) {
+    /// `slowdown` at `now` (see [`slowdown_window`]); with a controller, its
+    /// [`ssthresh`](super::controller::CongestionControl::ssthresh) instead.
+    pub(super) fn slowdown(&mut self, now: Time, ssthresh_cut: bool, cut: CwndCut) {
+        if self.cc.is_some() {
+            return self.cc_slowdown(now, ssthresh_cut, cut);
+        }
         if self.cubic.is_some() {
             return self.cubic_slowdown(ssthresh_cut, cut);
         }
-        let slowstart = self.cwnd < self.ssthresh;
-        let (halfwin, decreasewin) = if self.cfg.precision_reduce {
-            let win = self.windowd();
-            (win / 2.0, self.cfg.decrease_num * win)
-        } else {
-            let win = self.window();
-            (
-                (win / 2) as f64,
-                (self.cfg.decrease_num * win as f64).trunc(),
-            )
-        };
-        let quirks = self.cfg.decrease_rule == DecreaseRule::Ns2;
-        if ssthresh_cut {
-            let halve = quirks
-                && (self.first_decrease
-                    || slowstart
-                    || self.last_cwnd_action == CwndAction::Timeout);
-            self.ssthresh = if halve { halfwin } else { decreasewin }.trunc();
-        }
-        match cut {
-            CwndCut::Decrease => {
-                let halve =
-                    (quirks && (self.first_decrease || slowstart)) || self.cfg.decrease_num == 0.5;
-                self.cwnd = if halve { halfwin } else { decreasewin };
-            }
-            CwndCut::One => self.cwnd = 1.0,
-        }
-        if self.ssthresh < 2.0 {
-            self.ssthresh = 2.0;
-        }
+        (self.cwnd, self.ssthresh) =
+            slowdown_window(&self.cfg, &self.reduction_input(), ssthresh_cut, cut);
         self.first_decrease = false;
+    }
+
+    /// What [`slowdown_window`] reads from the sender.
+    pub(super) fn reduction_input(&self) -> ReductionInput {
+        ReductionInput {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            win: self.windowd(),
+            first_decrease: self.first_decrease,
+            after_timeout: self.last_cwnd_action == CwndAction::Timeout,
+        }
     }
 
     /// `send_much`: send while the window allows and the application has data; with
@@ -597,14 +607,14 @@ impl TcpSender {
             if self.cfg.variant == TcpVariant::Bbr {
                 self.bbr_timeout(now);
             } else {
-                self.slowdown(true, CwndCut::One);
+                self.slowdown(now, true, CwndCut::One);
             }
             self.reset_rtx_timer(now, false, true);
         } else if self.cfg.variant == TcpVariant::Bbr {
             self.rtx_at = None;
             self.t_seqno = self.highest_ack + 1;
         } else {
-            self.slowdown(false, CwndCut::One);
+            self.slowdown(now, false, CwndCut::One);
             self.rtx_at = None;
             self.t_seqno = self.highest_ack + 1;
         }
@@ -624,7 +634,7 @@ impl TcpSender {
                 if self.cfg.variant == TcpVariant::Vegas {
                     self.cwnd = 2.0;
                 } else {
-                    self.slowdown(false, CwndCut::One);
+                    self.slowdown(now, false, CwndCut::One);
                 }
                 self.last_cwnd_action = CwndAction::Timeout;
             }
@@ -666,6 +676,9 @@ impl Agent for TcpSender {
     }
 
     fn on_start(&mut self, now: Time, out: &mut Outbox) {
+        if self.cc_failed() {
+            return;
+        }
         self.curseq = self.supply();
         self.restart_after_idle(now);
         self.send_much(now, false, 0, out);
@@ -677,12 +690,18 @@ impl Agent for TcpSender {
     }
 
     fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
+        if self.cc_failed() {
+            return;
+        }
         if let Payload::TcpAck(ack) = packet.payload {
             self.handle_ack(now, &ack, out);
         }
     }
 
     fn poll_timeout(&self) -> Option<Time> {
+        if self.cc_failed() {
+            return None;
+        }
         let pace_at = self.pacer.as_ref().and_then(Pacer::wake_at);
         [self.rtx_at, self.delsnd_at, pace_at]
             .into_iter()
@@ -691,6 +710,9 @@ impl Agent for TcpSender {
     }
 
     fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
+        if self.cc_failed() {
+            return;
+        }
         if self.rtx_at.is_some_and(|at| at <= now) {
             self.rtx_at = None;
             self.rtx_timeout(now, out);
@@ -706,6 +728,10 @@ impl Agent for TcpSender {
                 self.bbr_check_app_limited();
             }
         }
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.cc_error.as_ref().map(ToString::to_string)
     }
 
     fn trace(&self, values: &mut [f64]) {
@@ -771,6 +797,99 @@ pub(super) fn additive_increase(mut cwnd: u32, mut cnt: u32, w: u32, acked: u32)
         cwnd += delta;
     }
     (cwnd, cnt)
+}
+
+/// `opencwnd` (`windowOption_` 1) on (cwnd, ssthresh): +1 in slow start, +increase_num/cwnd
+/// in congestion avoidance, per ACK; capped by `max_cwnd` (compared in whole packets, as ns-2).
+pub(super) fn opencwnd_window(cfg: &TcpConfig, cwnd: f64, ssthresh: f64) -> f64 {
+    let mut cwnd = if cwnd < ssthresh {
+        cwnd + 1.0
+    } else {
+        cwnd + cfg.increase_num / cwnd
+    };
+    if cfg.max_cwnd > 0 && (cwnd as i64) > i64::from(cfg.max_cwnd) {
+        cwnd = f64::from(cfg.max_cwnd);
+    }
+    cwnd
+}
+
+/// Linux's Reno growth (`tcp_reno_cong_avoid`) on (cwnd, ssthresh, `snd_cwnd_cnt`): slow start
+/// by the packets acked up to ssthresh, then one packet per cwnd packets acked
+/// (`tcp_cong_avoid_ai`), in whole packets; capped by `max_cwnd`. A non-standard
+/// `increase_num` (GAIMD's alpha) makes it one packet per cwnd/alpha packets acked: alpha packets
+/// per RTT. Returns the new (cwnd, cnt).
+pub(super) fn open_by_segments_window(
+    cfg: &TcpConfig,
+    cwnd: f64,
+    ssthresh: f64,
+    cnt: u32,
+    acked: u32,
+) -> (f64, u32) {
+    let ssthresh = ssthresh.min(f64::from(u32::MAX)) as u32;
+    let whole = cwnd.max(1.0) as u32;
+    let (grown, rest) = slow_start_by_segments(whole, ssthresh, acked);
+    let (grown, cnt) = if rest == 0 {
+        (grown, cnt)
+    } else {
+        let per_packet = (f64::from(grown) / cfg.increase_num).round();
+        let per_packet = per_packet.clamp(1.0, f64::from(u32::MAX)) as u32;
+        additive_increase(grown, cnt, per_packet, rest)
+    };
+    let mut cwnd = f64::from(grown);
+    if cfg.max_cwnd > 0 && cwnd > f64::from(cfg.max_cwnd) {
+        cwnd = f64::from(cfg.max_cwnd);
+    }
+    (cwnd, cnt)
+}
+
+/// The sender's state a reduction reads.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct ReductionInput {
+    pub(super) cwnd: f64,
+    pub(super) ssthresh: f64,
+    /// `windowd()`: min(cwnd + dupwnd, window); its whole part is `window()` (dupwnd is a
+    /// whole number).
+    pub(super) win: f64,
+    pub(super) first_decrease: bool,
+    /// The last congestion response was a timeout.
+    pub(super) after_timeout: bool,
+}
+
+/// `slowdown`: halve (or multiply by `decrease_num`) ssthresh if `ssthresh_cut`, and cut cwnd
+/// as `cut` says, on win = min(cwnd (+dupwnd), window). With [`DecreaseRule::Ns2`], the first
+/// decrease, decreases in slow start and ssthresh after a timeout halve; the cwnd cut also halves
+/// when `decrease_num` is 0.5. ssthresh is never below 2. Returns the new (cwnd, ssthresh).
+pub(super) fn slowdown_window(
+    cfg: &TcpConfig,
+    input: &ReductionInput,
+    ssthresh_cut: bool,
+    cut: CwndCut,
+) -> (f64, f64) {
+    let slowstart = input.cwnd < input.ssthresh;
+    let (halfwin, decreasewin) = if cfg.precision_reduce {
+        (input.win / 2.0, cfg.decrease_num * input.win)
+    } else {
+        let win = input.win as i64;
+        ((win / 2) as f64, (cfg.decrease_num * win as f64).trunc())
+    };
+    let quirks = cfg.decrease_rule == DecreaseRule::Ns2;
+    let mut ssthresh = input.ssthresh;
+    if ssthresh_cut {
+        let halve = quirks && (input.first_decrease || slowstart || input.after_timeout);
+        ssthresh = if halve { halfwin } else { decreasewin }.trunc();
+    }
+    let cwnd = match cut {
+        CwndCut::Decrease => {
+            let halve = (quirks && (input.first_decrease || slowstart)) || cfg.decrease_num == 0.5;
+            if halve {
+                halfwin
+            } else {
+                decreasewin
+            }
+        }
+        CwndCut::One => 1.0,
+    };
+    (cwnd, ssthresh.max(2.0))
 }
 
 #[cfg(test)]

@@ -336,7 +336,7 @@ impl TcpSender {
         self.last_cwnd_action = CwndAction::Timeout;
         self.reset_rtx_timer(now, false, true);
         self.stats.timeouts += 1;
-        self.slowdown(true, CwndCut::One);
+        self.slowdown(now, true, CwndCut::One);
         self.cwnd = 2.0;
         self.vegas.newcwnd = 0.0;
         self.vegas.cwnd_changed = self.vegas_time(now);

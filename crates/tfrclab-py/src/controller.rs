@@ -1,0 +1,322 @@
+//! Python congestion controllers (docs/controllers.md): a scenario's `controller =
+//! "module:Class"` resolved by `tfrclab.controllers.load_class`, one instance of the class per
+//! TCP sender, and netsim's controller callbacks (`pkts_acked`, `cong_avoid`, `ssthresh`,
+//! `set_state`) forwarded to its methods with the GIL taken for each call. Whatever the Python
+//! code does wrong (raises, returns a wrong type, a NaN or negative window) becomes the
+//! controller's error, which ends the run (`tfrclab.ControllerError`), never a panic.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyList, PyTuple};
+
+use netsim::agent::tcp::controller::{
+    AckSample as NativeAckSample, CaState, CcResult, CcState, CcWindow, CongestionControl,
+    ControllerFactory, ControllerResolver, Reduction,
+};
+use netsim::agent::TcpConfig;
+
+/// The state of the sender a Python controller sees (netsim's `CcState`): packet counts in
+/// packets of `packet_bytes`, times in seconds.
+#[pyclass(frozen, module = "tfrclab._native", name = "ControllerState")]
+pub(crate) struct PyState {
+    /// The simulated time of the event, seconds.
+    #[pyo3(get)]
+    now: f64,
+    /// The congestion window, packets.
+    #[pyo3(get)]
+    cwnd: f64,
+    /// The slow-start threshold, packets.
+    #[pyo3(get)]
+    ssthresh: f64,
+    /// min(cwnd + Reno's recovery inflation, window): what ns-2's reductions start from.
+    #[pyo3(get)]
+    win: f64,
+    /// The receiver window (the scenario's `window`), packets.
+    #[pyo3(get)]
+    window: u32,
+    /// Packets sent and not cumulatively acknowledged.
+    #[pyo3(get)]
+    flight: u64,
+    /// The highest cumulative ACK (-1 before any).
+    #[pyo3(get)]
+    highest_ack: i64,
+    /// The highest sequence number sent (-1 before any).
+    #[pyo3(get)]
+    max_sent: i64,
+    /// In loss recovery.
+    #[pyo3(get)]
+    in_recovery: bool,
+    /// No reduction has happened yet on this connection.
+    #[pyo3(get)]
+    first_reduction: bool,
+    /// The last congestion response was a retransmission timeout.
+    #[pyo3(get)]
+    after_timeout: bool,
+    /// Everything the application supplied has been sent.
+    #[pyo3(get)]
+    app_limited: bool,
+    /// The smoothed RTT in seconds (0 before the first sample).
+    #[pyo3(get)]
+    srtt: f64,
+    /// Payload bytes per packet.
+    #[pyo3(get)]
+    packet_bytes: u32,
+}
+
+impl PyState {
+    fn new(state: &CcState) -> PyState {
+        PyState {
+            now: state.now.as_secs_f64(),
+            cwnd: state.cwnd,
+            ssthresh: state.ssthresh,
+            win: state.win,
+            window: state.window,
+            flight: state.flight,
+            highest_ack: state.highest_ack,
+            max_sent: state.max_sent,
+            in_recovery: state.in_recovery,
+            first_reduction: state.first_reduction,
+            after_timeout: state.after_timeout,
+            app_limited: state.app_limited,
+            srtt: state.srtt,
+            packet_bytes: state.packet_bytes,
+        }
+    }
+}
+
+/// What an ACK that moved the cumulative ACK tells a Python controller.
+#[pyclass(frozen, module = "tfrclab._native", name = "AckSample")]
+pub(crate) struct PyAck {
+    /// Packets newly acknowledged.
+    #[pyo3(get)]
+    acked: u32,
+    /// Payload bytes newly acknowledged.
+    #[pyo3(get)]
+    acked_bytes: u64,
+    /// The RTT of the newest packet acknowledged, seconds; None when it was retransmitted.
+    #[pyo3(get)]
+    rtt: Option<f64>,
+}
+
+impl PyAck {
+    fn new(ack: &NativeAckSample) -> PyAck {
+        PyAck {
+            acked: ack.acked,
+            acked_bytes: ack.acked_bytes,
+            rtt: ack.rtt.map(|d| d.as_secs_f64()),
+        }
+    }
+}
+
+/// One line for a Python exception: its type, message and the innermost frame's file and line
+/// (the user's code), without the traceback.
+fn describe(py: Python<'_>, err: &PyErr) -> String {
+    let kind = err
+        .get_type(py)
+        .name()
+        .map_or_else(|_| "exception".to_string(), |n| n.to_string());
+    let message = err
+        .value(py)
+        .str()
+        .map_or_else(|_| String::new(), |s| s.to_string());
+    let mut place = String::new();
+    if let Some(mut tb) = err.traceback(py) {
+        while let Ok(next) = tb.getattr("tb_next") {
+            match next.cast_into::<pyo3::types::PyTraceback>() {
+                Ok(next) => tb = next,
+                Err(_) => break,
+            }
+        }
+        let file = tb
+            .getattr("tb_frame")
+            .and_then(|f| f.getattr("f_code"))
+            .and_then(|c| c.getattr("co_filename"))
+            .and_then(|f| f.extract::<String>());
+        let line = tb.getattr("tb_lineno").and_then(|l| l.extract::<u32>());
+        if let (Ok(file), Ok(line)) = (file, line) {
+            place = format!(" ({file}:{line})");
+        }
+    }
+    if message.is_empty() {
+        format!("raised {kind}{place}")
+    } else {
+        format!("raised {kind}: {message}{place}")
+    }
+}
+
+/// A callback's return value as a window: None keeps the window, a tuple or list of two or
+/// three numbers sets (cwnd, ssthresh[, pacing_rate]).
+fn window(value: &Bound<'_, PyAny>) -> CcResult {
+    if value.is_none() {
+        return Ok(None);
+    }
+    let wrong = || {
+        let kind = value
+            .get_type()
+            .name()
+            .map_or_else(|_| "?".to_string(), |n| n.to_string());
+        format!(
+            "returned {kind} {}; expected None or (cwnd, ssthresh) or (cwnd, ssthresh, \
+             pacing_rate) as numbers",
+            value
+                .repr()
+                .map_or_else(|_| String::new(), |r| r.to_string())
+                .chars()
+                .take(80)
+                .collect::<String>()
+        )
+    };
+    let items: Vec<Bound<'_, PyAny>> = if let Ok(tuple) = value.cast::<PyTuple>() {
+        tuple.iter().collect()
+    } else if let Ok(list) = value.cast::<PyList>() {
+        list.iter().collect()
+    } else {
+        return Err(wrong());
+    };
+    if !(2..=3).contains(&items.len()) {
+        return Err(wrong());
+    }
+    let mut numbers = Vec::with_capacity(3);
+    for item in &items {
+        if item.is_instance_of::<PyBool>() {
+            return Err(wrong());
+        }
+        numbers.push(item.extract::<f64>().map_err(|_| wrong())?);
+    }
+    Ok(Some(CcWindow {
+        cwnd: numbers[0],
+        ssthresh: numbers[1],
+        pacing_rate: numbers.get(2).copied(),
+    }))
+}
+
+/// One Python controller instance.
+#[derive(Debug)]
+struct PyController {
+    name: String,
+    object: Py<PyAny>,
+    /// Whether the class defines the optional callbacks.
+    has_pkts_acked: bool,
+    has_set_state: bool,
+}
+
+impl PyController {
+    /// Calls `method` with the state (and `extra`, a second argument) and reads the window it
+    /// returns.
+    fn call(&self, method: &str, state: &CcState, extra: Extra<'_>) -> CcResult {
+        Python::attach(|py| {
+            let object = self.object.bind(py);
+            let state = Bound::new(py, PyState::new(state)).map_err(|err| describe(py, &err))?;
+            let value = match extra {
+                Extra::Ack(ack) => {
+                    let ack = Bound::new(py, PyAck::new(ack)).map_err(|err| describe(py, &err))?;
+                    object.call_method1(method, (state, ack))
+                }
+                Extra::Name(name) => object.call_method1(method, (state, name)),
+            }
+            .map_err(|err| describe(py, &err))?;
+            window(&value)
+        })
+    }
+}
+
+/// A callback's second argument.
+enum Extra<'a> {
+    /// The ACK (`pkts_acked`, `cong_avoid`).
+    Ack(&'a NativeAckSample),
+    /// The reduction or the new state, by name (`ssthresh`, `set_state`).
+    Name(&'static str),
+}
+
+impl CongestionControl for PyController {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn pkts_acked(&mut self, state: &CcState, ack: &NativeAckSample) -> CcResult {
+        if !self.has_pkts_acked {
+            return Ok(None);
+        }
+        self.call("pkts_acked", state, Extra::Ack(ack))
+    }
+
+    fn cong_avoid(&mut self, state: &CcState, ack: &NativeAckSample) -> CcResult {
+        self.call("cong_avoid", state, Extra::Ack(ack))
+    }
+
+    fn ssthresh(&mut self, state: &CcState, reduction: Reduction) -> CcResult {
+        self.call("ssthresh", state, Extra::Name(reduction.name()))
+    }
+
+    fn set_state(&mut self, state: &CcState, new_state: CaState) -> CcResult {
+        if !self.has_set_state {
+            return Ok(None);
+        }
+        self.call("set_state", state, Extra::Name(new_state.name()))
+    }
+}
+
+/// Makes one instance of a Python controller class per sender.
+#[derive(Debug)]
+struct PyFactory {
+    name: String,
+    class: Py<PyAny>,
+}
+
+impl ControllerFactory for PyFactory {
+    fn build(&self, _config: &TcpConfig) -> Result<Box<dyn CongestionControl>, String> {
+        Python::attach(|py| {
+            let object = self
+                .class
+                .bind(py)
+                .call0()
+                .map_err(|err| describe(py, &err))?;
+            let callable = |name: &str| {
+                object
+                    .getattr(name)
+                    .is_ok_and(|attribute| attribute.is_callable())
+            };
+            for required in ["cong_avoid", "ssthresh"] {
+                if !callable(required) {
+                    return Err(format!("the class defines no method {required}()"));
+                }
+            }
+            Ok(Box::new(PyController {
+                name: self.name.clone(),
+                has_pkts_acked: callable("pkts_acked"),
+                has_set_state: callable("set_state"),
+                object: object.unbind(),
+            }) as Box<dyn CongestionControl>)
+        })
+    }
+}
+
+/// Resolves `"module:Class"` with `tfrclab.controllers.load_class`.
+struct PyResolver;
+
+impl ControllerResolver for PyResolver {
+    fn resolve(&self, name: &str) -> Result<Arc<dyn ControllerFactory>, String> {
+        Python::attach(|py| {
+            let class = py
+                .import("tfrclab.controllers")
+                .and_then(|module| module.call_method1("load_class", (name,)))
+                .map_err(|err| {
+                    let message = err
+                        .value(py)
+                        .str()
+                        .map_or_else(|_| describe(py, &err), |s| s.to_string());
+                    message
+                })?;
+            Ok(Arc::new(PyFactory {
+                name: name.to_string(),
+                class: class.unbind(),
+            }) as Arc<dyn ControllerFactory>)
+        })
+    }
+}
+
+/// Registers the resolver of Python controllers for this process (once; later calls keep it).
+pub(crate) fn register() {
+    netsim::agent::tcp::controller::set_controller_resolver(Box::new(PyResolver));
+}
