@@ -29,6 +29,7 @@ __all__ = [
     "run_channel",
     "run_recv",
     "run_send",
+    "set_event_handler",
     "testbed_check",
     "testbed_relay",
     "version",
@@ -205,6 +206,14 @@ class AckSample:
     @property
     def rtt(self) -> float | None:
         """The RTT of the newest packet acknowledged, seconds; None if it was retransmitted."""
+
+def set_event_handler(
+    handler: Callable[[str, str, str, dict[str, Any]], object] | None, level: str = "debug"
+) -> int:
+    """Forward tfrc-udp's events to ``handler(level, target, event, fields)``; None stops.
+
+    Returns the events dropped so far because the handler fell behind.
+    """
 
 def check_scenario(scenario_toml: str) -> dict[str, Any]:
     """Check a scenario's TOML text as a run would; return its headline values.

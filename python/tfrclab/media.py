@@ -16,21 +16,41 @@ context managers.
 ...     rx.recv(timeout_s=1.0).payload
 b'frame 0'
 
-docs/transport.md ("Media API") describes every call; ``python -m tfrclab.examples.media``
-is a complete encoder that adapts its bitrate.
+docs/transport.md ("Media API") describes every call; ``python/examples/media.py`` in the
+repository is a complete encoder that adapts its bitrate.
+
+:func:`log_events` forwards the sessions' events (reports, rate changes, loss events, expired
+payloads; docs/transport.md, "Event log") to Python's :mod:`logging` under the loggers
+``tfrc_udp.sender`` and ``tfrc_udp.receiver``; :class:`EventLog` keeps them as rows to plot.
+Both are off until asked for.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
+import math
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tfrclab._native import MediaReceiver, MediaSender, QueueFull
+from tfrclab._native import MediaReceiver, MediaSender, QueueFull, set_event_handler
 
-__all__ = ["PRIORITY_LEVELS", "Delivery", "QueueFull", "Receiver", "Sender"]
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "PRIORITY_LEVELS",
+    "Delivery",
+    "EventLog",
+    "QueueFull",
+    "Receiver",
+    "Sender",
+    "log_events",
+]
 
 PRIORITY_LEVELS = 8
 """Priorities are ``0..PRIORITY_LEVELS``; a higher one is always sent first."""
@@ -306,3 +326,106 @@ class Receiver:
         traceback: TracebackType | None,
     ) -> None:
         await asyncio.to_thread(self.close)
+
+
+_LEVELS = {
+    "ERROR": logging.ERROR,
+    "WARN": logging.WARNING,
+    "INFO": logging.INFO,
+    "DEBUG": logging.DEBUG,
+    "TRACE": 5,
+}
+"""tfrc-udp's levels as :mod:`logging`'s (TRACE below DEBUG)."""
+
+
+def _to_logging(level: str, target: str, event: str, fields: dict[str, Any]) -> None:
+    """Log one event on the logger named after its target (``tfrc_udp.sender``, ...)."""
+    logger = logging.getLogger(target.replace("::", "."))
+    number = _LEVELS.get(level, logging.INFO)
+    if logger.isEnabledFor(number):
+        logger.log(number, "%s %s", event, fields, extra={"event": event, "fields": fields})
+
+
+def log_events(level: int | None = logging.DEBUG) -> int:
+    """Forward tfrc-udp's events at ``level`` and more severe to :mod:`logging`; None stops.
+
+    Each event becomes a record on the logger ``tfrc_udp.sender`` or ``tfrc_udp.receiver``,
+    with the attributes ``event`` (``report``, ``rate_change``, ``loss_event``, ...) and
+    ``fields`` (a dict: ``time_s`` on the session's clock, then the event's values). INFO gives
+    rate changes, nofeedback expiries, sessions and send errors; DEBUG adds every report,
+    feedback packet, loss event, expired payload and dropped datagram. Events reach Python on
+    a thread of their own (a session never waits for the GIL); if the handlers fall 65,536
+    events behind, later ones are dropped: the return value counts them so far. Off by
+    default; raises RuntimeError if another library installed a ``tracing`` subscriber in
+    this process first.
+    """
+    if level is None:
+        return set_event_handler(None)
+    name = (
+        "error" if level >= logging.ERROR
+        else "warn" if level >= logging.WARNING
+        else "info" if level >= logging.INFO
+        else "debug" if level >= logging.DEBUG
+        else "trace"
+    )  # fmt: skip
+    return set_event_handler(_to_logging, name)
+
+
+class EventLog(logging.Handler):
+    """A :mod:`logging` handler that keeps tfrc-udp's events as rows, to plot or save.
+
+    >>> log = EventLog.attach()  # doctest: +SKIP
+    >>> ...  # run sessions
+    >>> frame = log.to_frame()  # doctest: +SKIP
+    >>> frame[frame.event == "report"].plot(x="time_s", y="x_bps")  # doctest: +SKIP
+
+    :meth:`attach` turns :func:`log_events` on at ``level`` and adds the handler to the
+    ``tfrc_udp`` logger; :meth:`detach` undoes both. Rows hold ``logger``, ``level``,
+    ``event`` and the event's fields; other records are ignored.
+    """
+
+    def __init__(self, level: int = logging.DEBUG) -> None:
+        super().__init__(level)
+        self.rows: list[dict[str, Any]] = []
+
+    @classmethod
+    def attach(cls, level: int = logging.DEBUG) -> EventLog:
+        """A new log receiving every event at ``level`` and above from now on."""
+        log = cls(level)
+        logger = logging.getLogger("tfrc_udp")
+        logger.addHandler(log)
+        if logger.getEffectiveLevel() > level:
+            logger.setLevel(level)
+        log_events(level)
+        return log
+
+    def detach(self) -> None:
+        """Stop forwarding events and remove this handler from the ``tfrc_udp`` logger."""
+        log_events(None)
+        logging.getLogger("tfrc_udp").removeHandler(self)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Keep ``record`` as a row if it is one of tfrc-udp's events."""
+        event = getattr(record, "event", None)
+        fields = getattr(record, "fields", None)
+        if isinstance(event, str) and isinstance(fields, dict):
+            self.rows.append(
+                {"logger": record.name, "level": record.levelname, "event": event, **fields}
+            )
+
+    def to_frame(self) -> pd.DataFrame:
+        """The rows as a DataFrame (one column per field name seen; NaN where absent)."""
+        import pandas as pd
+
+        frame: pd.DataFrame = pd.DataFrame(self.rows)
+        return frame
+
+    def write_jsonl(self, path: str | Path) -> None:
+        """The rows as JSON lines (infinite values, such as X_calc while p = 0, as null)."""
+
+        def clean(value: object) -> object:
+            return None if isinstance(value, float) and not math.isfinite(value) else value
+
+        with Path(path).open("w", encoding="utf-8") as out:
+            for row in self.rows:
+                out.write(json.dumps({k: clean(v) for k, v in row.items()}) + "\n")

@@ -10,6 +10,7 @@
 //! - `simulation`: netsim scenario runs;
 //! - `controller`: congestion controllers written in Python, for netsim's TCP senders;
 //! - `transport`: TFRC sessions over real UDP sockets (`tfrc-udp`);
+//! - `events`: tfrc-udp's event log forwarded to a Python callable;
 //! - `media`: long-lived `tfrc-udp` senders and receivers of the application's own payloads;
 //! - `testbed`: the link emulator's relay (crate `testbed`);
 //! - `units`: netsim's parsers of durations, rates and sizes;
@@ -20,6 +21,7 @@ use pyo3::prelude::*;
 mod channel;
 mod controller;
 mod errors;
+mod events;
 mod media;
 mod simulation;
 mod testbed;
@@ -77,6 +79,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("QueueFull", py.get_type::<errors::QueueFull>())?;
     m.add_class::<media::MediaSender>()?;
     m.add_class::<media::MediaReceiver>()?;
+    m.add_function(wrap_pyfunction!(events::set_event_handler, m)?)?;
     m.add_function(wrap_pyfunction!(testbed::testbed_check, m)?)?;
     m.add_function(wrap_pyfunction!(testbed::testbed_relay, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
