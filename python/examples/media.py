@@ -4,9 +4,9 @@ The sender is a 30 fps encoder whose bitrate follows TFRC's allowed rate X, up t
 frame is cut into full-size payloads that start with a 16-byte frame header (big-endian: frame
 number u32, packet index u16, packet count u16, capture time u64 in µs), every 30th frame is a
 key frame queued at a higher priority, and every payload has a 100 ms deadline after which it is
-dropped rather than sent. The receiver reassembles frames. Both print a one-line JSON summary,
-in the same layout as the Rust example (``cargo run -p tfrc-udp --example media``), with which
-they interoperate::
+dropped rather than sent (a frame's payloads form a group that expires together). The receiver
+reassembles frames. Both print a one-line JSON summary, in the same layout as the Rust example
+(``cargo run -p tfrc-udp --example media``), with which they interoperate::
 
     python python/examples/media.py recv --bind 0.0.0.0:5000 --duration 12
     python python/examples/media.py send --to HOST:5000 --duration 10 [--size 1200]
@@ -75,7 +75,7 @@ def send(
                 body = HEADER.pack(frame, index, count, capture_us)
                 payload = body + bytes(size - DATA_HEADER - len(body))
                 try:
-                    tx.send(payload, deadline_s=DEADLINE_S, priority=priority)
+                    tx.send(payload, deadline_s=DEADLINE_S, priority=priority, group=frame)
                     queued += 1
                 except QueueFull:
                     refused += 1

@@ -85,7 +85,13 @@ class MediaSender:
     @property
     def peer(self) -> str:
         """Where the payloads go."""
-    def send(self, payload: bytes, deadline_s: float | None = None, priority: int = 0) -> int:
+    def send(
+        self,
+        payload: bytes,
+        deadline_s: float | None = None,
+        priority: int = 0,
+        group: int | None = None,
+    ) -> int:
         """Queue ``payload``; its ticket. Raises QueueFull, ValueError, OSError, RuntimeError."""
     def flush(self, below: int | None = None) -> int:
         """Remove queued payloads of priority below ``below`` (all when None); how many."""

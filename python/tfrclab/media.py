@@ -151,17 +151,26 @@ class Sender:
         """Whether the sender was closed (or its loop failed: :meth:`close` says why)."""
         return self._native.closed
 
-    def send(self, payload: bytes, *, deadline_s: float | None = None, priority: int = 0) -> int:
+    def send(
+        self,
+        payload: bytes,
+        *,
+        deadline_s: float | None = None,
+        priority: int = 0,
+        group: int | None = None,
+    ) -> int:
         """Queue ``payload`` for sending; its ticket (0, 1, ... in the order accepted).
 
         With ``deadline_s``, a payload still queued that long after this call is dropped when
         its turn comes, counted and listed by :meth:`expired`. Higher ``priority``
-        (``0..PRIORITY_LEVELS``) goes first. Raises :class:`QueueFull` when the queue holds its
+        (``0..PRIORITY_LEVELS``) goes first. Payloads with the same ``group`` (the parts of one
+        video frame) expire together: when one is dropped at its deadline, the others still
+        queued go with it. Raises :class:`QueueFull` when the queue holds its
         bound (the payload is dropped and counted), ValueError for a payload larger than one
         datagram or an argument out of range, OSError if the loop failed, RuntimeError once
         closed.
         """
-        return self._native.send(bytes(payload), deadline_s, priority)
+        return self._native.send(bytes(payload), deadline_s, priority, group)
 
     def flush(self, below: int | None = None) -> int:
         """Drop queued payloads of priority below ``below`` (all of them when None); how many."""
@@ -200,8 +209,8 @@ class Sender:
     def expired(self) -> list[dict[str, Any]]:
         """Payloads dropped at their deadline since the last call.
 
-        Each has ``ticket``, ``priority``, ``queued_s``, ``deadline_s`` and ``dropped_s`` (at
-        most 1,024 kept unread; the count is in :meth:`stats`).
+        Each has ``ticket``, ``priority``, ``group``, ``queued_s``, ``deadline_s`` and
+        ``dropped_s`` (at most 1,024 kept unread; the count is in :meth:`stats`).
         """
         return self._native.expired()
 

@@ -54,7 +54,9 @@ def test_deadlines_priorities_and_flush_decide_what_is_sent() -> None:
         tx.send(b"first")
         _wait_for(lambda: tx.stats()["queue_sent"] == 1)
         assert silent.recv(2048).endswith(b"first")
-        stale = [tx.send(b"stale", deadline_s=0.05, priority=2) for _ in range(3)]
+        # A frame of three parts: only the first has a deadline, the group takes the rest.
+        stale = [tx.send(b"stale", deadline_s=0.05, priority=2, group=7)]
+        stale += [tx.send(b"stale", priority=2, group=7) for _ in range(2)]
         tx.send(b"delta", priority=0)
         tx.send(b"key", priority=3)
         tx.send(b"audio", priority=6)
@@ -68,7 +70,8 @@ def test_deadlines_priorities_and_flush_decide_what_is_sent() -> None:
         stats = tx.stats()
     assert [d.payload if d else None for d in got] == [b"audio", b"key"]
     assert [e["ticket"] for e in expired] == stale
-    assert all(e["dropped_s"] > e["deadline_s"] > e["queued_s"] for e in expired)
+    assert [e["group"] for e in expired] == [7, 7, 7]
+    assert expired[0]["dropped_s"] > expired[0]["deadline_s"] > expired[0]["queued_s"]
     assert (stats["queue_expired"], stats["queue_flushed"], stats["queue_sent"]) == (3, 1, 3)
 
 

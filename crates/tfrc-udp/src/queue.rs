@@ -29,6 +29,11 @@ pub struct SendOptions {
     pub deadline: Option<Duration>,
     /// `0..PRIORITY_LEVELS`; higher goes first. 0 by default.
     pub priority: u8,
+    /// The unit this payload belongs to (a video frame cut into several payloads): when one
+    /// payload of a group expires, every payload of the group still queued is dropped with it
+    /// (a frame missing a part cannot be decoded, so its other parts would only spend the
+    /// path's rate). `None`: the payload stands alone.
+    pub group: Option<u64>,
 }
 
 impl SendOptions {
@@ -44,6 +49,14 @@ impl SendOptions {
     pub fn with_priority(self, level: u8) -> SendOptions {
         SendOptions {
             priority: level,
+            ..self
+        }
+    }
+
+    /// Member of `group`: expires with the rest of it (see [`SendOptions::group`]).
+    pub fn with_group(self, group: u64) -> SendOptions {
+        SendOptions {
+            group: Some(group),
             ..self
         }
     }
@@ -94,6 +107,8 @@ pub struct Expired {
     pub ticket: u64,
     /// Its priority.
     pub priority: u8,
+    /// Its group, if any.
+    pub group: Option<u64>,
     /// When it was queued, on the sender's clock.
     pub queued: Time,
     /// Its deadline, on the sender's clock.
@@ -109,6 +124,7 @@ pub(crate) struct Queued {
     ticket: u64,
     queued: Time,
     deadline: Option<Time>,
+    group: Option<u64>,
 }
 
 /// Counters of what became of payloads the application offered.
@@ -192,6 +208,7 @@ impl PayloadQueue {
             ticket,
             queued: now,
             deadline,
+            group: options.group,
         });
         self.len += 1;
         self.stats.queued += 1;
@@ -208,6 +225,9 @@ impl PayloadQueue {
                     let gone = self.take(level);
                     self.stats.expired += 1;
                     expired(expiry(&gone, level, now));
+                    if let Some(group) = gone.group {
+                        self.drop_group(group, now, expired);
+                    }
                 } else {
                     return true;
                 }
@@ -250,11 +270,36 @@ impl PayloadQueue {
         item
     }
 
+    /// Drops every queued payload of `group` (counted and announced as expired with it).
+    fn drop_group(&mut self, group: u64, now: Time, expired: &mut dyn FnMut(Expired)) {
+        for level in 0..PRIORITY_LEVELS {
+            if !self.levels[level]
+                .iter()
+                .any(|item| item.group == Some(group))
+            {
+                continue;
+            }
+            let mut keep = VecDeque::with_capacity(self.levels[level].len());
+            while let Some(item) = self.levels[level].pop_front() {
+                if item.group == Some(group) {
+                    self.len -= 1;
+                    self.with_deadline -= usize::from(item.deadline.is_some());
+                    self.stats.expired += 1;
+                    expired(expiry(&item, level, now));
+                } else {
+                    keep.push_back(item);
+                }
+            }
+            self.levels[level] = keep;
+        }
+    }
+
     /// Drops every payload past its deadline, wherever it is in the queue.
     fn drop_expired(&mut self, now: Time, expired: &mut dyn FnMut(Expired)) {
         if self.with_deadline == 0 {
             return;
         }
+        let mut dead_groups = Vec::new();
         for level in 0..PRIORITY_LEVELS {
             let mut keep = VecDeque::with_capacity(self.levels[level].len());
             while let Some(item) = self.levels[level].pop_front() {
@@ -263,11 +308,17 @@ impl PayloadQueue {
                     self.with_deadline -= 1;
                     self.stats.expired += 1;
                     expired(expiry(&item, level, now));
+                    dead_groups.extend(item.group);
                 } else {
                     keep.push_back(item);
                 }
             }
             self.levels[level] = keep;
+        }
+        dead_groups.sort_unstable();
+        dead_groups.dedup();
+        for group in dead_groups {
+            self.drop_group(group, now, expired);
         }
     }
 
@@ -289,6 +340,7 @@ fn expiry(item: &Queued, level: usize, now: Time) -> Expired {
     Expired {
         ticket: item.ticket,
         priority: level as u8,
+        group: item.group,
         queued: item.queued,
         deadline: item.deadline.unwrap_or(now),
         dropped: now,
@@ -389,6 +441,32 @@ mod tests {
         );
         assert_eq!(q.push(vec![3], soon, ms(2), &mut |_| gone += 1), Ok(2));
         assert_eq!((gone, q.len(), q.stats.expired), (1, 2, 1));
+    }
+
+    #[test]
+    fn a_group_expires_together() {
+        let mut q = PayloadQueue::new(10, 10);
+        let part = |g| {
+            SendOptions::default()
+                .with_deadline(Duration::from_millis(5))
+                .with_group(g)
+        };
+        // Frame 1's three parts, frame 2's two, and a key frame's part above them.
+        for (byte, group) in [(1u8, 1), (2, 1), (3, 1), (4, 2), (5, 2)] {
+            q.push(vec![byte], part(group), ms(0), &mut none).unwrap();
+        }
+        let key = SendOptions::default().with_priority(3).with_group(1);
+        q.push(vec![9], key, ms(0), &mut none).unwrap();
+        assert_eq!(q.pop(), Some(vec![9]));
+        assert_eq!(q.pop(), Some(vec![1]));
+        let mut gone = Vec::new();
+        // Part 2 expires at its turn: part 3 goes with it, frame 2 (as late) expires after.
+        assert!(!q.ready(ms(6), &mut |e| gone.push((e.ticket, e.group))));
+        assert_eq!(
+            gone,
+            [(1, Some(1)), (2, Some(1)), (3, Some(2)), (4, Some(2))]
+        );
+        assert_eq!((q.stats.expired, q.len()), (4, 0));
     }
 
     #[test]

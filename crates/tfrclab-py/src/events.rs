@@ -65,7 +65,12 @@ fn forward_loop(events: mpsc::Receiver<LoggedEvent>) {
                     err.write_unraisable(py, None);
                 }
             }
-            let args = (event.level.as_str(), event.target, event.name.as_str(), fields);
+            let args = (
+                event.level.as_str(),
+                event.target,
+                event.name.as_str(),
+                fields,
+            );
             if let Err(err) = callable.call1(py, args) {
                 // The handler's own failure is reported as Python reports one in a callback
                 // it cannot raise into; the session goes on.
@@ -130,7 +135,9 @@ pub(crate) fn set_event_handler(handler: Option<Bound<'_, PyAny>>, level: &str) 
         }
         Some(callable) => {
             if !callable.is_callable() {
-                return Err(PyValueError::new_err("handler: expected a callable or None"));
+                return Err(PyValueError::new_err(
+                    "handler: expected a callable or None",
+                ));
             }
             install()?;
             *current_handler() = Some(callable.unbind());

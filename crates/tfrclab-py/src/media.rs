@@ -62,6 +62,7 @@ fn expired_dict<'py>(py: Python<'py>, e: &Expired) -> PyResult<Bound<'py, PyDict
     let d = PyDict::new(py);
     d.set_item("ticket", e.ticket)?;
     d.set_item("priority", e.priority)?;
+    d.set_item("group", e.group)?;
     d.set_item("queued_s", e.queued.as_secs_f64())?;
     d.set_item("deadline_s", e.deadline.as_secs_f64())?;
     d.set_item("dropped_s", e.dropped.as_secs_f64())?;
@@ -146,12 +147,19 @@ impl MediaSender {
     /// Queues `payload`; its ticket. Raises `QueueFull` when the queue holds its bound (the
     /// payload is dropped and counted), ValueError for a payload larger than one datagram or
     /// an option out of range, OSError if the session's loop failed, RuntimeError once closed.
-    #[pyo3(signature = (payload, deadline_s = None, priority = 0))]
-    fn send(&self, payload: &[u8], deadline_s: Option<f64>, priority: u8) -> PyResult<u64> {
+    #[pyo3(signature = (payload, deadline_s = None, priority = 0, group = None))]
+    fn send(
+        &self,
+        payload: &[u8],
+        deadline_s: Option<f64>,
+        priority: u8,
+        group: Option<u64>,
+    ) -> PyResult<u64> {
         self.check_running()?;
         let options = SendOptions {
             deadline: check_deadline(deadline_s)?,
             priority,
+            group,
         };
         self.handle
             .send_with(payload.to_vec(), options)

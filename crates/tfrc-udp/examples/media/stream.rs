@@ -5,7 +5,8 @@
 //! Each frame is cut into full-size payloads, each starting with a 16-byte frame header
 //! (big-endian: frame number u32, packet index u16, packet count u16, capture time u64 in µs on
 //! the sender's clock). Every 30th frame is a key frame, queued at a higher priority; every
-//! payload has a deadline of 100 ms, after which it is dropped rather than sent.
+//! payload has a deadline of 100 ms, after which it is dropped rather than sent, and a frame's
+//! payloads form a group that expires together.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -135,7 +136,10 @@ pub fn send(
         let count = ((target / f64::from(FPS)) / datagram as f64)
             .ceil()
             .clamp(1.0, 256.0) as u16;
-        let options = SendOptions::default().with_deadline(DEADLINE);
+        // A frame's payloads expire together: a frame missing a part cannot be decoded.
+        let options = SendOptions::default()
+            .with_deadline(DEADLINE)
+            .with_group(u64::from(frame));
         let options = if frame % KEY_INTERVAL == 0 {
             options.with_priority(KEY_PRIORITY)
         } else {
