@@ -66,6 +66,14 @@ pub extern "C" fn tfrc_udp_api_version() -> u32 {
 mod tests {
     use super::*;
 
+    /// The header promises that a handle may be used from any thread at once.
+    #[test]
+    fn handles_may_be_shared_between_threads() {
+        fn shared<T: Send + Sync>() {}
+        shared::<TfrcUdpSender>();
+        shared::<TfrcUdpReceiver>();
+    }
+
     #[test]
     fn the_header_constants_match_the_crates_they_mirror() {
         assert_eq!(
