@@ -421,6 +421,9 @@ TfrcUdpStatus tfrc_udp_receiver_open(const char *bind,
  * learn the size), CLOSED (closed, and every pending payload taken), IO (the loop ended on an
  * error), NULL_POINTER, INVALID_ARGUMENT.
  *
+ * Receives are served one at a time: with several threads receiving on one handle, a call may
+ * also wait for the receive in progress on another thread (itself bounded by its timeout).
+ *
  * # Safety
  * `receiver` is a live handle; `buf` is writable for `capacity` bytes; `meta` is writable.
  */
@@ -487,6 +490,9 @@ void tfrc_udp_receiver_free(struct TfrcUdpReceiver *receiver);
  *   preset's (1000 for rfc5348). A payload may be up to s - TFRC_UDP_HEADER_BYTES bytes.
  * - `queue_packets`: the send queue's bound in payloads (1 to 65536, and at most 64 MiB of
  *   datagrams); 0 is 256.
+ *
+ * A host name in `peer` is resolved here (the system resolver's own timeout bounds it); the
+ * first address it gives is used.
  *
  * Errors: NULL_POINTER (`peer` or `out`), INVALID_ARGUMENT (bad UTF-8, an unknown preset, an
  * option out of range), ADDRESS (the peer cannot be resolved, `bind` cannot be bound), IO.

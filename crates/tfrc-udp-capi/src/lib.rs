@@ -18,6 +18,8 @@
 // Box round trip, behind a null check, with a SAFETY comment; they are gathered in `args`
 // except the handle frees.
 #![allow(unsafe_code)]
+// ... and every unsafe block must say why it is sound, inside unsafe functions too.
+#![deny(unsafe_op_in_unsafe_fn, clippy::undocumented_unsafe_blocks)]
 
 pub mod args;
 pub mod receiver;

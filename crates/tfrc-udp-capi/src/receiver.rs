@@ -116,13 +116,10 @@ pub unsafe extern "C" fn tfrc_udp_receiver_open(
         if out.is_null() {
             return Err(Failure::null("out"));
         }
-        // SAFETY: the caller promises NUL-terminated strings (or NULL for `preset`).
-        let (bind, preset) = unsafe {
-            (
-                args::text(bind, "bind")?,
-                args::optional_text(preset, "preset")?,
-            )
-        };
+        // SAFETY: the caller promises a NUL-terminated string.
+        let bind = unsafe { args::text(bind, "bind") }?;
+        // SAFETY: the caller promises a NUL-terminated string or NULL.
+        let preset = unsafe { args::optional_text(preset, "preset") }?;
         let config = TfrcConfig::preset(preset.unwrap_or(DEFAULT_PRESET))
             .map_err(|err| Failure::invalid("preset", err))?;
         let max_pending = match max_pending {
@@ -151,6 +148,9 @@ pub unsafe extern "C" fn tfrc_udp_receiver_open(
 /// learn the size), CLOSED (closed, and every pending payload taken), IO (the loop ended on an
 /// error), NULL_POINTER, INVALID_ARGUMENT.
 ///
+/// Receives are served one at a time: with several threads receiving on one handle, a call may
+/// also wait for the receive in progress on another thread (itself bounded by its timeout).
+///
 /// # Safety
 /// `receiver` is a live handle; `buf` is writable for `capacity` bytes; `meta` is writable.
 #[no_mangle]
@@ -162,13 +162,10 @@ pub unsafe extern "C" fn tfrc_udp_receiver_recv(
     meta: *mut TfrcUdpDelivery,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and `capacity` writable bytes.
-        let (receiver, buf) = unsafe {
-            (
-                args::handle(receiver, "receiver")?,
-                args::buffer(buf, capacity, "buf")?,
-            )
-        };
+        // SAFETY: the caller promises a live handle.
+        let receiver = unsafe { args::handle(receiver, "receiver") }?;
+        // SAFETY: the caller promises `capacity` writable bytes at `buf`.
+        let buf = unsafe { args::buffer(buf, capacity, "buf") }?;
         if meta.is_null() {
             return Err(Failure::null("meta"));
         }
@@ -192,13 +189,12 @@ pub unsafe extern "C" fn tfrc_udp_receiver_stats(
     stats: *mut TfrcUdpReceiverStats,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and a writable `stats`.
-        unsafe {
-            let receiver = args::handle(receiver, "receiver")?;
-            let session = &receiver.session;
-            let now = TfrcUdpReceiverStats::of(&session.handle().stats(), session.overflow());
-            args::write(stats, now, "stats")?;
-        }
+        // SAFETY: the caller promises a live handle.
+        let receiver = unsafe { args::handle(receiver, "receiver") }?;
+        let session = &receiver.session;
+        let now = TfrcUdpReceiverStats::of(&session.handle().stats(), session.overflow());
+        // SAFETY: the caller promises `stats` is writable.
+        unsafe { args::write(stats, now, "stats") }?;
         Ok(TfrcUdpStatus::Ok)
     })
 }
@@ -216,13 +212,10 @@ pub unsafe extern "C" fn tfrc_udp_receiver_local_addr(
     capacity: usize,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and `capacity` writable bytes.
-        let (receiver, buf) = unsafe {
-            (
-                args::handle(receiver, "receiver")?,
-                args::buffer(buf.cast(), capacity, "buf")?,
-            )
-        };
+        // SAFETY: the caller promises a live handle.
+        let receiver = unsafe { args::handle(receiver, "receiver") }?;
+        // SAFETY: the caller promises `capacity` writable bytes at `buf`.
+        let buf = unsafe { args::buffer(buf.cast(), capacity, "buf") }?;
         args::copy_text(&receiver.session.local_addr().to_string(), buf, "buf")?;
         Ok(TfrcUdpStatus::Ok)
     })

@@ -123,6 +123,9 @@ impl TfrcUdpSender {
 /// - `queue_packets`: the send queue's bound in payloads (1 to 65536, and at most 64 MiB of
 ///   datagrams); 0 is 256.
 ///
+/// A host name in `peer` is resolved here (the system resolver's own timeout bounds it); the
+/// first address it gives is used.
+///
 /// Errors: NULL_POINTER (`peer` or `out`), INVALID_ARGUMENT (bad UTF-8, an unknown preset, an
 /// option out of range), ADDRESS (the peer cannot be resolved, `bind` cannot be bound), IO.
 ///
@@ -142,14 +145,12 @@ pub unsafe extern "C" fn tfrc_udp_sender_open(
         if out.is_null() {
             return Err(Failure::null("out"));
         }
-        // SAFETY: the caller promises NUL-terminated strings (or NULL for the optional ones).
-        let (peer, bind, preset) = unsafe {
-            (
-                args::text(peer, "peer")?,
-                args::optional_text(bind, "bind")?,
-                args::optional_text(preset, "preset")?,
-            )
-        };
+        // SAFETY: the caller promises a NUL-terminated string.
+        let peer = unsafe { args::text(peer, "peer") }?;
+        // SAFETY: the caller promises a NUL-terminated string or NULL.
+        let bind = unsafe { args::optional_text(bind, "bind") }?;
+        // SAFETY: the caller promises a NUL-terminated string or NULL.
+        let preset = unsafe { args::optional_text(preset, "preset") }?;
         let sender = TfrcUdpSender::open(
             peer,
             bind,
@@ -192,13 +193,10 @@ pub unsafe extern "C" fn tfrc_udp_sender_send(
     ticket: *mut u64,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and `len` readable bytes.
-        let (sender, payload) = unsafe {
-            (
-                args::handle(sender, "sender")?,
-                args::bytes(payload, len, "payload")?,
-            )
-        };
+        // SAFETY: the caller promises a live handle.
+        let sender = unsafe { args::handle(sender, "sender") }?;
+        // SAFETY: the caller promises `len` readable bytes at `payload`.
+        let payload = unsafe { args::bytes(payload, len, "payload") }?;
         let options = SendOptions {
             deadline: args::deadline(deadline_ns),
             priority,
@@ -270,12 +268,11 @@ pub unsafe extern "C" fn tfrc_udp_sender_allowed_rate(
     bytes_per_s: *mut f64,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and a writable `bytes_per_s`.
-        unsafe {
-            let sender = args::handle(sender, "sender")?;
-            let rate = sender.session.handle().allowed_rate_bytes_per_s();
-            args::write(bytes_per_s, rate, "bytes_per_s")?;
-        }
+        // SAFETY: the caller promises a live handle.
+        let sender = unsafe { args::handle(sender, "sender") }?;
+        let rate = sender.session.handle().allowed_rate_bytes_per_s();
+        // SAFETY: the caller promises `bytes_per_s` is writable.
+        unsafe { args::write(bytes_per_s, rate, "bytes_per_s") }?;
         Ok(TfrcUdpStatus::Ok)
     })
 }
@@ -291,11 +288,10 @@ pub unsafe extern "C" fn tfrc_udp_sender_max_payload(
     bytes: *mut usize,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and a writable `bytes`.
-        unsafe {
-            let sender = args::handle(sender, "sender")?;
-            args::write(bytes, sender.max_payload, "bytes")?;
-        }
+        // SAFETY: the caller promises a live handle.
+        let sender = unsafe { args::handle(sender, "sender") }?;
+        // SAFETY: the caller promises `bytes` is writable.
+        unsafe { args::write(bytes, sender.max_payload, "bytes") }?;
         Ok(TfrcUdpStatus::Ok)
     })
 }
@@ -312,12 +308,11 @@ pub unsafe extern "C" fn tfrc_udp_sender_stats(
     stats: *mut TfrcUdpSenderStats,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and a writable `stats`.
-        unsafe {
-            let sender = args::handle(sender, "sender")?;
-            let report = sender.session.handle().stats();
-            args::write(stats, TfrcUdpSenderStats::from(&report), "stats")?;
-        }
+        // SAFETY: the caller promises a live handle.
+        let sender = unsafe { args::handle(sender, "sender") }?;
+        let now = TfrcUdpSenderStats::from(&sender.session.handle().stats());
+        // SAFETY: the caller promises `stats` is writable.
+        unsafe { args::write(stats, now, "stats") }?;
         Ok(TfrcUdpStatus::Ok)
     })
 }
@@ -394,13 +389,10 @@ pub unsafe extern "C" fn tfrc_udp_sender_local_addr(
     capacity: usize,
 ) -> TfrcUdpStatus {
     guard(|| {
-        // SAFETY: the caller promises a live handle and `capacity` writable bytes.
-        let (sender, buf) = unsafe {
-            (
-                args::handle(sender, "sender")?,
-                args::buffer(buf.cast(), capacity, "buf")?,
-            )
-        };
+        // SAFETY: the caller promises a live handle.
+        let sender = unsafe { args::handle(sender, "sender") }?;
+        // SAFETY: the caller promises `capacity` writable bytes at `buf`.
+        let buf = unsafe { args::buffer(buf.cast(), capacity, "buf") }?;
         args::copy_text(&sender.session.local_addr().to_string(), buf, "buf")?;
         Ok(TfrcUdpStatus::Ok)
     })

@@ -5,6 +5,7 @@
 
 // Calling a C ABI from its tests takes raw pointers, as C does.
 #![allow(unsafe_code)]
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use std::ffi::{c_char, CStr, CString};
 use std::net::UdpSocket;

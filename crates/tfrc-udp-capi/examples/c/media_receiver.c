@@ -7,7 +7,8 @@
  * to and how many packets the frame has; a frame is complete when all of them arrived.
  *
  * At the end it prints one JSON line: frames complete, incomplete (some packets missing) and
- * missing (no packet at all, below the highest frame seen); payloads received; the one-way
+ * missing (no packet at all, below the highest frame seen); payloads received (with those
+ * malformed, duplicated, or so late that their frame was already judged: stale); the one-way
  * delay variation of the payloads (arrival minus the sender's timestamp, above its minimum:
  * the two clocks have different origins, so only the variation is meaningful) and of the
  * frames (completion minus capture time, above its minimum), mean and max in ms.
@@ -64,7 +65,7 @@ static void delays_variation(const struct delays *d, double *mean_ms, double *ma
 }
 
 struct tally {
-    uint64_t complete, incomplete, frames_seen, malformed, duplicates;
+    uint64_t complete, incomplete, frames_seen, malformed, duplicates, stale;
     int64_t highest; /* -1: none yet */
     struct delays frame_delay;
 };
@@ -200,7 +201,7 @@ int main(int argc, char **argv) {
         struct slot *slot = &slots[h.frame % SLOTS];
         if (slot->used && slot->frame != h.frame) {
             if ((int64_t)h.frame < (int64_t)slot->frame) {
-                t.malformed++; /* older than every frame still tracked: judged already */
+                t.stale++; /* its frame is older than every one tracked: judged already */
                 continue;
             }
             finish(&t, slot);
@@ -243,7 +244,8 @@ int main(int argc, char **argv) {
     uint64_t span = last_ns > first_ns ? last_ns - first_ns : 0;
     printf("{\"role\":\"receiver\",\"frames_complete\":%llu,\"frames_incomplete\":%llu,"
            "\"frames_missing\":%llu,\"highest_frame\":%lld,\"payloads\":%llu,\"bytes\":%llu,"
-           "\"malformed\":%llu,\"duplicates\":%llu,\"late\":%llu,\"gaps\":%llu,"
+           "\"malformed\":%llu,\"duplicates\":%llu,\"stale\":%llu,\"late\":%llu,"
+           "\"gaps\":%llu,"
            "\"packets_lost\":%llu,\"loss_events\":%llu,\"overflow\":%llu,"
            "\"goodput_bps\":%.0f,\"owd_var_mean_ms\":%.3f,\"owd_var_max_ms\":%.3f,"
            "\"frame_delay_var_mean_ms\":%.3f,\"frame_delay_var_max_ms\":%.3f}\n",
@@ -251,6 +253,7 @@ int main(int argc, char **argv) {
            (unsigned long long)(t.highest + 1 - (int64_t)t.frames_seen),
            (long long)t.highest, (unsigned long long)payloads, (unsigned long long)bytes,
            (unsigned long long)t.malformed, (unsigned long long)t.duplicates,
+           (unsigned long long)t.stale,
            (unsigned long long)late, (unsigned long long)gaps,
            (unsigned long long)stats.packets_lost, (unsigned long long)stats.loss_events,
            (unsigned long long)stats.overflow,
