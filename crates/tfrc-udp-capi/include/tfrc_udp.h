@@ -1,7 +1,8 @@
 /*
  * tfrc_udp.h: the C API of tfrc-udp, TFRC (RFC 5348) congestion control over UDP.
  *
- * Link with -ltfrc_udp_capi (shared) or libtfrc_udp_capi.a plus -lpthread -ldl -lm (static).
+ * Link with -ltfrc_udp_capi (shared), or with libtfrc_udp_capi.a followed by
+ * -lgcc_s -lutil -lrt -lpthread -lm -ldl (static).
  * Every function returns a TfrcUdpStatus (0 is success, negative is an error whose message
  * tfrc_udp_last_error() gives on the same thread), except the version, the name and message
  * lookups and the frees. Durations and timestamps are nanoseconds, rates bytes per second.
@@ -480,7 +481,7 @@ TfrcUdpStatus tfrc_udp_receiver_close(struct TfrcUdpReceiver *receiver,
 void tfrc_udp_receiver_free(struct TfrcUdpReceiver *receiver);
 
 /**
- * Opens a sender to `peer` ("host:port" or "[v6addr]:port") and starts its loop on a thread
+ * Opens a sender to `peer` (`"host:port"`, `"[::1]:port"`) and starts its loop on a thread
  * of its own; `*out` receives the handle, to be freed with `tfrc_udp_sender_free`.
  *
  * - `bind`: the local address ("0.0.0.0:0" style); NULL binds the wildcard address of the

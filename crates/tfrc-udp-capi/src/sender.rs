@@ -112,7 +112,7 @@ impl TfrcUdpSender {
     }
 }
 
-/// Opens a sender to `peer` ("host:port" or "[v6addr]:port") and starts its loop on a thread
+/// Opens a sender to `peer` (`"host:port"`, `"[::1]:port"`) and starts its loop on a thread
 /// of its own; `*out` receives the handle, to be freed with `tfrc_udp_sender_free`.
 ///
 /// - `bind`: the local address ("0.0.0.0:0" style); NULL binds the wildcard address of the

@@ -380,3 +380,62 @@ fn a_closed_handle_says_so_and_keeps_its_statistics() {
         tfrc_udp_receiver_free(receiver);
     }
 }
+
+#[test]
+fn one_handle_serves_several_threads_at_once() {
+    let (receiver, addr) = open_receiver();
+    let sender = open_sender(&addr, 1024);
+    // Raw pointers are not Send; the handles are (the header says so), so their addresses
+    // cross threads as integers.
+    let (tx, rx) = (sender as usize, receiver as usize);
+    let senders: Vec<_> = (0..4u8)
+        .map(|t| {
+            std::thread::spawn(move || {
+                let sender = tx as *mut TfrcUdpSender;
+                for i in 0..50u8 {
+                    assert_eq!(send(sender, &[t, i], 0, t % 2).0, S::Ok);
+                    let _ = sender_stats(sender);
+                }
+            })
+        })
+        .collect();
+    let reader = std::thread::spawn(move || {
+        let receiver = rx as *mut TfrcUdpReceiver;
+        let mut got = Vec::new();
+        let mut buf = [0u8; 16];
+        let mut meta = TfrcUdpDelivery::default();
+        while got.len() < 200 {
+            // SAFETY: a live handle, a 16-byte buffer, a writable meta.
+            let status = unsafe {
+                tfrc_udp_receiver_recv(
+                    receiver,
+                    buf.as_mut_ptr(),
+                    buf.len(),
+                    3_000_000_000,
+                    &mut meta,
+                )
+            };
+            assert_eq!(
+                status,
+                S::Ok,
+                "{} after {} payloads",
+                last_error(),
+                got.len()
+            );
+            got.push((buf[0], buf[1]));
+        }
+        got
+    });
+    for s in senders {
+        s.join().unwrap();
+    }
+    let mut got = reader.join().unwrap();
+    got.sort_unstable();
+    let all: Vec<(u8, u8)> = (0..4).flat_map(|t| (0..50).map(move |i| (t, i))).collect();
+    assert_eq!(got, all, "every payload once");
+    // SAFETY: the handles are live and no other thread uses them any more.
+    unsafe {
+        tfrc_udp_sender_free(sender);
+        tfrc_udp_receiver_free(receiver);
+    }
+}
