@@ -320,7 +320,8 @@ typedef struct TfrcUdpSenderStats {
    */
   uint64_t feedback_ignored;
   /**
-   * Nofeedback timer expiries (each halves X when no report came in time).
+   * Nofeedback timer expiries: times no report came in time, each of which may lower X
+   * (RFC 5348 §4.4).
    */
   uint64_t nofeedback_expiries;
   /**
@@ -376,7 +377,8 @@ typedef struct TfrcUdpExpired {
    */
   uint64_t deadline_ns;
   /**
-   * When it was dropped (its turn to be sent, after the deadline), ns on the sender's clock.
+   * When it was dropped (at its turn to be sent, or when a full queue made room), ns on the
+   * sender's clock.
    */
   uint64_t dropped_ns;
 } TfrcUdpExpired;

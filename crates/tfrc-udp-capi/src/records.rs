@@ -49,7 +49,8 @@ pub struct TfrcUdpSenderStats {
     pub feedback_received: u64,
     /// Feedback reports rejected (malformed, replayed, forged, from the future).
     pub feedback_ignored: u64,
-    /// Nofeedback timer expiries (each halves X when no report came in time).
+    /// Nofeedback timer expiries: times no report came in time, each of which may lower X
+    /// (RFC 5348 §4.4).
     pub nofeedback_expiries: u64,
     /// Datagrams read and dropped: not from the peer, malformed, or of the wrong kind.
     pub input_dropped: u64,
@@ -176,7 +177,8 @@ pub struct TfrcUdpExpired {
     pub queued_ns: u64,
     /// Its deadline, ns on the sender's clock.
     pub deadline_ns: u64,
-    /// When it was dropped (its turn to be sent, after the deadline), ns on the sender's clock.
+    /// When it was dropped (at its turn to be sent, or when a full queue made room), ns on the
+    /// sender's clock.
     pub dropped_ns: u64,
 }
 
