@@ -1,14 +1,21 @@
-//! The C example built with `make` against this crate's static library and run over loopback:
-//! media_receiver and media_sender stream 3 s of 30 fps frames at up to 8 Mb/s, and their JSON
-//! summaries must show the frames delivered, nothing refused, and counts that agree with each
-//! other. Skipped, saying so, where `cc` or `make` is missing.
+//! The C example built with `make` against this crate's static library and run over loopback,
+//! directly and through tfrc-udp's test relay emulating a 4 Mb/s path: media_receiver and
+//! media_sender stream 30 fps frames at up to 8 Mb/s, and their JSON summaries must show the
+//! frames delivered, the bitrate following the path, and counts that agree with each other.
+//! Skipped, saying so, where `cc` or `make` is missing.
 
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
+
+// tfrc-udp's path emulator for its own tests, used as it is (a UDP relay with a bottleneck).
+#[path = "../../tfrc-udp/tests/relay/mod.rs"]
+mod relay;
 
 /// How long either program may run before the test gives up on it.
 const LIMIT: Duration = Duration::from_secs(30);
@@ -111,18 +118,34 @@ fn f(v: &Value, key: &str) -> f64 {
         .unwrap_or_else(|| panic!("{key} missing in {v}"))
 }
 
-#[test]
-fn the_c_media_example_streams_frames_over_loopback() {
-    if !available("cc") || !available("make") {
-        eprintln!("SKIPPED the_c_media_example_streams_frames_over_loopback: cc or make missing");
-        return;
-    }
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-example");
-    build(&out);
+/// The programs, built once for every test of this file (they run in parallel).
+fn programs() -> Option<&'static Path> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            if !available("cc") || !available("make") {
+                return None;
+            }
+            let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("c-example");
+            build(&out);
+            Some(out)
+        })
+        .as_deref()
+}
 
+/// Streams `duration_s` of frames from media_sender to media_receiver, through `path` if
+/// given (the relay's address is the sender's peer), with `max_rate` and `path_rate` in bits
+/// per second; the two summaries and the relay's drops.
+fn stream(
+    out: &Path,
+    duration_s: f64,
+    path: Option<relay::Path>,
+    max_rate: f64,
+    path_rate: f64,
+) -> (Value, Value, u64) {
     let mut receiver = Running(
         Command::new(out.join("media_receiver"))
-            .args(["--bind", "127.0.0.1:0", "--idle", "1", "--duration", "20"])
+            .args(["--bind", "127.0.0.1:0", "--idle", "1", "--duration", "30"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -135,19 +158,15 @@ fn the_c_media_example_streams_frames_over_loopback() {
         .as_str()
         .unwrap_or_else(|| panic!("no address in {first:?}"))
         .to_owned();
+    let relay = path.map(|path| relay::Relay::spawn(addr.parse().unwrap(), path));
+    let peer = relay.as_ref().map_or(addr, |r| r.addr.to_string());
 
     let sender = Running(
         Command::new(out.join("media_sender"))
-            .args([
-                "--peer",
-                &addr,
-                "--duration",
-                "3",
-                "--datagram",
-                &DATAGRAM.to_string(),
-            ])
-            .args(["--max-rate", &MAX_RATE_BPS.to_string()])
-            .args(["--path-rate", &MAX_RATE_BPS.to_string()])
+            .args(["--peer", &peer, "--duration", &duration_s.to_string()])
+            .args(["--datagram", &DATAGRAM.to_string()])
+            .args(["--max-rate", &max_rate.to_string()])
+            .args(["--path-rate", &path_rate.to_string()])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -159,39 +178,86 @@ fn the_c_media_example_streams_frames_over_loopback() {
     let mut rest = String::new();
     lines.read_to_string(&mut rest).unwrap();
     let rx = json(rest.trim());
-    eprintln!("{tx}\n{rx}");
+    let drops = relay.map_or(0, |r| r.drops.load(Ordering::Relaxed));
+    eprintln!("{tx}\n{rx}\nrelay drops: {drops}");
+    (tx, rx, drops)
+}
 
-    // The sender: 3 s of 30 fps, a key frame every 30, nothing refused on loopback, and every
-    // payload it queued accounted for.
-    assert_eq!((u(&tx, "frames"), u(&tx, "key_frames")), (90, 3));
+/// The checks every run passes: the sender's payloads all accounted for, the receiver's
+/// payloads whole and no more than were sent, the frame counts adding up.
+fn check_consistent(tx: &Value, rx: &Value, frames: u64) {
+    assert_eq!(u(tx, "frames"), frames, "{tx}");
+    assert_eq!(u(tx, "key_frames"), frames.div_ceil(30), "{tx}");
+    assert_eq!(u(tx, "too_large"), 0, "{tx}");
+    let queued = u(tx, "payloads_queued");
+    assert!(queued >= frames, "at least one payload a frame: {tx}");
     assert_eq!(
-        (u(&tx, "refused_full"), u(&tx, "too_large")),
-        (0, 0),
+        queued + u(tx, "refused_full"),
+        u(tx, "payloads_offered"),
         "{tx}"
     );
-    let queued = u(&tx, "payloads_queued");
-    assert!(queued >= 90, "at least one payload a frame: {tx}");
     assert_eq!(
         queued,
-        u(&tx, "sent") + u(&tx, "expired") + u(&tx, "flushed") + u(&tx, "unsent"),
+        u(tx, "sent") + u(tx, "expired") + u(tx, "flushed") + u(tx, "unsent"),
         "{tx}"
     );
     assert_eq!(
-        u(&tx, "expired"),
-        u(&tx, "expired_seen"),
+        u(tx, "expired"),
+        u(tx, "expired_seen"),
         "every expiry announced: {tx}"
     );
     assert_eq!(
-        u(&tx, "packets_sent"),
-        u(&tx, "sent"),
+        u(tx, "packets_sent"),
+        u(tx, "sent"),
         "one datagram a payload: {tx}"
     );
     assert_eq!(
-        u(&tx, "bytes_sent"),
-        u(&tx, "packets_sent") * DATAGRAM,
+        u(tx, "bytes_sent"),
+        u(tx, "packets_sent") * DATAGRAM,
         "{tx}"
     );
-    // The bitrate follows the allowed rate up to the encoder's cap (8 Mb/s on loopback).
+    let overshoot = f(tx, "startup_overshoot");
+    assert!(
+        (f(tx, "startup_peak_bps") / f(tx, "path_rate_bps") - overshoot).abs() < 1e-3,
+        "{tx}"
+    );
+
+    let payloads = u(rx, "payloads");
+    assert!(payloads <= u(tx, "sent"), "{rx}\n{tx}");
+    assert_eq!(u(rx, "bytes"), payloads * (DATAGRAM - 34), "{rx}");
+    assert_eq!(
+        (u(rx, "malformed"), u(rx, "duplicates"), u(rx, "stale")),
+        (0, 0, 0),
+        "{rx}"
+    );
+    let highest = rx["highest_frame"].as_i64().unwrap();
+    assert!(highest < frames as i64, "{rx}");
+    assert_eq!(
+        u(rx, "frames_complete") + u(rx, "frames_incomplete") + u(rx, "frames_missing"),
+        (highest + 1) as u64,
+        "{rx}"
+    );
+    for what in ["owd_var", "frame_delay_var"] {
+        let (mean, max) = (
+            f(rx, &format!("{what}_mean_ms")),
+            f(rx, &format!("{what}_max_ms")),
+        );
+        assert!(mean >= 0.0 && max >= mean, "{what}: {rx}");
+    }
+}
+
+#[test]
+fn the_c_media_example_streams_frames_over_loopback() {
+    let Some(out) = programs() else {
+        eprintln!("SKIPPED the_c_media_example_streams_frames_over_loopback: cc or make missing");
+        return;
+    };
+    let (tx, rx, _) = stream(out, 3.0, None, MAX_RATE_BPS, MAX_RATE_BPS);
+    check_consistent(&tx, &rx, 90);
+
+    // Over loopback nothing is refused or lost, and the bitrate is the encoder's cap: the
+    // allowed rate is far above it.
+    assert_eq!(u(&tx, "refused_full"), 0, "{tx}");
     let steady = f(&tx, "steady_bps");
     assert!(
         steady > 0.5 * MAX_RATE_BPS && steady < 1.25 * MAX_RATE_BPS,
@@ -202,35 +268,42 @@ fn the_c_media_example_streams_frames_over_loopback() {
         overshoot > 0.0 && overshoot < 2.5,
         "start-up overshoot {overshoot}: {tx}"
     );
-    assert!(
-        (f(&tx, "startup_peak_bps") / MAX_RATE_BPS - overshoot).abs() < 1e-3,
-        "{tx}"
-    );
-
-    // The receiver: most frames whole, every payload one the sender sent, in full.
     let payloads = u(&rx, "payloads");
-    assert!(payloads <= u(&tx, "sent"), "{rx}\n{tx}");
     assert!(payloads * 100 >= u(&tx, "sent") * 95, "{rx}\n{tx}");
-    assert_eq!(u(&rx, "bytes"), payloads * (DATAGRAM - 34), "{rx}");
-    assert_eq!(
-        (u(&rx, "malformed"), u(&rx, "duplicates"), u(&rx, "stale")),
-        (0, 0, 0),
-        "{rx}"
-    );
     let complete = u(&rx, "frames_complete");
     assert!(complete * 10 >= 90 * 9, "most frames complete: {rx}");
-    let highest = rx["highest_frame"].as_i64().unwrap();
-    assert!(highest < 90, "{rx}");
-    assert_eq!(
-        complete + u(&rx, "frames_incomplete") + u(&rx, "frames_missing"),
-        (highest + 1) as u64,
-        "{rx}"
+}
+
+#[test]
+fn the_c_media_example_follows_a_4_mbps_bottleneck() {
+    let Some(out) = programs() else {
+        eprintln!("SKIPPED the_c_media_example_follows_a_4_mbps_bottleneck: cc or make missing");
+        return;
+    };
+    // 4 Mb/s, 25 ms each way, a DropTail queue of 25 packets; the encoder could do 8 Mb/s.
+    let path = relay::Path {
+        one_way: Duration::from_millis(25),
+        drop_every: None,
+        bottleneck: Some((4e6 / 8.0, 25)),
+    };
+    let (tx, rx, drops) = stream(out, 6.0, Some(path), MAX_RATE_BPS, 4e6);
+    check_consistent(&tx, &rx, 180);
+    // Every datagram sent was either delivered or dropped at the bottleneck, and the receiver
+    // declared no more lost than were.
+    assert_eq!(u(&rx, "payloads") + drops, u(&tx, "sent"), "{rx}\n{tx}");
+    assert!(u(&rx, "packets_lost") <= drops, "{rx}");
+    assert_eq!(u(&tx, "refused_full"), 0, "{tx}");
+    // The encoder follows the allowed rate down to the path's, not its own 8 Mb/s cap.
+    let steady = f(&tx, "steady_bps");
+    assert!(
+        steady > 0.5 * 4e6 && steady < 1.2 * 4e6,
+        "steady bitrate {steady} against a 4 Mb/s path: {tx}"
     );
-    let (mean, max) = (f(&rx, "owd_var_mean_ms"), f(&rx, "owd_var_max_ms"));
-    assert!(mean >= 0.0 && max >= mean, "{rx}");
-    let (mean, max) = (
-        f(&rx, "frame_delay_var_mean_ms"),
-        f(&rx, "frame_delay_var_max_ms"),
+    let overshoot = f(&tx, "startup_overshoot");
+    assert!(
+        overshoot > 0.0 && overshoot < 3.0,
+        "start-up overshoot {overshoot}: {tx}"
     );
-    assert!(mean >= 0.0 && max >= mean, "{rx}");
+    let complete = u(&rx, "frames_complete");
+    assert!(complete * 10 >= 180 * 8, "most frames complete: {rx}");
 }

@@ -144,7 +144,7 @@ int main(int argc, char **argv) {
     const uint64_t frame_ns = 1000000000ull / (uint64_t)o.fps;
     const uint64_t frames = (uint64_t)llround(o.duration_s * o.fps);
     const int64_t deadline_ns = (int64_t)(o.deadline_ms * 1e6);
-    uint64_t produced = 0, key_frames = 0, queued = 0, refused = 0, too_large = 0;
+    uint64_t produced = 0, key_frames = 0, offered = 0, queued = 0, refused = 0, too_large = 0;
     uint64_t rate_changes = 0, expired_seen = 0;
     double peak_bps = 0.0;
     uint64_t half_ns = 0, half_bytes = 0;
@@ -202,6 +202,7 @@ int main(int argc, char **argv) {
             memset(packet + FRAME_HEADER_BYTES, (int)(f & 0xff), max_payload - FRAME_HEADER_BYTES);
             TfrcUdpStatus s = tfrc_udp_sender_send(sender, packet, max_payload, deadline_ns,
                                                    key ? 1 : 0, NULL);
+            offered++;
             if (s == TFRC_UDP_STATUS_OK) {
                 queued++;
             } else if (s == TFRC_UDP_STATUS_QUEUE_FULL) {
@@ -233,13 +234,14 @@ int main(int argc, char **argv) {
     TfrcUdpSenderStats last;
     check(tfrc_udp_sender_close(sender, &last), "close");
 
-    printf("{\"role\":\"sender\",\"frames\":%llu,\"key_frames\":%llu,\"payloads_queued\":%llu,"
+    printf("{\"role\":\"sender\",\"frames\":%llu,\"key_frames\":%llu,\"payloads_offered\":%llu,"
+           "\"payloads_queued\":%llu,"
            "\"refused_full\":%llu,\"too_large\":%llu,\"expired\":%llu,\"expired_seen\":%llu,"
            "\"flushed\":%llu,\"unsent\":%llu,\"sent\":%llu,\"packets_sent\":%llu,"
            "\"bytes_sent\":%llu,\"rate_changes\":%llu,\"duration_s\":%.3f,"
            "\"startup_peak_bps\":%.0f,",
            (unsigned long long)produced, (unsigned long long)key_frames,
-           (unsigned long long)queued, (unsigned long long)refused,
+           (unsigned long long)offered, (unsigned long long)queued, (unsigned long long)refused,
            (unsigned long long)too_large, (unsigned long long)last.queue_expired,
            (unsigned long long)expired_seen, (unsigned long long)last.queue_flushed,
            (unsigned long long)last.queued, (unsigned long long)last.queue_sent,
