@@ -68,7 +68,8 @@ def send(
             time.sleep(max(0.0, frame / FPS - (time.monotonic() - start)))
             capture_us = int(tx.now_s * 1e6)
             target = min(tx.allowed_rate_bps, max_bps) / 8
-            count = min(256, max(1, math.ceil(target / FPS / size)))
+            # Whole datagrams within X / 30: rounding up would ask for more than X.
+            count = min(256, max(1, math.floor(target / FPS / size)))
             priority = KEY_PRIORITY if frame % KEY_INTERVAL == 0 else 0
             frame_refused = False
             for index in range(count):

@@ -88,44 +88,84 @@ CAN_TESTBED = (
 PATH_BPS = 4e6
 
 
+C_EXAMPLE = ROOT / "crates" / "tfrc-udp-capi" / "examples" / "c"
+#: Built by `cargo test` (the C API crate's library, which the C example links).
+C_LIBRARY_DIR = ROOT / "target" / "debug"
+
+
+def _c_programs(out: Path) -> Path | None:
+    """The C example built into ``out`` with make, or None where it cannot be."""
+    if not (shutil.which("cc") and shutil.which("make")):
+        return None
+    if not (C_LIBRARY_DIR / "libtfrc_udp_capi.a").exists():
+        return None
+    subprocess.run(
+        ["make", "-s", "-C", str(C_EXAMPLE), f"LIB_DIR={C_LIBRARY_DIR}", f"BUILD={out}"],
+        check=True, capture_output=True, timeout=300,
+    )  # fmt: skip
+    return out
+
+
+def _commands(
+    example: str, tmp_path: Path, address: str, seconds: int
+) -> tuple[list[str], list[str]]:
+    """The (receiver, sender) command lines of ``example`` for the testbed run."""
+    rates = ["--path-rate", str(int(PATH_BPS)), "--max-rate", "8000000"]
+    if example == "c":
+        built = _c_programs(tmp_path / "c")
+        if built is None:
+            pytest.skip("the C example needs cc, make and cargo test's libtfrc_udp_capi.a")
+        return (
+            [str(built / "media_receiver"), "--bind", address, "--duration", str(seconds + 3)],
+            [str(built / "media_sender"), "--peer", address, "--duration", str(seconds), *rates],
+        )
+    if example == "rust" and not RUST_EXAMPLE.exists():
+        pytest.skip("cargo test builds the Rust example first")
+    command = PYTHON_EXAMPLE if example == "python" else [str(RUST_EXAMPLE)]
+    return (
+        [*command, "recv", "--bind", address, "--duration", str(seconds + 3)],
+        [*command, "send", "--to", address, "--duration", str(seconds), *rates],
+    )
+
+
+def _summary(example: str, text: str) -> dict[str, Any]:
+    """The last JSON line of ``text``, with the C example's keys named as the others'."""
+    summary: dict[str, Any] = json.loads(text.strip().splitlines()[-1])
+    if example == "c" and summary["role"] == "sender":
+        summary["start_up_overshoot"] = summary["startup_overshoot"]
+        summary["steady_fraction"] = summary["steady_bps"] / PATH_BPS
+        summary["payloads_expired"] = summary["expired"]
+        summary["payloads_sent"] = summary["sent"]
+    return summary
+
+
 @pytest.mark.skipif(not CAN_TESTBED, reason="the testbed needs root, /dev/net/tun and iproute2")
-@pytest.mark.parametrize("example", ["python", "rust"])
+@pytest.mark.parametrize("example", ["python", "rust", "c"])
 def test_the_examples_follow_a_4mbps_path_on_the_testbed(example: str, tmp_path: Path) -> None:
     """About 14 s of real time each."""
     from tfrclab.testbed import emulator
 
-    if example == "rust" and not RUST_EXAMPLE.exists():
-        pytest.skip("cargo test builds the Rust example first")
-    command = PYTHON_EXAMPLE if example == "python" else [str(RUST_EXAMPLE)]
     seconds = 10
     with emulator.Testbed(
         rate="4Mb/s", delay="25ms", queue="droptail:25", log=tmp_path / "relay.log"
     ) as tb:
-        address = f"{tb.address('b')}:5600"
-        player = tb.popen(
-            "b",
-            [*command, "recv", "--bind", address, "--duration", "13"],
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        sender = tb.run(
-            "a",
-            [*command, "send", "--to", address, "--duration", str(seconds),
-             "--path-rate", str(PATH_BPS), "--max-rate", "8e6"],
-            timeout=60,
-        )  # fmt: skip
+        recv, send = _commands(example, tmp_path, f"{tb.address('b')}:5600", seconds)
+        player = tb.popen("b", recv, stdout=subprocess.PIPE, text=True)
+        sender = tb.run("a", send, timeout=60)
         assert sender.returncode == 0, sender.stderr
         out, _ = player.communicate(timeout=30)
-    sent, played = json.loads(sender.stdout), json.loads(out)
+    sent, played = _summary(example, sender.stdout), _summary(example, out)
     print(example, json.dumps(sent), json.dumps(played))
     frames = seconds * 30
     assert sent["frames"] == frames, sent
-    # TFRC's slow start may overshoot the path (measured 1.6-1.7x), never by more than twice
+    # TFRC's slow start overshoots the path (measured 1.4-1.8x), never by more than twice
     # X_recv allows.
     assert 1.0 < sent["start_up_overshoot"] < 2.5, sent
-    # The encoder follows X: the path is used, not exceeded (measured 0.97-0.98).
-    assert 0.8 < sent["steady_fraction"] < 1.05, sent
-    # Most frames arrive whole; those that do are on time (the queue holds 75 ms at most).
-    assert played["frames_complete"] > 0.5 * frames, played
-    assert played["frames_on_time"] >= 0.95 * played["frames_complete"], played
+    # Frames sized in whole datagrams within X use the path without exceeding it (measured
+    # 0.90-0.97) and keep no backlog: nothing waits past its deadline.
+    assert 0.8 < sent["steady_fraction"] < 1.0, sent
+    assert sent["payloads_expired"] <= 0.01 * sent["payloads_sent"], sent
+    # Nearly every frame arrives whole (measured 285-293 of 300: the path still drops a packet
+    # now and then as TFRC probes).
+    assert played["frames_complete"] > 0.9 * frames, played
     assert played["payloads"] <= sent["payloads_sent"], (sent, played)

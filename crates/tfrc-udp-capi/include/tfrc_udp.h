@@ -369,6 +369,10 @@ typedef struct TfrcUdpExpired {
    */
   uint8_t priority;
   /**
+   * Its group (`tfrc_udp_sender_send_grouped`), or -1 for none.
+   */
+  int64_t group;
+  /**
    * When it was queued, ns on the sender's clock.
    */
   uint64_t queued_ns;
@@ -514,6 +518,7 @@ TfrcUdpStatus tfrc_udp_sender_open(const char *peer,
 /**
  * Queues `len` bytes at `payload` for the next send opportunity and writes its ticket (the
  * number that names it if it expires, counted from 0) to `*ticket` when `ticket` is not NULL.
+ * The same as `tfrc_udp_sender_send_grouped` with no group.
  *
  * - `deadline_ns`: drop the payload, counted and announced (`tfrc_udp_sender_next_expired`),
  *   if it has not been sent this long after it was queued; 0 or negative: no deadline. At
@@ -537,6 +542,22 @@ TfrcUdpStatus tfrc_udp_sender_send(struct TfrcUdpSender *sender,
                                    int64_t deadline_ns,
                                    uint8_t priority,
                                    uint64_t *ticket);
+
+/**
+ * As `tfrc_udp_sender_send`, with the payload a member of `group` (0 or more; negative: none):
+ * payloads of one group (the parts of one video frame) expire together, so when one is
+ * dropped at its deadline the others of its group still queued are dropped with it.
+ *
+ * # Safety
+ * As `tfrc_udp_sender_send`.
+ */
+TfrcUdpStatus tfrc_udp_sender_send_grouped(struct TfrcUdpSender *sender,
+                                           const uint8_t *payload,
+                                           size_t len,
+                                           int64_t deadline_ns,
+                                           uint8_t priority,
+                                           int64_t group,
+                                           uint64_t *ticket);
 
 /**
  * Removes every queued payload (counted as flushed), writing how many to `*removed` when

@@ -173,6 +173,8 @@ pub struct TfrcUdpExpired {
     pub ticket: u64,
     /// Its priority.
     pub priority: u8,
+    /// Its group (`tfrc_udp_sender_send_grouped`), or -1 for none.
+    pub group: i64,
     /// When it was queued, ns on the sender's clock.
     pub queued_ns: u64,
     /// Its deadline, ns on the sender's clock.
@@ -187,6 +189,7 @@ impl From<&Expired> for TfrcUdpExpired {
         TfrcUdpExpired {
             ticket: e.ticket,
             priority: e.priority,
+            group: e.group.and_then(|g| i64::try_from(g).ok()).unwrap_or(-1),
             queued_ns: e.queued.as_nanos(),
             deadline_ns: e.deadline.as_nanos(),
             dropped_ns: e.dropped.as_nanos(),

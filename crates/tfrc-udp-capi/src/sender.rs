@@ -167,6 +167,7 @@ pub unsafe extern "C" fn tfrc_udp_sender_open(
 
 /// Queues `len` bytes at `payload` for the next send opportunity and writes its ticket (the
 /// number that names it if it expires, counted from 0) to `*ticket` when `ticket` is not NULL.
+/// The same as `tfrc_udp_sender_send_grouped` with no group.
 ///
 /// - `deadline_ns`: drop the payload, counted and announced (`tfrc_udp_sender_next_expired`),
 ///   if it has not been sent this long after it was queued; 0 or negative: no deadline. At
@@ -192,6 +193,26 @@ pub unsafe extern "C" fn tfrc_udp_sender_send(
     priority: u8,
     ticket: *mut u64,
 ) -> TfrcUdpStatus {
+    // SAFETY: the caller's promises are this function's.
+    unsafe { tfrc_udp_sender_send_grouped(sender, payload, len, deadline_ns, priority, -1, ticket) }
+}
+
+/// As `tfrc_udp_sender_send`, with the payload a member of `group` (0 or more; negative: none):
+/// payloads of one group (the parts of one video frame) expire together, so when one is
+/// dropped at its deadline the others of its group still queued are dropped with it.
+///
+/// # Safety
+/// As `tfrc_udp_sender_send`.
+#[no_mangle]
+pub unsafe extern "C" fn tfrc_udp_sender_send_grouped(
+    sender: *mut TfrcUdpSender,
+    payload: *const u8,
+    len: usize,
+    deadline_ns: i64,
+    priority: u8,
+    group: i64,
+    ticket: *mut u64,
+) -> TfrcUdpStatus {
     guard(|| {
         // SAFETY: the caller promises a live handle.
         let sender = unsafe { args::handle(sender, "sender") }?;
@@ -200,6 +221,7 @@ pub unsafe extern "C" fn tfrc_udp_sender_send(
         let options = SendOptions {
             deadline: args::deadline(deadline_ns),
             priority,
+            group: u64::try_from(group).ok(),
         };
         let issued = sender.send(payload, options)?;
         // SAFETY: the caller promises `ticket` is NULL or writable.

@@ -279,6 +279,45 @@ fn a_full_queue_refuses_and_expired_payloads_are_reported() {
 }
 
 #[test]
+fn a_group_expires_together() {
+    let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let sender = open_sender(&silent.local_addr().unwrap().to_string(), 8);
+    assert_eq!(send(sender, b"first", 0, 0), (S::Ok, 0));
+    std::thread::sleep(Duration::from_millis(50));
+    let mut ticket = 0u64;
+    // A frame of three parts: only the first has a deadline (1 ns); the group takes the rest.
+    for (part, deadline) in [(b"part 1", 1i64), (b"part 2", 0), (b"part 3", 0)] {
+        // SAFETY: a live handle, a readable payload, a writable ticket.
+        let status = unsafe {
+            tfrc_udp_sender_send_grouped(
+                sender,
+                part.as_ptr(),
+                part.len(),
+                deadline,
+                0,
+                7,
+                &mut ticket,
+            )
+        };
+        assert_eq!(status, S::Ok, "{}", last_error());
+    }
+    assert_eq!(send(sender, b"alone", 0, 0), (S::Ok, 4));
+    // The next send opportunity comes about a second after the first packet.
+    std::thread::sleep(Duration::from_millis(1500));
+    let mut expired = TfrcUdpExpired::default();
+    let mut gone = Vec::new();
+    // SAFETY: a live handle and a writable struct.
+    while unsafe { tfrc_udp_sender_next_expired(sender, &mut expired) } == S::Ok {
+        gone.push((expired.ticket, expired.group));
+    }
+    assert_eq!(gone, vec![(1, 7), (2, 7), (3, 7)]);
+    let stats = sender_stats(sender);
+    assert_eq!((stats.queue_expired, stats.packets_sent), (3, 2));
+    // SAFETY: a live handle, freed once.
+    unsafe { tfrc_udp_sender_free(sender) };
+}
+
+#[test]
 fn a_loopback_pair_delivers_and_a_small_buffer_keeps_the_payload() {
     let (receiver, addr) = open_receiver();
     let sender = open_sender(&addr, 0);

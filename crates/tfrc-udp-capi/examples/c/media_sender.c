@@ -200,8 +200,10 @@ int main(int argc, char **argv) {
             struct frame_header h = {(uint32_t)f, (uint16_t)i, (uint16_t)count, due, key};
             frame_header_write(packet, &h);
             memset(packet + FRAME_HEADER_BYTES, (int)(f & 0xff), max_payload - FRAME_HEADER_BYTES);
-            TfrcUdpStatus s = tfrc_udp_sender_send(sender, packet, max_payload, deadline_ns,
-                                                   key ? 1 : 0, NULL);
+            /* A frame's payloads expire together: a frame missing a part cannot be decoded. */
+            TfrcUdpStatus s = tfrc_udp_sender_send_grouped(sender, packet, max_payload,
+                                                           deadline_ns, key ? 1 : 0, (int64_t)f,
+                                                           NULL);
             offered++;
             if (s == TFRC_UDP_STATUS_OK) {
                 queued++;

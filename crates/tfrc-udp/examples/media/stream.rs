@@ -107,8 +107,8 @@ pub fn frame_header(bytes: &[u8]) -> Option<(u32, u16, u16, u64)> {
 }
 
 /// Streams frames through `sender` for `duration`: each frame as many full payloads as the
-/// allowed rate X gives it, up to the encoder's `max_bps` (min(X, max) / 30, in datagrams of
-/// `datagram` bytes, at least one).
+/// allowed rate X gives it, up to the encoder's `max_bps` (min(X, max) / 30 in whole datagrams
+/// of `datagram` bytes, rounded down, at least one).
 pub fn send(
     sender: UdpSender,
     datagram: usize,
@@ -133,8 +133,10 @@ pub fn send(
         std::thread::sleep(due.saturating_sub(start.elapsed()));
         let capture = clock.now();
         let target = app.allowed_rate_bytes_per_s().min(max_bps / 8.0);
+        // Whole datagrams within X / 30: rounding up would ask for more than X, keep a backlog
+        // and drive TFRC to probe for more.
         let count = ((target / f64::from(FPS)) / datagram as f64)
-            .ceil()
+            .floor()
             .clamp(1.0, 256.0) as u16;
         // A frame's payloads expire together: a frame missing a part cannot be decoded.
         let options = SendOptions::default()
