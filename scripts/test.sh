@@ -8,34 +8,6 @@ cd "$(dirname "$0")/.."
 # it, or raise PROPTEST_CASES, for a wider local search).
 export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20001}"
 
-echo "== cargo fmt"
-cargo fmt --all -- --check
-echo "== cargo clippy"
-cargo clippy --workspace --all-targets --locked -- -D warnings
-echo "== cargo test"
-# The bindings crate is a Python extension module (it links against the interpreter only when
-# loaded), so its behaviour is tested from Python below.
-cargo test --workspace --exclude tfrclab-py --locked
-# tfrc-udp's optional event log (feature `tracing`): its lints, its test and its doctest.
-echo "== tfrc-udp --features tracing"
-cargo clippy -p tfrc-udp --all-targets --features tracing --locked -- -D warnings
-cargo test -p tfrc-udp --features tracing --locked --test events
-cargo test -p tfrc-udp --features tracing --locked --doc
-# The crates an application can depend on must package, and build from their packaged form
-# alone with the versions crates.io resolves (no path dependency, no file outside the crate).
-echo "== cargo publish --dry-run (tfrc, tfrc-udp)"
-cargo publish --dry-run --allow-dirty --locked -p tfrc -p tfrc-udp
-# Their minimum supported Rust version (the workspace's rust-version), with that toolchain: the
-# libraries, as a dependent builds them (their tests' dev-dependencies need a newer Rust).
-msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
-echo "== MSRV: Rust $msrv (tfrc, tfrc-udp)"
-if command -v rustup >/dev/null 2>&1 \
-    && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
-    CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --locked -p tfrc -p tfrc-udp --lib \
-        --features tfrc-udp/tracing
-else
-    echo "rustup cannot install Rust $msrv here: the MSRV check is skipped"
-fi
 # Debian packages some suites need: installed when running as root and missing (CI runs as root on
 # a fresh machine); where one cannot be installed, the tests that need it skip, saying why.
 apt_updated=0
@@ -67,7 +39,38 @@ if [ "$(id -u)" = 0 ] && command -v debconf-set-selections >/dev/null 2>&1; then
 fi
 install_if_missing tshark tshark "the trace tests (tests/python/test_traces.py)"
 # tcpdump: the testbed experiments record a pcap of each run inside the sending namespace.
+# make: the C API's example is built with make (crates/tfrc-udp-capi/tests/c_example.rs, run by
+# cargo test below, and the testbed run in tests/python/test_media_example.py).
+install_if_missing make make "the C media example (crates/tfrc-udp-capi/examples/c)"
 install_if_missing tcpdump tcpdump "the testbed experiments' pcaps (tests/python/test_testbed_experiments.py)"
+echo "== cargo fmt"
+cargo fmt --all -- --check
+echo "== cargo clippy"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+echo "== cargo test"
+# The bindings crate is a Python extension module (it links against the interpreter only when
+# loaded), so its behaviour is tested from Python below.
+cargo test --workspace --exclude tfrclab-py --locked
+# tfrc-udp's optional event log (feature `tracing`): its lints, its test and its doctest.
+echo "== tfrc-udp --features tracing"
+cargo clippy -p tfrc-udp --all-targets --features tracing --locked -- -D warnings
+cargo test -p tfrc-udp --features tracing --locked --test events
+cargo test -p tfrc-udp --features tracing --locked --doc
+# The crates an application can depend on must package, and build from their packaged form
+# alone with the versions crates.io resolves (no path dependency, no file outside the crate).
+echo "== cargo publish --dry-run (tfrc, tfrc-udp)"
+cargo publish --dry-run --allow-dirty --locked -p tfrc -p tfrc-udp
+# Their minimum supported Rust version (the workspace's rust-version), with that toolchain: the
+# libraries, as a dependent builds them (their tests' dev-dependencies need a newer Rust).
+msrv=$(sed -n 's/^rust-version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)
+echo "== MSRV: Rust $msrv (tfrc, tfrc-udp)"
+if command -v rustup >/dev/null 2>&1 \
+    && rustup toolchain install "$msrv" --profile minimal >/dev/null 2>&1; then
+    CARGO_TARGET_DIR=target/msrv cargo "+$msrv" check --locked -p tfrc -p tfrc-udp --lib \
+        --features tfrc-udp/tracing
+else
+    echo "rustup cannot install Rust $msrv here: the MSRV check is skipped"
+fi
 # llvm-profdata of rustc's LLVM version, for the profile-guided build that the tests then run
 # (scripts/install.sh): rustup's llvm-tools where rustup can fetch it, else Debian's llvm-N.
 # Where one is found, the build must succeed profile-guided (TFRCLAB_PGO=require): a broken
