@@ -23,6 +23,7 @@ __all__ = [
     "decode_state",
     "equation",
     "estimate",
+    "flush_events",
     "on_off_schedules",
     "quantity",
     "queue_buffers",
@@ -212,6 +213,9 @@ class AckSample:
     @property
     def rtt(self) -> float | None:
         """The RTT of the newest packet acknowledged, seconds; None if it was retransmitted."""
+
+def flush_events(timeout_s: float = 2.0) -> bool:
+    """Wait until every event emitted before the call reached the handler; whether it did."""
 
 def set_event_handler(
     handler: Callable[[str, str, str, dict[str, Any]], object] | None, level: str = "debug"

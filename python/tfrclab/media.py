@@ -37,7 +37,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from tfrclab._native import MediaReceiver, MediaSender, QueueFull, set_event_handler
+from tfrclab._native import (
+    MediaReceiver,
+    MediaSender,
+    QueueFull,
+    flush_events,
+    set_event_handler,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -409,7 +415,12 @@ class EventLog(logging.Handler):
         return log
 
     def detach(self) -> None:
-        """Stop forwarding events and remove this handler from the ``tfrc_udp`` logger."""
+        """Stop forwarding events and remove this handler from the ``tfrc_udp`` logger.
+
+        Events emitted before the call reach the log first (waiting at most 2 s for the
+        forwarding thread).
+        """
+        flush_events(2.0)
         log_events(None)
         logging.getLogger("tfrc_udp").removeHandler(self)
 

@@ -15,6 +15,7 @@ from tfrclab.units import parse_duration, parse_size
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from tfrclab.transport import Sample, Session
@@ -97,6 +98,24 @@ def _finish(session: Session, args: argparse.Namespace) -> int:
     return 0
 
 
+def _session_with_events(args: argparse.Namespace, run: Callable[[], Session]) -> Session:
+    """Runs the session; with ``--events``, writes its event log there as JSON lines."""
+    if args.events is None:
+        return run()
+    from tfrclab.media import EventLog
+    from tfrclab.outdir import check_file_writable
+
+    check_file_writable(args.events, "--events")
+    log = EventLog.attach()
+    try:
+        session = run()
+    finally:
+        log.detach()
+    log.write_jsonl(args.events)
+    print(f"{len(log.rows)} event(s) written to {args.events}", file=sys.stderr)
+    return session
+
+
 def _cmd_send(args: argparse.Namespace) -> int:
     from tfrclab.transport import _check_trace_out, send
 
@@ -104,16 +123,19 @@ def _cmd_send(args: argparse.Namespace) -> int:
         args.sqrt_rtt_spacing = args.sqrt_rtt_spacing == "on"
     if args.out is not None:
         _check_trace_out(args.out, args.force)
-    session = send(
-        args.to,
-        args.duration,
-        app_rate_bps=args.app_rate,
-        size_bytes=args.size,
-        preset=args.preset,
-        bind=args.bind,
-        interval_s=args.interval,
-        on_sample=lambda s: _print_send(s, args.interval),
-        oscillation_prevention=args.sqrt_rtt_spacing,
+    session = _session_with_events(
+        args,
+        lambda: send(
+            args.to,
+            args.duration,
+            app_rate_bps=args.app_rate,
+            size_bytes=args.size,
+            preset=args.preset,
+            bind=args.bind,
+            interval_s=args.interval,
+            on_sample=lambda s: _print_send(s, args.interval),
+            oscillation_prevention=args.sqrt_rtt_spacing,
+        ),
     )
     return _finish(session, args)
 
@@ -123,12 +145,15 @@ def _cmd_recv(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         _check_trace_out(args.out, args.force)
-    session = recv(
-        args.bind,
-        args.duration,
-        preset=args.preset,
-        interval_s=args.interval,
-        on_sample=lambda s: _print_recv(s, args.interval),
+    session = _session_with_events(
+        args,
+        lambda: recv(
+            args.bind,
+            args.duration,
+            preset=args.preset,
+            interval_s=args.interval,
+            on_sample=lambda s: _print_recv(s, args.interval),
+        ),
     )
     return _finish(session, args)
 
@@ -147,6 +172,13 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--out", type=Path, default=None, help="write a trace directory here")
     parser.add_argument("--force", action="store_true", help="replace an existing trace")
+    parser.add_argument(
+        "--events",
+        type=Path,
+        default=None,
+        help="write the session's event log (reports, rate changes, loss events) here, "
+        "as JSON lines",
+    )
 
 
 def register(commands: Any) -> None:

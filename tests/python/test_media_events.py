@@ -89,3 +89,46 @@ def test_a_bad_level_or_handler_is_named() -> None:
     with pytest.raises(ValueError, match="handler"):
         set_event_handler(42, "debug")  # type: ignore[arg-type]
     assert log_events(None) >= 0
+
+
+def test_send_and_recv_write_their_event_logs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    port = 5731
+    recv_log, send_log = tmp_path / "recv.jsonl", tmp_path / "send.jsonl"
+    command = [sys.executable, "-m", "tfrclab"]
+    receiver = subprocess.Popen(
+        [*command, "recv", "--bind", f"127.0.0.1:{port}", "--duration", "2.5s",
+         "--events", str(recv_log)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    time.sleep(0.5)
+    sender = subprocess.run(
+        [*command, "send", "--to", f"127.0.0.1:{port}", "--duration", "1s",
+         "--app-rate", "1Mbps", "--events", str(send_log)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    _, err = receiver.communicate(timeout=30)
+    assert sender.returncode == 0, sender.stderr
+    assert receiver.returncode == 0, err
+    sent = [json.loads(line) for line in send_log.read_text().splitlines()]
+    received = [json.loads(line) for line in recv_log.read_text().splitlines()]
+    assert {"report", "rate_change"} <= {e["event"] for e in sent}
+    assert {"session", "feedback"} <= {e["event"] for e in received}
+    assert all(e["logger"] == "tfrc_udp.sender" for e in sent)
+    assert "event(s) written to" in sender.stderr
+
+
+def test_an_events_file_that_cannot_be_written_is_refused_first(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "tfrclab", "send", "--to", "127.0.0.1:9", "--duration", "1s",
+         "--events", str(tmp_path / "missing" / "events.jsonl")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "--events" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -27,6 +27,9 @@ static HANDLER: Mutex<Option<Py<PyAny>>> = Mutex::new(None);
 static LEVEL: AtomicU8 = AtomicU8::new(0);
 /// Events dropped because the forwarding channel was full.
 static DROPPED: AtomicU64 = AtomicU64::new(0);
+/// Events put into the channel, and events the forwarding thread has finished with.
+static ENQUEUED: AtomicU64 = AtomicU64::new(0);
+static FORWARDED: AtomicU64 = AtomicU64::new(0);
 
 fn level_rank(level: Level) -> u8 {
     match level {
@@ -42,42 +45,49 @@ fn current_handler() -> std::sync::MutexGuard<'static, Option<Py<PyAny>>> {
     HANDLER.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Calls the handler with `(level, target, event, fields)` for each event from the channel.
+/// Calls the handler with `(level, target, event, fields)` for each event from the channel,
+/// counting each one done (for [`flush_events`]).
 fn forward_loop(events: mpsc::Receiver<LoggedEvent>) {
     for event in events {
-        if current_handler().is_none() {
-            continue;
-        }
-        Python::attach(|py| {
-            let Some(callable) = current_handler().as_ref().map(|h| h.clone_ref(py)) else {
-                return;
-            };
-            let fields = PyDict::new(py);
-            for (name, value) in &event.fields {
-                let set = match value {
-                    FieldValue::Float(v) => fields.set_item(name, v),
-                    FieldValue::Unsigned(v) => fields.set_item(name, v),
-                    FieldValue::Signed(v) => fields.set_item(name, v),
-                    FieldValue::Bool(v) => fields.set_item(name, v),
-                    FieldValue::Text(v) => fields.set_item(name, v),
-                };
-                if let Err(err) = set {
-                    err.write_unraisable(py, None);
-                }
-            }
-            let args = (
-                event.level.as_str(),
-                event.target,
-                event.name.as_str(),
-                fields,
-            );
-            if let Err(err) = callable.call1(py, args) {
-                // The handler's own failure is reported as Python reports one in a callback
-                // it cannot raise into; the session goes on.
-                err.write_unraisable(py, Some(callable.bind(py)));
-            }
-        });
+        forward_one(&event);
+        FORWARDED.fetch_add(1, Ordering::Release);
     }
+}
+
+/// Calls the handler (if any) with one event.
+fn forward_one(event: &LoggedEvent) {
+    if current_handler().is_none() {
+        return;
+    }
+    Python::attach(|py| {
+        let Some(callable) = current_handler().as_ref().map(|h| h.clone_ref(py)) else {
+            return;
+        };
+        let fields = PyDict::new(py);
+        for (name, value) in &event.fields {
+            let set = match value {
+                FieldValue::Float(v) => fields.set_item(name, v),
+                FieldValue::Unsigned(v) => fields.set_item(name, v),
+                FieldValue::Signed(v) => fields.set_item(name, v),
+                FieldValue::Bool(v) => fields.set_item(name, v),
+                FieldValue::Text(v) => fields.set_item(name, v),
+            };
+            if let Err(err) = set {
+                err.write_unraisable(py, None);
+            }
+        }
+        let args = (
+            event.level.as_str(),
+            event.target,
+            event.name.as_str(),
+            fields,
+        );
+        if let Err(err) = callable.call1(py, args) {
+            // The handler's own failure is reported as Python reports one in a callback
+            // it cannot raise into; the session goes on.
+            err.write_unraisable(py, Some(callable.bind(py)));
+        }
+    });
 }
 
 /// Installs the global subscriber and the forwarding thread (once).
@@ -91,8 +101,14 @@ fn install() -> PyResult<()> {
             return;
         }
         if let Some(forward) = FORWARD.get() {
-            if let Err(TrySendError::Full(_)) = forward.try_send(event.clone()) {
-                DROPPED.fetch_add(1, Ordering::Relaxed);
+            match forward.try_send(event.clone()) {
+                Ok(()) => {
+                    ENQUEUED.fetch_add(1, Ordering::AcqRel);
+                }
+                Err(TrySendError::Full(_)) => {
+                    DROPPED.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(TrySendError::Disconnected(_)) => {}
             }
         }
     });
@@ -145,4 +161,27 @@ pub(crate) fn set_event_handler(handler: Option<Bound<'_, PyAny>>, level: &str) 
         }
     }
     Ok(DROPPED.load(Ordering::Relaxed))
+}
+
+/// Waits (the GIL released) until every event emitted before the call has been handed to the
+/// handler, at most `timeout_s`; whether it got there.
+#[pyfunction]
+#[pyo3(signature = (timeout_s = 2.0))]
+pub(crate) fn flush_events(py: Python<'_>, timeout_s: f64) -> PyResult<bool> {
+    if !(timeout_s.is_finite() && timeout_s >= 0.0) {
+        return Err(PyValueError::new_err(format!(
+            "timeout_s: expected a duration of 0 s or more, found {timeout_s}"
+        )));
+    }
+    let target = ENQUEUED.load(Ordering::Acquire);
+    let limit = std::time::Instant::now() + tfrc::time::duration_from_secs(timeout_s);
+    Ok(py.detach(|| loop {
+        if FORWARDED.load(Ordering::Acquire) >= target {
+            return true;
+        }
+        if std::time::Instant::now() >= limit {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }))
 }

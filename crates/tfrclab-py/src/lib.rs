@@ -80,6 +80,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<media::MediaSender>()?;
     m.add_class::<media::MediaReceiver>()?;
     m.add_function(wrap_pyfunction!(events::set_event_handler, m)?)?;
+    m.add_function(wrap_pyfunction!(events::flush_events, m)?)?;
     m.add_function(wrap_pyfunction!(testbed::testbed_check, m)?)?;
     m.add_function(wrap_pyfunction!(testbed::testbed_relay, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
