@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from tfrclab._native import (
     MediaReceiver,
@@ -95,7 +95,44 @@ class Delivery:
         return self.arrival_s - self.sent_s
 
 
-class Sender:
+class _Session:
+    """What :class:`Sender` and :class:`Receiver` share: closing when a ``with`` block ends.
+
+    The ``async with`` form closes on a worker thread, so the event loop never waits for the
+    session's thread to stop.
+    """
+
+    def close(self) -> dict[str, Any]:
+        """Stop the session; its final statistics."""
+        raise NotImplementedError
+
+    def __enter__(self: _S) -> _S:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    async def __aenter__(self: _S) -> _S:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await asyncio.to_thread(self.close)
+
+
+_S = TypeVar("_S", bound=_Session)
+
+
+class Sender(_Session):
     """A TFRC sender of the application's own payloads, running until :meth:`close`.
 
     ``to`` is ``host:port``; ``size_bytes`` the datagram size s (header included: payloads
@@ -227,30 +264,8 @@ class Sender:
         """
         return self._native.close()
 
-    def __enter__(self) -> Sender:
-        return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    async def __aenter__(self) -> Sender:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await asyncio.to_thread(self.close)
-
-
-class Receiver:
+class Receiver(_Session):
     """A TFRC receiver handing the payloads of whichever sender reaches it to the application.
 
     ``bind`` is ``host:port`` (port 0: any, see :attr:`local_addr`). Up to ``max_pending``
@@ -319,28 +334,6 @@ class Receiver:
     async def _deliveries(self) -> AsyncIterator[Delivery]:
         while (got := await self.arecv()) is not None:
             yield got
-
-    def __enter__(self) -> Receiver:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    async def __aenter__(self) -> Receiver:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await asyncio.to_thread(self.close)
 
 
 _LEVELS = {

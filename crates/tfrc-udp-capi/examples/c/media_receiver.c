@@ -82,26 +82,10 @@ static void finish(struct tally *t, struct slot *s) {
     s->used = false;
 }
 
-static void usage(const char *why) {
-    fprintf(stderr,
-            "media_receiver: %s\n"
-            "usage: media_receiver [--bind ADDR] [--duration S] [--idle S] [--preset NAME]\n",
-            why);
-    exit(2);
-}
-
-static double number(const char *flag, const char *text, double lo, double hi) {
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !(value >= lo && value <= hi)) {
-        char why[160];
-        snprintf(why, sizeof why, "%s: expected a number from %g to %g, found \"%s\"", flag, lo,
-                 hi, text);
-        usage(why);
-    }
-    return value;
-}
+#define PROGRAM "media_receiver"
+#define USAGE \
+    "usage: media_receiver [--bind ADDR] [--duration S] [--idle S] [--preset NAME]\n"
+#include "args.h"
 
 static void check(TfrcUdpStatus status, const char *what) {
     if (status < 0) {

@@ -46,29 +46,12 @@ struct options {
     double path_rate_bps; /* 0: not given */
 };
 
-static void usage(const char *why) {
-    fprintf(stderr,
-            "media_sender: %s\n"
-            "usage: media_sender --peer HOST:PORT [--duration S] [--fps N] [--gop N]\n"
-            "                    [--datagram BYTES] [--deadline-ms MS] [--queue N]\n"
-            "                    [--max-rate BPS] [--path-rate BPS] [--preset NAME]\n",
-            why);
-    exit(2);
-}
-
-/* The number in `text`, or exit with a usage message naming `flag`. */
-static double number(const char *flag, const char *text, double lo, double hi) {
-    char *end = NULL;
-    errno = 0;
-    double value = strtod(text, &end);
-    if (errno != 0 || end == text || *end != '\0' || !(value >= lo && value <= hi)) {
-        char why[160];
-        snprintf(why, sizeof why, "%s: expected a number from %g to %g, found \"%s\"", flag, lo,
-                 hi, text);
-        usage(why);
-    }
-    return value;
-}
+#define PROGRAM "media_sender"
+#define USAGE \
+    "usage: media_sender --peer HOST:PORT [--duration S] [--fps N] [--gop N]\n" \
+    "                    [--datagram BYTES] [--deadline-ms MS] [--queue N]\n" \
+    "                    [--max-rate BPS] [--path-rate BPS] [--preset NAME]\n"
+#include "args.h"
 
 static struct options parse(int argc, char **argv) {
     struct options o = {NULL, "rfc5348", 3.0, 30, 30, 1200, 100.0, 1024, 20e6, 0.0};
