@@ -246,3 +246,9 @@ def test_crosscheck_metrics_are_per_group(hetero: Result) -> None:
         assert math.isfinite(out[f"throughput/{group}"])
         assert f"cov_1s/{group}" in out
     assert out["throughput/tcp 20ms"] > out["throughput/tcp 200ms"]
+    # The web sessions are background: the 8 long-lived flows share what they leave.
+    bits = series.received_bytes[:, 3:8].sum(axis=1) * 8.0 / 5.0
+    left = 4e6 - bits[groups["web"]].sum()
+    assert out["throughput/tcp 20ms"] == pytest.approx(
+        float(np.mean(bits[groups["tcp 20ms"]] / (left / 8)))
+    )
