@@ -794,7 +794,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a scenario over a grid of values and seeds (resumable)",
         description="Run every combination of the --vary values (and of the --zip axis) for "
         "every seed, in parallel, into Parquet datasets under --out (runs/: a row per run and "
-        "flow; classes/: per protocol; links/: per link), every figure over the measurement "
+        "flow; classes/: per flow group; links/: per link), every figure over the measurement "
         "window. Rerunning the same sweep into the same directory finishes an interrupted one; "
         "--extend adds values or seeds.",
     )
