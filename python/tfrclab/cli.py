@@ -652,13 +652,19 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     directory: Path = args.dir
     if _run_directory_kind(directory) == "sweep":
         _check_sweep_window(directory, args)
+        if args.reference_group is not None:
+            raise ValueError(
+                f"{directory}: a sweep's friendliness was rated against the reference group its "
+                "scenario set when it ran; to change it, run the sweep again with --set "
+                "measure.reference_group=GROUP into another --out"
+            )
         return _summarize_sweep(directory, plot=False, view=SweepView())
 
     from tfrclab.report import classes_table, flows_table, json_summary, links_table
     from tfrclab.result import Result
 
     result = Result.from_parquet(directory)
-    summary = result.summary(args.measure_from_s, args.measure_to_s)
+    summary = result.summary(args.measure_from_s, args.measure_to_s, args.reference_group)
     if args.json:
         print(json.dumps(json_summary(result, summary)))
         return 0
@@ -905,6 +911,13 @@ def build_parser() -> argparse.ArgumentParser:
     summary.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
     summary.add_argument("--json", action="store_true", help="for a run: the run --json object")
     _add_measure_options(summary, to_seconds=True)
+    summary.add_argument(
+        "--reference-group",
+        default=None,
+        metavar="GROUP",
+        help="for a run: rate friendliness against this flow group (default: the scenario's "
+        "[measure] reference_group, else the long-lived TCP flows)",
+    )
     summary.set_defaults(handler=_cmd_summary)
 
     equation = commands.add_parser(

@@ -202,6 +202,11 @@ def test_summary_and_plot_give_the_per_group_answer(
     for group in GROUPS:
         assert group in text
     assert "background" in text
+    # Another reference for the run directory, by option; an unknown one in one line.
+    assert main(["summary", str(out), "--reference-group", "tcp 200ms"]) == 0
+    assert "vs tcp 200ms" in capsys.readouterr().out
+    assert main(["summary", str(out), "--reference-group", "tcp"]) == 2
+    assert "measure.reference_group: 'tcp' is not the group" in capsys.readouterr().err
     (out / "rates.png").unlink()
     assert main(["plot", str(out)]) == 0
     png = (out / "rates.png").read_bytes()
