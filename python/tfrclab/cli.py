@@ -603,7 +603,7 @@ def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> i
         return 0
     runs = classes["run"].nunique()
     console.print(f"{directory}: {runs} of {len(grid.tasks())} runs")
-    print_whole(console, sweep_table(summarize(classes, params), manifest))
+    print_whole(console, sweep_table(summarize(classes, params), manifest, classes))
     links = load(directory, "links")
     if not links.empty:
         print_whole(console, sweep_links_table(summarize_links(links, params), manifest))

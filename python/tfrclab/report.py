@@ -482,18 +482,23 @@ def _param_cells(row: pd.Series, params: list[str], labels: dict[str, dict[Any, 
     return [labels.get(p, {}).get(row[p], str(row[p])) for p in params]
 
 
-def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
-    """Per parameter combination and protocol: means over seeds with 95% intervals.
+def sweep_table(
+    summary: pd.DataFrame, manifest: dict[str, Any], classes: pd.DataFrame | None = None
+) -> Table:
+    """Per parameter combination and protocol (or flow group): means over seeds, 95% intervals.
 
-    ``summary`` is :func:`tfrclab.sweep.summarize` of the sweep's ``classes`` dataset.
+    ``summary`` is :func:`tfrclab.sweep.summarize` of the sweep's ``classes`` dataset; given
+    that dataset as ``classes``, the table says "group" when the scenario named groups and
+    names the reference group friendliness was rated against.
     """
     labels = param_labels(manifest)
     axes = sweep_axes(manifest)
     params = list(axes)
-    table = _table("sweep: per protocol, mean ± 95% CI over seeds")
-    _sweep_columns(
-        table, list(axes.values()), ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain")
-    )
+    named, reference = _sweep_groups(classes)
+    first = "group" if named else "protocol"
+    against = f"vs {reference}" if reference else "vs TCP"
+    table = _table(f"sweep: per {first}, mean ± 95% CI over seeds")
+    _sweep_columns(table, list(axes.values()), (first, "runs", "Mb/s", "norm.", against, "Jain"))
     for _, row in summary.iterrows():
         table.add_row(
             *_param_cells(row, params, labels),
@@ -505,11 +510,25 @@ def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
             _ci(row["fairness_index"], row["fairness_index_ci"], 1.0, 3),
         )
     table.caption = (
-        "Mb/s: mean per flow; norm.: normalized throughput; vs TCP: friendliness ratio; Jain: "
-        "within the protocol (loss rates and more: tfrclab.sweep.summarize). ± is the "
+        f"Mb/s: mean per flow; norm.: normalized throughput; {against}: friendliness ratio; "
+        f"Jain: within the {first} (loss rates and more: tfrclab.sweep.summarize). ± is the "
         "half-width of the 95% Student t interval (none with one seed). " + _axes_caption(manifest)
     )
     return table
+
+
+def _sweep_groups(classes: pd.DataFrame | None) -> tuple[bool, str]:
+    """Whether a sweep's ``classes`` dataset holds named groups, and its reference group ("")."""
+    if classes is None or "reference" not in classes.columns:
+        return False, ""
+    from tfrclab.summary import class_label
+
+    named = any(
+        str(c) != class_label(str(k), str(v))
+        for c, k, v in zip(classes["class"], classes["kind"], classes["variant"], strict=True)
+    )
+    references = list(dict.fromkeys(classes.loc[classes["reference"].astype(bool), "class"]))
+    return named, str(references[0]) if len(references) == 1 else ""
 
 
 def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:

@@ -986,4 +986,5 @@ class SweepResult:
         summary = self.summary()
         if summary.empty:
             return render_html(self._head())
-        return render_html(self._head(), sweep_table(summary, self.manifest))
+        classes = self.dataset("classes")
+        return render_html(self._head(), sweep_table(summary, self.manifest, classes))

@@ -223,7 +223,9 @@ def test_summary_and_plot_give_the_per_group_answer(
     ]
 
 
-def test_sweep_datasets_and_figures_hold_the_groups(tmp_path: Path) -> None:
+def test_sweep_datasets_and_figures_hold_the_groups(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     scenario = tmp_path / "hetero.toml"
     scenario.write_text(HETERO.replace('duration = "8s"', 'duration = "5s"'))
     out = tmp_path / "sweep"
@@ -238,6 +240,12 @@ def test_sweep_datasets_and_figures_hold_the_groups(tmp_path: Path) -> None:
     figure = sweep_figure(classes, manifest)
     labels = [t.get_text() for t in figure.axes[0].get_legend().get_texts()]
     assert set(labels) == set(GROUPS)
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "sweep: per group" in text
+    assert "vs tcp 20ms" in text
+    assert "tfrc 200ms" in text
 
 
 def test_crosscheck_metrics_are_per_group(hetero: Result) -> None:
