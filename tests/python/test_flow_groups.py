@@ -265,3 +265,21 @@ def test_crosscheck_metrics_are_per_group(hetero: Result) -> None:
     assert out["throughput/tcp 20ms"] == pytest.approx(
         float(np.mean(bits[groups["tcp 20ms"]] / (left / 8)))
     )
+
+
+def test_the_fluid_model_keeps_the_groups_and_the_reference(tmp_path: Path) -> None:
+    scenario = tmp_path / "fluid.toml"
+    scenario.write_text(
+        'duration = "6s"\n[measure]\nfrom = "2s"\nreference_group = "window"\n'
+        '[topology]\nkind = "dumbbell"\nhosts = 3\n'
+        'bottleneck = { rate = "10Mbps", delay = "20ms", queue = { kind = "droptail", '
+        "limit = 100 } }\n"
+        '[[flows]]\nkind = "tcp"\nvariant = "sack"\ncount = 2\ngroup = "window"\n'
+        '[[flows]]\nkind = "tfrc"\ngroup = "rate"\n'
+    )
+    out = tmp_path / "fluid"
+    assert main(["fluid", str(scenario), "--out", str(out)]) == 0
+    classes = Result.from_parquet(out).summary().classes.set_index("class")
+    assert list(classes.index) == ["window", "rate"]
+    assert bool(classes.loc["window", "reference"])
+    assert classes.loc["window", "friendliness_ratio"] == pytest.approx(1.0)
