@@ -276,8 +276,10 @@ class Simulation:
         """Close the monitors and return the results as columns.
 
         Keys: ``scenario`` (str), ``seed``, ``version`` (str), ``duration_ns``, ``bin_ns``,
-        ``bins`` (n), ``events``, ``measure_from_ns``, ``measure_to_ns``; ``flows`` (dict:
-        per-flow lists of str ``name``, ``kind``, ``variant``, ``from``, ``to``, ``path`` (the
+        ``bins`` (n), ``events``, ``measure_from_ns``, ``measure_to_ns``, ``reference_group``
+        (str, "" when the scenario names none); ``flows`` (dict:
+        per-flow lists of str ``name``, ``kind``, ``variant``, ``from``, ``to``, ``group`` (""
+        for the protocol class), bool ``background``, ``path`` (the
         forward path as a list of link indices per flow), uint64 arrays ``start_ns``,
         ``base_rtt_ns``, ``loss_event_rtt_ns``, the int64 array ``stop_ns`` (-1: no stop) and
         the totals); ``flow_bins`` (dict: per series a list of one array of n per flow, each in the

@@ -603,7 +603,7 @@ def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> i
         return 0
     runs = classes["run"].nunique()
     console.print(f"{directory}: {runs} of {len(grid.tasks())} runs")
-    print_whole(console, sweep_table(summarize(classes, params), manifest))
+    print_whole(console, sweep_table(summarize(classes, params), manifest, classes))
     links = load(directory, "links")
     if not links.empty:
         print_whole(console, sweep_links_table(summarize_links(links, params), manifest))
@@ -652,13 +652,19 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     directory: Path = args.dir
     if _run_directory_kind(directory) == "sweep":
         _check_sweep_window(directory, args)
+        if args.reference_group is not None:
+            raise ValueError(
+                f"{directory}: a sweep's friendliness was rated against the reference group its "
+                "scenario set when it ran; to change it, run the sweep again with --set "
+                "measure.reference_group=GROUP into another --out"
+            )
         return _summarize_sweep(directory, plot=False, view=SweepView())
 
     from tfrclab.report import classes_table, flows_table, json_summary, links_table
     from tfrclab.result import Result
 
     result = Result.from_parquet(directory)
-    summary = result.summary(args.measure_from_s, args.measure_to_s)
+    summary = result.summary(args.measure_from_s, args.measure_to_s, args.reference_group)
     if args.json:
         print(json.dumps(json_summary(result, summary)))
         return 0
@@ -794,7 +800,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="run a scenario over a grid of values and seeds (resumable)",
         description="Run every combination of the --vary values (and of the --zip axis) for "
         "every seed, in parallel, into Parquet datasets under --out (runs/: a row per run and "
-        "flow; classes/: per protocol; links/: per link), every figure over the measurement "
+        "flow; classes/: per flow group; links/: per link), every figure over the measurement "
         "window. Rerunning the same sweep into the same directory finishes an interrupted one; "
         "--extend adds values or seeds.",
     )
@@ -905,6 +911,13 @@ def build_parser() -> argparse.ArgumentParser:
     summary.add_argument("dir", type=Path, help="a directory written by run --out or sweep --out")
     summary.add_argument("--json", action="store_true", help="for a run: the run --json object")
     _add_measure_options(summary, to_seconds=True)
+    summary.add_argument(
+        "--reference-group",
+        default=None,
+        metavar="GROUP",
+        help="for a run: rate friendliness against this flow group (default: the scenario's "
+        "[measure] reference_group, else the long-lived TCP flows)",
+    )
     summary.set_defaults(handler=_cmd_summary)
 
     equation = commands.add_parser(

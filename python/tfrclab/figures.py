@@ -1,7 +1,8 @@
 """Figures of a run and of a sweep, written as PNG files (matplotlib, no display needed).
 
 - :func:`plot_rates`: every flow's send rate at a timescale (Floyd 2000 eq. 3), coloured by
-  protocol, with each protocol's mean and the fair share, scaled to the measurement window;
+  flow group (by default the protocol class), with each group's mean and the fair share,
+  scaled to the measurement window, background traffic in a panel of its own;
 - :func:`plot_queue`: each binned link's time-weighted mean queue per bin, a panel per link
   (Floyd 2000 Figs. 14, 24-28);
 - :func:`plot_run`: both, for ``tfrclab run`` and ``tfrclab plot``;
@@ -28,6 +29,7 @@ __all__ = [
     "plot_rates",
     "plot_run",
     "plot_sweep",
+    "rates_figure",
     "sweep_figure",
     "sweep_metrics",
 ]
@@ -40,62 +42,95 @@ def default_timescale(result: Result, target_s: float = 1.0) -> float:
     return k * bin_s
 
 
-def _label(kind: str, variant: str) -> str:
-    return f"{kind}/{variant}" if variant else kind
-
-
 def plot_rates(result: Result, path: Path, timescale_s: float | None = None) -> Path:
     """Draw every flow's send rate at ``timescale_s`` (default about 1 s) into ``path``.
 
-    The y axis is scaled to the measurement window (slow-start spikes before it do not set
-    it), the time before the window is shaded, and a dashed line marks the fair share of the
-    busiest bottleneck.
+    The figure is :func:`rates_figure`'s.
     """
-    delta = default_timescale(result) if timescale_s is None else timescale_s
-    rates = result.rates(delta) / 1e6
-    flows = result.flows
-    summary = result.summary()
-    window = summary.window
-    figure = Figure(figsize=(9, 5), layout="constrained")
-    axes = figure.subplots()
-    labels = [_label(str(k), str(v)) for k, v in zip(flows["kind"], flows["variant"], strict=True)]
-    kinds = sorted(set(labels))
-    colours = {kind: f"C{i % 10}" for i, kind in enumerate(kinds)}
-    t = rates.index.to_numpy() + delta
-    for name, label in zip(flows["name"], labels, strict=True):
-        axes.plot(t, rates[name], color=colours[label], alpha=0.35, linewidth=0.8)
-    for kind in kinds:
-        members = [str(n) for n, lab in zip(flows["name"], labels, strict=True) if lab == kind]
-        axes.plot(
-            t,
-            rates[members].mean(axis=1),
-            color=colours[kind],
-            linewidth=2.2,
-            label=f"{kind}: mean of {len(members)} flow(s)",
-        )
-    shares = summary.flows["fair_share_bits_per_s"].dropna()
-    if len(shares):
-        share = float(shares.min()) / 1e6
-        axes.axhline(share, color="black", linestyle="--", linewidth=1.0, label="fair share")
-    inside = (t > window.from_s) & (t <= window.to_s + 1e-9)
-    steady = rates.to_numpy()[inside] if inside.any() else rates.to_numpy()
-    top = float(np.nanpercentile(steady, 99)) if steady.size else 0.0
-    if len(shares):
-        top = max(top, float(shares.min()) / 1e6)
-    if window.from_s > 0:
-        axes.axvspan(0, window.from_s, color="grey", alpha=0.12, label="before the window")
-    axes.set_xlabel("time (s)")
-    axes.set_ylabel(f"send rate (Mb/s, {delta:g} s timescale)")
-    axes.set_title(
-        f"send rates (Floyd 2000 eq. 3); thin lines: single flows; window {window.label()}"
-    )
-    axes.grid(visible=True, alpha=0.3)
-    axes.legend(loc="upper right", fontsize="small")
-    axes.set_xlim(0, result.info.duration_s)
-    axes.set_ylim(0, top * 1.3 if top > 0 else None)
+    figure = rates_figure(result, timescale_s)
     path.parent.mkdir(parents=True, exist_ok=True)
     figure.savefig(path, dpi=110)
     return path
+
+
+def rates_figure(result: Result, timescale_s: float | None = None) -> Figure:
+    """The figure :func:`plot_rates` writes, for a look at its artists or to save elsewhere.
+
+    Flows are coloured by group (by default the protocol class), each group with its mean. The
+    y axis is scaled to the measurement window (slow-start spikes before it do not set it), the
+    time before the window is shaded, and a dashed line marks the smallest fair share of the
+    long-lived flows. Background traffic (web, short TCP, ON/OFF, CBR; docs/scenario.md) is
+    drawn apart, in a panel of its own below, each background group by its total.
+    """
+    delta = default_timescale(result) if timescale_s is None else timescale_s
+    rates = result.rates(delta) / 1e6
+    summary = result.summary()
+    flows = summary.flows
+    window = summary.window
+    names = [str(name) for name in flows["name"]]
+    groups = [str(group) for group in flows["group"]]
+    background = flows["background"].to_numpy(dtype=bool)
+    behind = bool(background.any()) and not bool(background.all())
+    figure = Figure(figsize=(9, 7 if behind else 5), layout="constrained")
+    if behind:
+        top_axes, bottom_axes = figure.subplots(
+            2, 1, sharex=True, gridspec_kw={"height_ratios": [2, 1]}
+        )
+        panels = [(top_axes, ~background), (bottom_axes, background)]
+    else:
+        top_axes = figure.subplots()
+        panels = [(top_axes, np.ones(len(names), dtype=bool))]
+    colours = {group: f"C{i % 10}" for i, group in enumerate(dict.fromkeys(groups))}
+    t = rates.index.to_numpy() + delta
+    inside = (t > window.from_s) & (t <= window.to_s + 1e-9)
+    for axes, chosen in panels:
+        mine = [i for i in range(len(names)) if chosen[i]]
+        for i in mine:
+            axes.plot(t, rates[names[i]], color=colours[groups[i]], alpha=0.35, linewidth=0.8)
+        # Long-lived groups by their mean; background groups by their total, the load they
+        # take off the links.
+        total = behind and axes is not top_axes
+        for group in dict.fromkeys(groups[i] for i in mine):
+            members = [names[i] for i in mine if groups[i] == group]
+            line = rates[members].sum(axis=1) if total else rates[members].mean(axis=1)
+            axes.plot(
+                t,
+                line,
+                color=colours[group],
+                linewidth=2.2,
+                label=f"{group}: {'total' if total else 'mean'} of {len(members)} flow(s)",
+            )
+        shares = flows["fair_share_bits_per_s"][chosen].dropna()
+        share = float(shares.min()) / 1e6 if len(shares) and axes is top_axes else None
+        if share is not None:
+            axes.axhline(share, color="black", linestyle="--", linewidth=1.0, label="fair share")
+        picked = rates[[names[i] for i in mine]].to_numpy()
+        if total:
+            picked = picked.sum(axis=1, keepdims=True)
+        steady = picked[inside] if inside.any() else picked
+        top = float(np.nanpercentile(steady, 99)) if steady.size else 0.0
+        if share is not None:
+            top = max(top, share)
+        if window.from_s > 0:
+            axes.axvspan(
+                0,
+                window.from_s,
+                color="grey",
+                alpha=0.12,
+                label="before the window" if axes is top_axes else None,
+            )
+        axes.set_ylabel(f"send rate (Mb/s, {delta:g} s timescale)")
+        axes.grid(visible=True, alpha=0.3)
+        axes.legend(loc="upper right", fontsize="small")
+        axes.set_xlim(0, result.info.duration_s)
+        axes.set_ylim(0, top * 1.3 if top > 0 else None)
+    top_axes.set_title(
+        f"send rates (Floyd 2000 eq. 3); thin lines: single flows; window {window.label()}"
+    )
+    if behind:
+        panels[1][0].set_title("background traffic (not counted in the fair share)")
+    panels[-1][0].set_xlabel("time (s)")
+    return figure
 
 
 def plot_queue(result: Result, path: Path) -> Path:

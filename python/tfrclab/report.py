@@ -7,8 +7,10 @@ The JSON summary is a contract: one object with ``version``, ``seed``, ``sim_sec
 fields may be added; these stay. Every figure covers the measurement window, given as
 ``window`` (``from_s``, ``to_s``); flows also carry ``class``, ``status``,
 ``active_fraction``, ``active_throughput_bits_per_s``, ``bottleneck``,
-``fair_share_bits_per_s`` and ``normalized_throughput``; ``classes`` holds one object per
-protocol class (the columns of :attr:`tfrclab.summary.Summary.classes`); each link says
+``fair_share_bits_per_s``, ``normalized_throughput``, ``group``, ``background``,
+``base_rtt_s`` and ``path`` (link names separated by spaces); ``classes`` holds one object per
+flow group, by default per protocol class (the columns of
+:attr:`tfrclab.summary.Summary.classes`); each link says
 whether its figures are ``windowed`` (links without per-bin series give whole-run figures).
 ``cpu_seconds`` is the CPU time of the simulation itself (as ``wall_seconds``) and
 ``setup_cpu_seconds`` that of building it from the scenario before it ran.
@@ -95,6 +97,10 @@ def json_summary(result: Result, summary: Summary | None = None) -> dict[str, An
                 "kind": str(f["kind"][i]),
                 "variant": str(f["variant"][i]),
                 "class": str(f["class"][i]),
+                "group": str(f["group"][i]),
+                "background": bool(f["background"][i]),
+                "base_rtt_s": float(f["base_rtt_s"][i]),
+                "path": str(f["path"][i]),
                 "throughput_bits_per_s": float(f["throughput_bits_per_s"][i]),
                 "packets_sent": int(f["packets_sent"][i]),
                 "packet_loss_rate": float(f["packet_loss_rate"][i]),
@@ -248,10 +254,14 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
     table = _table(
         f"flows (seed {result.info.seed}, {window_text(summary)} of {result.info.duration_s:g} s)"
     )
-    for header in ("id", "name", "protocol", "Mb/s", "norm.", "loss rate", "LER", "note"):
-        left = header in ("name", "protocol", "note")
+    named = _named_groups(summary)
+    headers = ("id", "name", "protocol", *(("group",) if named else ()), "Mb/s", "norm.")
+    for header in (*headers, "loss rate", "LER", "note"):
+        left = header in ("name", "protocol", "group", "note")
         table.add_column(
-            header, justify="left" if left else "right", no_wrap=header in ("protocol", "note")
+            header,
+            justify="left" if left else "right",
+            no_wrap=header in ("protocol", "group", "note"),
         )
     flows = summary.flows
     for _, row in flows.head(max_rows).iterrows():
@@ -259,6 +269,7 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
             str(row["id"]),
             str(row["name"]),
             str(row["class"]),
+            *((str(row["group"]),) if named else ()),
             _mbps(float(row["throughput_bits_per_s"])),
             _number(float(row["normalized_throughput"]), 2),
             f"{row['packet_loss_rate']:.4f}",
@@ -266,7 +277,7 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
             str(row["status"]),
         )
     if len(flows) > max_rows:
-        table.add_row("...", f"({len(flows) - max_rows} more)", *[""] * 6)
+        table.add_row("...", f"({len(flows) - max_rows} more)", *[""] * (len(headers) + 1))
     table.caption = (
         "Mb/s: delivered in the window; norm.: throughput while active / fair share of its "
         "bottleneck; LER: loss event rate (Rhee & Xu 2005 §2)"
@@ -282,16 +293,31 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
     return table
 
 
+def _named_groups(summary: Summary) -> bool:
+    """Whether some flow's group is not its protocol class (the scenario set ``group``)."""
+    flows = summary._flow_columns
+    return any(str(g) != str(c) for g, c in zip(flows["group"], flows["class"], strict=True))
+
+
 def classes_table(summary: Summary) -> Table:
-    """Per protocol class: throughput, fairness and friendliness to TCP over the window."""
-    table = _table(f"protocols ({window_text(summary)})")
-    for header in ("protocol", "flows", "Mb/s", "norm.", "Jain", "vs TCP", "rating", "diff."):
+    """Per flow group: throughput, fairness and friendliness to the reference over the window.
+
+    The groups are the protocol classes unless the scenario sets ``group`` (the table is then
+    titled "groups"); background groups are marked and not rated.
+    """
+    classes = summary.classes
+    named = _named_groups(summary)
+    reference = [str(c) for c, r in zip(classes["class"], classes["reference"], strict=True) if r]
+    against = f"vs {reference[0]}" if reference else "vs TCP"
+    first = "group" if named else "protocol"
+    table = _table(f"{'groups' if named else 'protocols'} ({window_text(summary)})")
+    for header in (first, "flows", "Mb/s", "norm.", "Jain", against, "rating", "diff."):
         table.add_column(
             header,
-            justify="left" if header in ("protocol", "rating") else "right",
-            no_wrap=header in ("protocol", "rating"),
+            justify="left" if header in (first, "rating") else "right",
+            no_wrap=header in (first, "rating"),
         )
-    for _, row in summary.classes.iterrows():
+    for _, row in classes.iterrows():
         table.add_row(
             str(row["class"]) + ("*" if row["partial"] else ""),
             str(row["flows"]),
@@ -299,16 +325,23 @@ def classes_table(summary: Summary) -> Table:
             _number(float(row["normalized_throughput"]), 2),
             _number(float(row["fairness_index"]), 3),
             _number(float(row["friendliness_ratio"]), 2),
-            str(row["friendliness_rating"]),
+            "background" if row["background"] else str(row["friendliness_rating"]),
             _number(float(row["difference_ratio"]), 2),
         )
+    subject = "the group" if named else "the protocol"
+    target = reference[0] if reference else "TCP"
     caption = (
-        "Mb/s: mean per flow; norm.: mean normalized throughput; Jain: fairness index within "
-        "the protocol; vs TCP: friendliness ratio and rating (Hassan & Kara); diff.: "
-        "difference ratio to TCP (Rhee & Xu)"
+        f"Mb/s: mean per flow; norm.: mean normalized throughput; Jain: fairness index within "
+        f"{subject}; {against}: friendliness ratio and rating (Hassan & Kara); diff.: "
+        f"difference ratio to {target} (Rhee & Xu)"
     )
-    if summary.classes["partial"].any():
-        caption += "; *: no flow of the protocol was active for the whole window"
+    if classes["background"].any():
+        caption += (
+            "; background: not rated, and the other flows' fair share is what the background "
+            "leaves of each link"
+        )
+    if classes["partial"].any():
+        caption += f"; *: no flow of {subject} was active for the whole window"
     table.caption = caption
     return table
 
@@ -449,18 +482,23 @@ def _param_cells(row: pd.Series, params: list[str], labels: dict[str, dict[Any, 
     return [labels.get(p, {}).get(row[p], str(row[p])) for p in params]
 
 
-def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
-    """Per parameter combination and protocol: means over seeds with 95% intervals.
+def sweep_table(
+    summary: pd.DataFrame, manifest: dict[str, Any], classes: pd.DataFrame | None = None
+) -> Table:
+    """Per parameter combination and protocol (or flow group): means over seeds, 95% intervals.
 
-    ``summary`` is :func:`tfrclab.sweep.summarize` of the sweep's ``classes`` dataset.
+    ``summary`` is :func:`tfrclab.sweep.summarize` of the sweep's ``classes`` dataset; given
+    that dataset as ``classes``, the table says "group" when the scenario named groups and
+    names the reference group friendliness was rated against.
     """
     labels = param_labels(manifest)
     axes = sweep_axes(manifest)
     params = list(axes)
-    table = _table("sweep: per protocol, mean ± 95% CI over seeds")
-    _sweep_columns(
-        table, list(axes.values()), ("protocol", "runs", "Mb/s", "norm.", "vs TCP", "Jain")
-    )
+    named, reference = _sweep_groups(classes)
+    first = "group" if named else "protocol"
+    against = f"vs {reference}" if reference else "vs TCP"
+    table = _table(f"sweep: per {first}, mean ± 95% CI over seeds")
+    _sweep_columns(table, list(axes.values()), (first, "runs", "Mb/s", "norm.", against, "Jain"))
     for _, row in summary.iterrows():
         table.add_row(
             *_param_cells(row, params, labels),
@@ -472,11 +510,25 @@ def sweep_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:
             _ci(row["fairness_index"], row["fairness_index_ci"], 1.0, 3),
         )
     table.caption = (
-        "Mb/s: mean per flow; norm.: normalized throughput; vs TCP: friendliness ratio; Jain: "
-        "within the protocol (loss rates and more: tfrclab.sweep.summarize). ± is the "
+        f"Mb/s: mean per flow; norm.: normalized throughput; {against}: friendliness ratio; "
+        f"Jain: within the {first} (loss rates and more: tfrclab.sweep.summarize). ± is the "
         "half-width of the 95% Student t interval (none with one seed). " + _axes_caption(manifest)
     )
     return table
+
+
+def _sweep_groups(classes: pd.DataFrame | None) -> tuple[bool, str]:
+    """Whether a sweep's ``classes`` dataset holds named groups, and its reference group ("")."""
+    if classes is None or "reference" not in classes.columns:
+        return False, ""
+    from tfrclab.summary import class_label
+
+    named = any(
+        str(c) != class_label(str(k), str(v))
+        for c, k, v in zip(classes["class"], classes["kind"], classes["variant"], strict=True)
+    )
+    references = list(dict.fromkeys(classes.loc[classes["reference"].astype(bool), "class"]))
+    return named, str(references[0]) if len(references) == 1 else ""
 
 
 def sweep_links_table(summary: pd.DataFrame, manifest: dict[str, Any]) -> Table:

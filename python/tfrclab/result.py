@@ -94,6 +94,10 @@ class RunInfo:
     text, checking its cost and building the network and its monitors; None when not
     recorded."""
 
+    reference_group: str = ""
+    """The flow group friendliness is rated against (``[measure] reference_group``); empty:
+    the long-lived TCP flows."""
+
     @property
     def duration_s(self) -> float:
         """Simulated time covered, in seconds."""
@@ -236,6 +240,8 @@ class Result:
         }
         link_names = [str(name) for name in raw["links"]["name"]]
         flows["path"] = [[link_names[int(i)] for i in path] for path in f["path"]]
+        flows["group"] = [str(group) for group in f["group"]]
+        flows["background"] = np.asarray(f["background"], dtype=bool)
         flows["throughput_bits_per_s"] = (
             flows["bytes_received"].astype(np.float64) * 8.0 / duration_s
         )
@@ -331,6 +337,7 @@ class Result:
             measure_to_ns=int(raw["measure_to_ns"]),
             cpu_seconds=cpu_seconds,
             setup_cpu_seconds=setup_cpu_seconds,
+            reference_group=str(raw.get("reference_group", "")),
         )
         result = cls(info, flows, links, {}, link_bins, [], packet_trace)
         result._states, result._state_blobs = None, state_blobs
@@ -352,7 +359,9 @@ class Result:
 
         Columns: ``id`` (0-based position), ``name``, ``kind``, ``variant``, ``from``, ``to``,
         ``start_s``, ``stop_s`` (NaN: no stop), ``base_rtt_s``, ``loss_event_rtt_s``, ``path``
-        (the names of the links its data crosses, in order); the totals ``packets_sent``,
+        (the names of the links its data crosses, in order), ``group`` (the scenario's
+        ``group``, empty for the protocol class) and ``background`` (docs/scenario.md); the
+        totals ``packets_sent``,
         ``bytes_sent``, ``packets_received``, ``bytes_received``, ``packets_dropped``,
         ``bytes_dropped``, ``loss_events``, ``reverse_packets_{sent,received,dropped}``;
         ``throughput_bits_per_s`` and ``send_rate_bits_per_s`` (bytes received / sent over the
@@ -592,18 +601,26 @@ class Result:
             )
         return times
 
-    def summary(self, from_s: float | None = None, to_s: float | None = None) -> Summary:
+    def summary(
+        self,
+        from_s: float | None = None,
+        to_s: float | None = None,
+        reference_group: str | None = None,
+    ) -> Summary:
         """The run's figures over a measurement window (default: the scenario's ``[measure]``).
 
-        Per flow, per binned link and per protocol class, with fair shares, normalized
-        throughput, fairness and friendliness (see :mod:`tfrclab.summary`).
+        Per flow, per binned link and per flow group (by default the protocol class), with
+        fair shares, normalized throughput, fairness and friendliness against
+        ``reference_group`` (default: the scenario's, else the long-lived TCP flows; see
+        :mod:`tfrclab.summary`).
 
         Raises:
-            ValueError: if the window is empty or outside the run.
+            ValueError: if the window is empty or outside the run, or the reference group is
+                not a group of the window.
         """
         from tfrclab.summary import summarize
 
-        return summarize(self, from_s, to_s)
+        return summarize(self, from_s, to_s, reference_group)
 
     def _repr_html_(self) -> str:
         """A compact HTML table for notebooks: every flow over the window, then the protocols."""
@@ -670,6 +687,7 @@ class Result:
             "measure_to_ns": info.measure_to_ns,
             "cpu_seconds": info.cpu_seconds,
             "setup_cpu_seconds": info.setup_cpu_seconds,
+            "reference_group": info.reference_group,
             "flow_state_fields": [list(fields) for fields in self._state_fields()],
         }
         (out / "scenario.toml").write_text(info.scenario_toml, encoding="utf-8")
@@ -757,6 +775,7 @@ class Result:
                 measure_to_ns=None if to_ns is None else int(to_ns),
                 cpu_seconds=_optional_float(meta.get("cpu_seconds")),
                 setup_cpu_seconds=_optional_float(meta.get("setup_cpu_seconds")),
+                reference_group=str(meta.get("reference_group", "")),
             )
         except (KeyError, TypeError, ValueError) as err:
             raise ValueError(f"{src}/run.json: a field is missing or malformed ({err})") from None

@@ -1,35 +1,50 @@
-"""What a run measured over its measurement window: per flow, per link and per protocol class.
+"""What a run measured over its measurement window: per flow, per link and per flow group.
 
 :func:`summarize` (or :meth:`tfrclab.Result.summary`) adds up a run's per-bin series over a
 :class:`~tfrclab.window.Window` and returns a :class:`Summary` of three tables:
 
 - ``flows``: each flow's counts and rates in the window, how much of the window it was active
-  (``active_fraction``, ``status``), the link it shares most tightly (``bottleneck``), its fair
-  share there and its normalized throughput (Floyd 2000 Figs. 6-7);
+  (``active_fraction``, ``status``), its group and whether it is background traffic, its base
+  RTT and path, the link it shares most tightly (``bottleneck``), its fair share there and its
+  normalized throughput (Floyd 2000 Figs. 6-7);
 - ``links``: each binned link's utilization, drop rate and time-weighted queue in the window
   (Floyd 2000 Table 25);
-- ``classes``: per protocol class (``kind/variant``): mean throughput, mean normalized
-  throughput, Jain's fairness index among the class (Yang 2001 eq. 3), loss rates, and against
-  TCP the friendliness ratio with its rating (Hassan & Kara eq. 2, Table 1) and the difference
-  ratio (Rhee & Xu 2005 §2).
+- ``classes``: per flow group (the ``class`` column names it; by default a group is a protocol
+  class ``kind/variant``): mean throughput, mean normalized throughput, Jain's fairness index
+  within the group (Yang 2001 eq. 3), loss rates, and against the reference group the
+  friendliness ratio with its rating (Hassan & Kara eq. 2, Table 1) and the difference ratio
+  (Rhee & Xu 2005 §2).
 
 Rules, each a choice a reader should know:
 
+- A flow's *group* is its ``group`` key in the scenario, by default its protocol class
+  (``tcp/sack``, ``tfrc``), so that flows of one protocol on different paths can be told apart
+  (``group = "tcp 20ms"``) and flows of several protocols pooled.
+- A flow is *background* traffic when it says ``background = true``, and by default when it is
+  a web session, a short-TCP aggregate, an ON/OFF source (``pareto``, ``exponential`` or an
+  ``on_off`` table) or CBR. Background flows do not compete for a fair share: they take what
+  they take, and the long-lived (foreground) flows share what is left.
 - A flow is *active* from its start to its stop (or the end of the run). ``status`` is
   ``"not started"`` when it starts at or after the window's end, ``"stopped"`` when it stopped
   before the window began, ``"partial"`` when it was active for only part of the window, and
   empty otherwise. ON/OFF pauses are part of a flow's behaviour and do not make it partial.
 - ``throughput_bits_per_s`` is what the flow delivered in the window divided by the window's
   length; ``active_throughput_bits_per_s`` divides by the time it was active instead.
-- The fair share of a link is its rate over the number of flows crossing it, each flow counted
-  by the fraction of the window it was active (the time-average number of competitors); ping
-  probes do not count. A flow's fair share is the smallest over the links of its path, and
-  that link is its ``bottleneck``. ``normalized_throughput`` is the active throughput over it.
-- Class figures average the flows active for the whole window; a class none of whose flows was
-  is averaged over its partly active flows and marked ``partial``, and a class of flows that
-  never ran in the window is left out.
-- TCP is every long-lived flow of ``kind = "tcp"`` (all variants pooled); the friendliness
-  columns are NaN when the run has none.
+- The fair share of a foreground flow on a link is what is left of the link's rate after the
+  background traffic crossing it (the background flows' throughput in the window) over the
+  number of foreground flows crossing it, each counted by the fraction of the window it was
+  active (the time-average number of competitors). A background flow's fair share is the
+  link's whole rate over every flow crossing it, background or not. Ping probes count in
+  neither. A flow's fair share is the smallest over the links of its path, and that link is
+  its ``bottleneck``. ``normalized_throughput`` is the active throughput over it. Without
+  background traffic both rules are the link's rate over its competitors.
+- Group figures average the flows active for the whole window; a group none of whose flows was
+  is averaged over its partly active flows and marked ``partial``, and a group of flows that
+  never ran in the window is left out. A group is ``background`` when all its flows are.
+- The reference of the friendliness columns is the group ``[measure] reference_group`` names
+  (or the ``reference_group`` argument), by default every long-lived foreground flow of
+  ``kind = "tcp"`` (all variants pooled); the columns are NaN when there is no reference, and
+  for background groups, which are not rated.
 """
 
 from __future__ import annotations
@@ -48,7 +63,15 @@ if TYPE_CHECKING:
 
     from tfrclab.result import Result
 
-__all__ = ["Summary", "class_label", "data_packet_bytes", "queue_in_packets", "summarize"]
+__all__ = [
+    "BACKGROUND_KINDS",
+    "Summary",
+    "class_label",
+    "data_packet_bytes",
+    "flow_labels",
+    "queue_in_packets",
+    "summarize",
+]
 
 _FULL = 1.0 - 1e-9
 """An active fraction at least this large counts as the whole window."""
@@ -56,12 +79,18 @@ _FULL = 1.0 - 1e-9
 _NOT_COMPETING = frozenset({"ping"})
 """Flow kinds that probe the path rather than compete for it (not counted in fair shares)."""
 
+BACKGROUND_KINDS = ("web", "short_tcp", "pareto", "exponential", "cbr")
+"""Flow kinds that are background traffic unless a flow says ``background = false`` (as
+netsim's scenario parser decides; used for results saved before flows carried the flag)."""
+
 _CLASS_COLUMNS = (
     "class",
     "kind",
     "variant",
     "flows",
     "partial",
+    "background",
+    "reference",
     "mean_throughput_bits_per_s",
     "total_throughput_bits_per_s",
     "normalized_throughput",
@@ -189,11 +218,20 @@ class Summary:
         return self._frames[name]
 
 
-def summarize(result: Result, from_s: float | None = None, to_s: float | None = None) -> Summary:
+def summarize(
+    result: Result,
+    from_s: float | None = None,
+    to_s: float | None = None,
+    reference_group: str | None = None,
+) -> Summary:
     """The figures of ``result`` over ``[from_s, to_s)`` (default: the scenario's window).
 
+    Friendliness is rated against ``reference_group`` (default: the scenario's ``[measure]
+    reference_group``, else the long-lived TCP flows; see the module documentation).
+
     Raises:
-        ValueError: if the window is empty or outside the run.
+        ValueError: if the window is empty or outside the run, or the reference group is not
+            a group of a flow active in the window (the message lists the groups).
     """
     scenario_from, scenario_to = result.info.measure_s
     window = Window.snap(
@@ -204,7 +242,32 @@ def summarize(result: Result, from_s: float | None = None, to_s: float | None = 
     )
     flows = _flows(result, window)
     links = _links(result, window)
-    return Summary(window=window, flows=flows, links=links, classes=_classes(flows), result=result)
+    reference = reference_group if reference_group is not None else result.info.reference_group
+    classes = _classes(flows, reference or None)
+    return Summary(window=window, flows=flows, links=links, classes=classes, result=result)
+
+
+def flow_labels(result: Result) -> tuple[list[str], Any]:
+    """Each flow's group and whether it is background traffic (see the module documentation).
+
+    Results that carry no labels (saved before flows had them, or from the fluid model) get
+    the defaults: the protocol class, and background by kind.
+    """
+    kinds = [str(kind) for kind in result._flow_column("kind")]
+    variants = [str(variant) for variant in result._flow_column("variant")]
+    try:
+        given = [str(group) for group in result._flow_column("group")]
+    except KeyError:
+        given = [""] * len(kinds)
+    groups = [
+        label or class_label(kind, variant)
+        for label, kind, variant in zip(given, kinds, variants, strict=True)
+    ]
+    try:
+        background = np.asarray(result._flow_column("background"), dtype=bool)
+    except KeyError:
+        background = np.array([kind in BACKGROUND_KINDS for kind in kinds], dtype=bool)
+    return groups, background
 
 
 def _flows(result: Result, window: Window) -> dict[str, Any]:
@@ -227,14 +290,19 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
         active_throughput = np.where(active_s > 0, received_bits / active_s, np.nan)
     kinds = [str(kind) for kind in column("kind")]
     variants = [str(variant) for variant in column("variant")]
+    groups, background = flow_labels(result)
     frame: dict[str, Any] = {
         "id": np.asarray(column("id"), dtype=np.int64),
         "name": [str(name) for name in column("name")],
         "kind": kinds,
         "variant": variants,
         "class": [class_label(k, v) for k, v in zip(kinds, variants, strict=True)],
+        "group": groups,
+        "background": background,
         "start_s": start,
         "stop_s": stop_s,
+        "base_rtt_s": np.asarray(column("base_rtt_s"), dtype=np.float64),
+        "path": [" ".join(str(link) for link in path) for path in column("path")],
         "active_s": active_s,
         "active_fraction": fraction,
         "status": status,
@@ -250,7 +318,7 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
         "packet_loss_rate": metrics.packet_loss_rate(sums["dropped_packets"], sums["sent_packets"]),
         "loss_event_rate": metrics.loss_event_rate(sums["loss_events"], sums["sent_packets"]),
     }
-    bottleneck, share = _fair_shares(result, fraction)
+    bottleneck, share = _fair_shares(result, fraction, background, received_bits / length)
     frame["bottleneck"] = bottleneck
     frame["fair_share_bits_per_s"] = share
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -258,27 +326,45 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
     return frame
 
 
-def _fair_shares(result: Result, fraction: Any) -> tuple[list[str], Any]:
-    """Each flow's tightest link and its fair share there (see the module documentation)."""
+def _fair_shares(
+    result: Result, fraction: Any, background: Any, throughput: Any
+) -> tuple[list[str], Any]:
+    """Each flow's tightest link and its fair share there (see the module documentation).
+
+    ``background`` flags the background flows and ``throughput`` holds every flow's
+    throughput in the window (bit/s): the background's is taken off the links it crosses.
+    """
     paths = [[str(link) for link in path] for path in result._flow_column("path")]
     kinds = [str(kind) for kind in result._flow_column("kind")]
     link_names = [str(name) for name in result._link_column("name")]
     link_rates = np.asarray(result._link_column("rate_bps")).astype(np.float64)
     rate = dict(zip(link_names, link_rates, strict=True))
-    competitors: dict[str, float] = {}
-    for path, kind, weight in zip(paths, kinds, fraction, strict=True):
+    everyone: dict[str, float] = {}
+    foreground: dict[str, float] = {}
+    load: dict[str, float] = {}
+    for path, kind, weight, behind, bits in zip(
+        paths, kinds, fraction, background, throughput, strict=True
+    ):
         if kind in _NOT_COMPETING:
             continue
         for link in path:
-            competitors[link] = competitors.get(link, 0.0) + float(weight)
+            everyone[link] = everyone.get(link, 0.0) + float(weight)
+            if behind:
+                load[link] = load.get(link, 0.0) + float(bits)
+            else:
+                foreground[link] = foreground.get(link, 0.0) + float(weight)
     names: list[str] = []
     shares = np.full(len(paths), np.nan)
     for i, path in enumerate(paths):
         best: tuple[float, str] | None = None
         for link in path:
-            n = competitors.get(link, 0.0)
-            if n > 0 and (best is None or rate[link] / n < best[0]):
-                best = (rate[link] / n, link)
+            if background[i]:
+                n, capacity = everyone.get(link, 0.0), rate[link]
+            else:
+                n = foreground.get(link, 0.0)
+                capacity = max(rate[link] - load.get(link, 0.0), 0.0)
+            if n > 0 and (best is None or capacity / n < best[0]):
+                best = (capacity / n, link)
         names.append("" if best is None else best[1])
         if best is not None:
             shares[i] = best[0]
@@ -385,11 +471,16 @@ def _nanmean(values: Any) -> float:
     return float(total / count) if count > 0 else float("nan")
 
 
-def _classes(flows: dict[str, Any]) -> list[dict[str, Any]]:
-    """The per-class table of the module documentation, one dict per row."""
-    labels = flows["class"]
+def _classes(flows: dict[str, Any], reference: str | None = None) -> list[dict[str, Any]]:
+    """The per-group table of the module documentation, one dict per row.
+
+    Raises:
+        ValueError: if ``reference`` names no group of the window.
+    """
+    labels = flows["group"]
     kinds = flows["kind"]
     variants = flows["variant"]
+    background = np.asarray(flows["background"], dtype=bool)
     fraction = np.asarray(flows["active_fraction"], dtype=np.float64)
     members: dict[str, Any] = {}
     partial: dict[str, bool] = {}
@@ -402,22 +493,36 @@ def _classes(flows: dict[str, Any]) -> list[dict[str, Any]]:
         elif len(some):
             members[label], partial[label] = some, True
     active_throughput = np.asarray(flows["active_throughput_bits_per_s"], dtype=np.float64)
-    tcp = [rows for rows in members.values() if kinds[rows[0]] == "tcp"]
-    tcp_rates = active_throughput[np.concatenate(tcp)] if tcp else np.array([])
+    if reference is None:
+        rows_in = np.concatenate(list(members.values())) if members else np.array([], np.intp)
+        ref = [i for i in rows_in if kinds[i] == "tcp" and not background[i]]
+    elif reference in members:
+        ref = list(members[reference])
+    else:
+        known = ", ".join(members) or "none"
+        raise ValueError(
+            f"measure.reference_group: {reference!r} is not the group of a flow active in the "
+            f"window; groups: {known}"
+        )
+    ref_rates = active_throughput[np.asarray(ref, dtype=np.intp)]
     normalized = np.asarray(flows["normalized_throughput"], dtype=np.float64)
     packet_loss = np.asarray(flows["packet_loss_rate"], dtype=np.float64)
     loss_event = np.asarray(flows["loss_event_rate"], dtype=np.float64)
     rows = []
     for label, group in members.items():
         rates = active_throughput[group]
-        ratio = metrics.friendliness_ratio(rates, tcp_rates) if tcp_rates.size else float("nan")
+        behind = bool(background[group].all())
+        rated = bool(ref_rates.size) and not behind
+        ratio = metrics.friendliness_ratio(rates, ref_rates) if rated else float("nan")
         rows.append(
             {
                 "class": label,
-                "kind": kinds[group[0]],
-                "variant": variants[group[0]],
+                "kind": _common(kinds[i] for i in group),
+                "variant": _common(variants[i] for i in group),
                 "flows": len(group),
                 "partial": partial[label],
+                "background": behind,
+                "reference": label == reference if reference is not None else False,
                 "mean_throughput_bits_per_s": float(rates.mean()),
                 "total_throughput_bits_per_s": float(rates.sum()),
                 "normalized_throughput": _nanmean(normalized[group]),
@@ -427,10 +532,16 @@ def _classes(flows: dict[str, Any]) -> list[dict[str, Any]]:
                 "friendliness_ratio": ratio,
                 "friendliness_rating": (metrics.friendliness_rating(ratio) if ratio >= 0 else ""),
                 "difference_ratio": (
-                    float(metrics.difference_ratio(rates.mean(), tcp_rates.mean()))
-                    if tcp_rates.size
+                    float(metrics.difference_ratio(rates.mean(), ref_rates.mean()))
+                    if rated
                     else float("nan")
                 ),
             }
         )
     return rows
+
+
+def _common(values: Any) -> str:
+    """The one value all of ``values`` share, "" when they differ (a group of several kinds)."""
+    distinct = set(values)
+    return str(next(iter(distinct))) if len(distinct) == 1 else ""

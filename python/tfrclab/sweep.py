@@ -9,7 +9,8 @@ per-bin series are kept) and one Parquet dataset per table:
 
 - ``runs/``: a row per run and flow: the flow's figures over the measurement window
   (:attr:`tfrclab.summary.Summary.flows`), the window, and the run's events and times;
-- ``classes/``: a row per run and protocol class (throughput, fairness, friendliness);
+- ``classes/``: a row per run and flow group, by default per protocol class (throughput,
+  fairness, friendliness);
 - ``links/``: a row per run and binned link (utilization, drop rate, queue);
 - ``flow_series/`` and ``link_series/`` (with ``series``): every bin of every flow and binned
   link, for figures over time; with ``trace`` (field names of the agents' state traces,
@@ -985,4 +986,5 @@ class SweepResult:
         summary = self.summary()
         if summary.empty:
             return render_html(self._head())
-        return render_html(self._head(), sweep_table(summary, self.manifest))
+        classes = self.dataset("classes")
+        return render_html(self._head(), sweep_table(summary, self.manifest, classes))

@@ -138,12 +138,18 @@ def test_flows_not_active_for_the_whole_window_are_flagged(mixed: Result) -> Non
 
 def test_fair_share_counts_the_flows_active_in_the_window(mixed: Result) -> None:
     flows = mixed.summary().flows.set_index("name")
-    # 3 greedy flows and one CBR active half the window share the bottleneck: 3.5 competitors.
+    # 3 greedy flows share what the background CBR (active half the window) leaves of the
+    # bottleneck; the CBR's own share counts every competitor: 3.5 of them.
+    cbr = flows.loc["late", "throughput_bits_per_s"]
+    assert 0 < cbr < 0.5e6
     assert flows.loc["tcp0", "bottleneck"] == "bottleneck"
-    assert flows.loc["tcp0", "fair_share_bits_per_s"] == pytest.approx(4e6 / 3.5)
+    assert flows.loc["tcp0", "fair_share_bits_per_s"] == pytest.approx((4e6 - cbr) / 3)
     assert flows.loc["tcp0", "normalized_throughput"] == pytest.approx(
-        flows.loc["tcp0", "throughput_bits_per_s"] / (4e6 / 3.5)
+        flows.loc["tcp0", "throughput_bits_per_s"] / ((4e6 - cbr) / 3)
     )
+    assert bool(flows.loc["late", "background"])
+    assert not bool(flows.loc["tcp0", "background"])
+    assert flows.loc["late", "fair_share_bits_per_s"] == pytest.approx(4e6 / 3.5)
 
 
 def test_friendliness_columns_equal_the_metrics_on_the_windowed_series(mixed: Result) -> None:

@@ -152,6 +152,32 @@ pub(crate) struct Simulation {
     end_ns: u64,
     /// The `[measure]` window, `[from, to)` in nanoseconds, handed back with the results.
     measure_ns: (u64, u64),
+    /// How the analysis reports the flows, handed back with the results.
+    labels: FlowLabels,
+}
+
+/// What the scenario says about reporting its flows, which the simulation itself never reads:
+/// each flow's `group` ("" for its protocol class) and `background`, in scenario order, and
+/// `[measure] reference_group` ("" for the long-lived TCP flows).
+struct FlowLabels {
+    groups: Vec<String>,
+    background: Vec<bool>,
+    reference_group: String,
+}
+
+impl FlowLabels {
+    /// The labels of `scenario`'s flows.
+    fn of(scenario: &Scenario) -> FlowLabels {
+        FlowLabels {
+            groups: scenario
+                .flows
+                .iter()
+                .map(|f| f.group.clone().unwrap_or_default())
+                .collect(),
+            background: scenario.flows.iter().map(|f| f.background).collect(),
+            reference_group: scenario.reference_group.clone().unwrap_or_default(),
+        }
+    }
 }
 
 impl Simulation {
@@ -191,6 +217,7 @@ impl Simulation {
         }
         let seed = seed.unwrap_or(scenario.seed);
         let measure_ns = (nanos(scenario.measure.from), nanos(scenario.measure.to));
+        let labels = FlowLabels::of(&scenario);
         let mut inner = scenario
             .simulation(seed)
             .map_err(|err| scenario_error(py, &err))?;
@@ -216,6 +243,7 @@ impl Simulation {
             scenario_toml: scenario_toml.to_owned(),
             seed,
             measure_ns,
+            labels,
         })
     }
 
@@ -288,6 +316,12 @@ impl Simulation {
         let out = results_dict(py, &mut results)?;
         out.set_item("measure_from_ns", self.measure_ns.0)?;
         out.set_item("measure_to_ns", self.measure_ns.1)?;
+        let flows = out
+            .get_item("flows")?
+            .ok_or_else(|| PyRuntimeError::new_err("the results hold no flows"))?;
+        flows.set_item("group", &self.labels.groups)?;
+        flows.set_item("background", &self.labels.background)?;
+        out.set_item("reference_group", &self.labels.reference_group)?;
         Ok(out)
     }
 }

@@ -95,6 +95,10 @@ class FluidFlow:
     increase_limit: bool = True
     """TFRC: keep Berumen eq. 9's ``min(X + s/R, ...)``, a rise of at most one packet per RTT
     per report (Barbera et al.'s model); False drops it, as RFC 5348 §4.3 has no such term."""
+    group: str = ""
+    """The group results pool the flow in (the scenario's ``group``; "": its protocol)."""
+    background: bool = False
+    """Whether results treat the flow as background traffic (the scenario's ``background``)."""
 
     def check(self, where: str) -> None:
         """Raise ValueError naming ``where`` and the field when a value is out of range."""

@@ -73,6 +73,8 @@ def to_result(run: FluidRun, scenario_toml: str = "") -> Result:
         ),
         "base_rtt_s": np.asarray([f.rtt_s for f in m.flows], dtype=np.float64),
         "loss_event_rtt_s": np.asarray([f.rtt_s for f in m.flows], dtype=np.float64),
+        "group": [f.group for f in m.flows],
+        "background": np.asarray([f.background for f in m.flows], dtype=bool),
         "packets_sent": totals["sent_packets"],
         "bytes_sent": totals["sent_bytes"],
         "packets_received": totals["received_packets"],
@@ -149,8 +151,17 @@ def to_result(run: FluidRun, scenario_toml: str = "") -> Result:
         wall_seconds=run.wall_seconds,
         measure_from_ns=round(m.measure_from_s * 1e9),
         measure_to_ns=round(duration_s * 1e9),
+        reference_group=_reference_group(scenario_toml),
     )
     return Result(info, flows, links, flow_bins, link_bins, states)
+
+
+def _reference_group(scenario_toml: str) -> str:
+    """The scenario's ``[measure] reference_group`` ("" when it names none)."""
+    if not scenario_toml:
+        return ""
+    measure = Scenario.from_toml(scenario_toml).tables.get("measure", {})
+    return str(measure.get("reference_group", "")) if isinstance(measure, dict) else ""
 
 
 def loss_event_note(result: Result) -> str:
@@ -270,6 +281,8 @@ def model_from_scenario(
                 start_s=float(row["start_s"]),
                 stop_s=None if math.isnan(stop) else stop,
                 max_window=float(window) if window is not None else None,
+                group=str(row["group"]),
+                background=bool(row["background"]),
             )
         )
     packet_bytes = size or 1000

@@ -5,12 +5,20 @@ simulators see the same per-host delays and start times; netsim runs it, ns-2 ru
 script, and both runs become per-sample :class:`~tfrclab.ns2.output.Series`. The metrics are
 taken over a measurement window with the functions of :mod:`tfrclab.metrics`:
 
-- ``throughput/<class>``: mean normalized throughput of the class's flows (Floyd 2000 Figs. 6-7;
-  bytes received over the window against a fair share of the primary link);
+- ``throughput/<group>``: mean normalized throughput of the group's flows (Floyd 2000 Figs. 6-7;
+  bytes received over the window against a fair share of the primary link). A flow's group is
+  its ``group`` key, by default its protocol (``tcp-sack``, ``tfrc``, ...; :func:`flow_group`).
+  Background flows (``background``, docs/scenario.md) take what they take: the long-lived
+  flows' fair share is the link's rate less the background's throughput across it, over the
+  long-lived flows crossing it; a background flow's is the rate over every flow crossing it;
 - ``drop_rate``, ``utilization``: at the primary link (Floyd 2000 Table 25);
 - ``mean_queue``: its time-weighted mean waiting packets;
 - on a parking lot, the same three for every other hop (``drop_rate/hop1``, ...);
-- ``cov_1s/<class>``: mean CoV of the class's send rates at a 1 s timescale (Floyd 2000 §4.1.1).
+- ``cov_1s/<group>``: mean CoV of the group's send rates at a 1 s timescale (Floyd 2000 §4.1.1).
+
+To compare groups of flows (say the 20 ms and the 200 ms flows) with ns-2, give the flows
+``group`` keys and call :func:`crosscheck`; :func:`flow_groups` lists the flows of each group
+and :func:`seed_metrics` reduces one run of either simulator.
 
 The two means are compared with Welch's t over seeds: the difference (netsim - ns-2) with its
 95% confidence interval. The verdict is *agree* when the interval holds 0 or the difference is
@@ -43,6 +51,9 @@ __all__ = [
     "NsNotFound",
     "compare",
     "crosscheck",
+    "flow_group",
+    "flow_groups",
+    "is_background",
     "run_ns2",
     "seed_metrics",
     "t_quantile",
@@ -170,11 +181,40 @@ def compare(
     )
 
 
-def _flow_class(plan: Plan, index: int) -> str:
+def flow_group(plan: Plan, index: int) -> str:
+    """The group the cross-check pools flow ``index`` in: its ``group`` key, else its protocol.
+
+    The protocol is ``tcp-<variant>`` for TCP (``tcp-sack`` by default) and the kind for the
+    others (``tfrc``, ``cbr``, ...).
+    """
     flow = plan.flows[index]
+    if "group" in flow.table:
+        return str(flow.table["group"])
     if flow.kind == "tcp":
         return f"tcp-{flow.table.get('variant', 'sack')}"
     return flow.kind
+
+
+def flow_groups(plan: Plan) -> dict[str, list[int]]:
+    """The flows of each group (:func:`flow_group`), groups in order of first appearance."""
+    groups: dict[str, list[int]] = {}
+    for flow in plan.flows:
+        groups.setdefault(flow_group(plan, flow.index), []).append(flow.index)
+    return groups
+
+
+def is_background(plan: Plan, index: int) -> bool:
+    """Whether flow ``index`` is background traffic: its ``background`` key, else by kind.
+
+    By default web sessions, short-TCP aggregates, ON/OFF sources and CBR are, as netsim's
+    scenario parser decides (docs/scenario.md).
+    """
+    from tfrclab.summary import BACKGROUND_KINDS
+
+    flow = plan.flows[index]
+    if "background" in flow.table:
+        return bool(flow.table["background"])
+    return flow.kind in BACKGROUND_KINDS or "on_off" in flow.table
 
 
 def seed_metrics(plan: Plan, series: Series, start_s: float, end_s: float) -> dict[str, float]:
@@ -184,16 +224,22 @@ def seed_metrics(plan: Plan, series: Series, start_s: float, end_s: float) -> di
     last = min(series.samples, round(end_s / dt))
     window = (last - first) * dt
     link = plan.links[plan.primary_link]
-    crossing = plan.flows_crossing(plan.primary_link)
-    n = max(1, len(crossing))
+    crossing = [flow.index for flow in plan.flows_crossing(plan.primary_link)]
+    behind = [i for i in crossing if is_background(plan, i)]
+    n_all = max(1, len(crossing))
+    n_foreground = max(1, len(crossing) - len(behind))
+    received = series.received_bytes[:, first:last].sum(axis=1) * 8.0 / window
+    left = max(float(link.rate_bps) - float(received[behind].sum()), 0.0)
     out: dict[str, float] = {}
-    classes: dict[str, list[int]] = {}
-    for flow in plan.flows:
-        classes.setdefault(_flow_class(plan, flow.index), []).append(flow.index)
+    classes = flow_groups(plan)
     for name, rows in classes.items():
-        bits = series.received_bytes[rows, first:last].sum(axis=1) * 8.0
-        share = metrics.normalized_throughput(bits / window, float(link.rate_bps), n)
-        out[f"throughput/{name}"] = float(np.mean(share))
+        shares = [
+            received[i] / (float(link.rate_bps) / n_all)
+            if is_background(plan, i)
+            else (received[i] / (left / n_foreground) if left > 0 else math.inf)
+            for i in rows
+        ]
+        out[f"throughput/{name}"] = float(np.mean(shares))
     part = slice(first, last)
     for suffix, index in plan.metric_links:
         series_link = series.links[index]

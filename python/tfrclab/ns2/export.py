@@ -107,9 +107,11 @@ _TCP_KEYS = {
     "decrease", "decrease_rule", "numdupacks", "ack", "ack_interval", "ack_size",
     "max_sack_blocks", "sack_block_size", "sack_recovery", "partial_window_deflation",
     "newreno_impatient", "vegas_alpha", "vegas_beta", "vegas_gamma", "max_packets",
+    "group", "background",
 }  # fmt: skip
+# ``group`` and ``background`` only say how the flows are reported: nothing to export.
 _COMMON_KEYS = {"kind", "name", "count", "from", "to", "reverse", "start", "stop", "on_off",
-                "loss_event_rtt"}  # fmt: skip
+                "loss_event_rtt", "group", "background"}  # fmt: skip
 
 # floyd2000 TFRC: ns-2.35 Agent/TFRC and Agent/TFRCSink as ns-default.tcl sets them, except
 # useHeaders_ false (the paper predates the 32-byte header accounting added in 2005).

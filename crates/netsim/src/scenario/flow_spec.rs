@@ -56,7 +56,21 @@ pub struct FlowSpec {
     pub host_jitter: Duration,
     /// Where the flow is in the file ("flows[2]").
     pub path: String,
+    /// The group the analysis pools the flow in (`group`); `None`: its protocol class. Reporting
+    /// only: the simulation never reads it.
+    pub group: Option<String>,
+    /// Whether the analysis treats the flow as background traffic (`background`; by default web
+    /// sessions, short-TCP aggregates, ON/OFF sources and CBR). Reporting only.
+    pub background: bool,
 }
+
+/// The kinds that are background traffic unless a flow says `background = false`: they do not
+/// take a share of the link like a long-lived flow (web sessions, short-TCP aggregates, ON/OFF
+/// and CBR sources).
+const BACKGROUND_KINDS: &[&str] = &["web", "short_tcp", "pareto", "exponential", "cbr"];
+
+/// The longest `group` name (a label for tables and figures).
+const MAX_GROUP_CHARS: usize = 200;
 
 /// How flows without `from`/`to` get their endpoints: the k-th flow of a dumbbell runs from
 /// `left{k mod left}` to `right{k mod right}` (or back, with `reverse = true`). The dumbbell's
@@ -137,6 +151,20 @@ pub(super) fn parse_flows(
         };
         let loss_event_rtt: Option<Duration> = fields.optional("loss_event_rtt")?;
         let host_jitter: Duration = fields.or("host_jitter", Duration::ZERO)?;
+        let group: Option<String> = fields.optional("group")?;
+        if let Some(label) = &group {
+            if label.trim().is_empty() || label.chars().count() > MAX_GROUP_CHARS {
+                return Err(ScenarioError::invalid_text(
+                    format!("{path}.group"),
+                    format!("a non-empty name of at most {MAX_GROUP_CHARS} characters"),
+                    format!("{label:?}"),
+                ));
+            }
+        }
+        let background: bool = fields.or(
+            "background",
+            BACKGROUND_KINDS.contains(&kind) || on_off.is_some(),
+        )?;
         if host_jitter > MAX_HOST_JITTER {
             return Err(ScenarioError::invalid_text(
                 format!("{path}.host_jitter"),
@@ -221,6 +249,8 @@ pub(super) fn parse_flows(
                 loss_event_rtt,
                 host_jitter,
                 path: path.clone(),
+                group: group.clone(),
+                background,
             });
         }
     }

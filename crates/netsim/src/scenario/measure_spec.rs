@@ -31,15 +31,27 @@ impl MeasureWindow {
     }
 }
 
-/// Reads `[measure]` (`from`, `to`) and checks it against the run's `duration`:
-/// `0 <= from < to <= duration`.
+/// Reads `[measure]` (`from`, `to`, `reference_group`) and checks the window against the run's
+/// `duration`: `0 <= from < to <= duration`. Returns the window and the reference group, the
+/// flow group friendliness is rated against (`None`: the long-lived TCP flows); reporting only.
 pub(super) fn parse_measure(
     mut fields: Fields<'_>,
     duration: Duration,
-) -> Result<MeasureWindow, ScenarioError> {
+) -> Result<(MeasureWindow, Option<String>), ScenarioError> {
     let from: Duration = fields.or("from", Duration::ZERO)?;
     let to: Duration = fields.or("to", duration)?;
+    let reference: Option<String> = fields.optional("reference_group")?;
     fields.finish()?;
+    if reference
+        .as_deref()
+        .is_some_and(|name| name.trim().is_empty())
+    {
+        return Err(ScenarioError::invalid_text(
+            "measure.reference_group",
+            "the name of a flow group",
+            "\"\"",
+        ));
+    }
     if from >= duration {
         return Err(ScenarioError::invalid_text(
             "measure.from",
@@ -61,5 +73,5 @@ pub(super) fn parse_measure(
             format_duration(to),
         ));
     }
-    Ok(MeasureWindow { from, to })
+    Ok((MeasureWindow { from, to }, reference))
 }

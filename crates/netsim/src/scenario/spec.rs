@@ -60,6 +60,9 @@ pub struct Scenario {
     pub drop_log: DropLogSpec,
     /// The part of the run that summaries cover (`[measure]`; the whole run by default).
     pub measure: MeasureWindow,
+    /// The flow group friendliness is rated against (`[measure] reference_group`; `None`: the
+    /// long-lived TCP flows). Reporting only.
+    pub reference_group: Option<String>,
     /// The network.
     pub topology: TopologySpec,
     /// The flows, `count` expanded.
@@ -133,9 +136,9 @@ impl Scenario {
                 format!("{bin:?}"),
             ));
         }
-        let measure = match root.table("measure")? {
+        let (measure, reference_group) = match root.table("measure")? {
             Some(table) => parse_measure(table, duration)?,
-            None => MeasureWindow::whole(duration),
+            None => (MeasureWindow::whole(duration), None),
         };
         let topology_table = match root.table("topology")? {
             Some(table) => table,
@@ -168,6 +171,7 @@ impl Scenario {
             traces,
             drop_log,
             measure,
+            reference_group,
             topology,
             flows,
             losses,
