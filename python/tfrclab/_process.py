@@ -78,12 +78,37 @@ def die_with_parent(parent: int) -> None:
     threading.Thread(target=_watch, args=(parent,), name="die-with-parent", daemon=True).start()
 
 
+#: What a worker says when the script it imports starts workers itself.
+MAIN_GUARD_MESSAGE = (
+    "tfrclab: a worker process, importing your script, reached a call that starts worker "
+    "processes (run_sweep, reproduce, evaluate with jobs > 1): put that call under "
+    '`if __name__ == "__main__":` (worker processes import the main script)'
+)
+
+
+def refuse_while_importing_main() -> None:
+    """Exit, saying why in one line, if this is a worker importing the main script.
+
+    A spawned process is "inheriting" while it imports the main script (multiprocessing's own
+    test for this case, which would end in a traceback only when it starts a worker itself);
+    a script that reaches a call starting workers then lacks its ``__main__`` guard.
+    """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        print(MAIN_GUARD_MESSAGE, file=sys.stderr)
+        raise SystemExit(1)
+
+
 def worker_pool(max_workers: int) -> cf.ProcessPoolExecutor:
     """A pool of ``max_workers`` spawned worker processes that end when this process ends.
 
     ``spawn`` (a fresh interpreter per worker, never a fork of this one's threads and locks)
-    makes this process each worker's parent, which :func:`die_with_parent` watches.
+    makes this process each worker's parent, which :func:`die_with_parent` watches. Each worker
+    imports the main script (as ``__mp_main__``); one that reaches this call while doing so
+    (a script without an ``if __name__ == "__main__":`` guard) would start workers of its own
+    without end: it says so in one line on stderr and exits instead, and the parent's error
+    points there.
     """
+    refuse_while_importing_main()
     return cf.ProcessPoolExecutor(
         max_workers=max_workers,
         mp_context=multiprocessing.get_context("spawn"),

@@ -685,7 +685,9 @@ def _local(
             if tries[task.key] >= 2:
                 raise SweepError(
                     f"run {task.key} (seed {task.seed}, {dict(task.changes)}) failed twice: its "
-                    "worker process died (out of memory?); the finished runs are kept"
+                    "worker process died (out of memory, or a script that calls run_sweep "
+                    'without `if __name__ == "__main__":`, which stderr then names); the '
+                    "finished runs are kept"
                 )
         pending = broken
 
@@ -764,6 +766,9 @@ def run_sweep(
         ValueError: if ``out`` holds a different sweep, or the executor is unknown.
         SweepError: if ``out`` is in use by another sweep, or a run's worker died twice.
     """
+    from tfrclab._process import refuse_while_importing_main
+
+    refuse_while_importing_main()
     from tfrclab.outdir import check_sweep_out
 
     out = Path(out)

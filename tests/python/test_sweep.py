@@ -566,3 +566,30 @@ def test_a_damaged_dataset_file_is_named_and_repaired(
     out, err = capsys.readouterr()
     assert f"repairing: {victim} is damaged (" in err
     assert f"{tmp_path}: 4 of 4 runs" in out
+
+
+def test_an_unguarded_script_is_told_to_guard_its_sweep(
+    scenario_file: Path, tmp_path: Path
+) -> None:
+    # Spawned workers import the main script; without the guard each would start a sweep of
+    # its own. Each says why in one line and the sweep names the likely cause.
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import sys\n"
+        "from tfrclab import Scenario, sweep\n"
+        f"grid = sweep.Grid(Scenario.load({str(scenario_file)!r}), "
+        "vary=(('losses.0.p', (0.01, 0.02)),), seeds=(1,))\n"
+        f"sweep.run_sweep(grid, {str(tmp_path / 'out')!r}, jobs=2)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "MPLBACKEND": "Agg"},
+    )
+    assert done.returncode != 0
+    assert '`if __name__ == "__main__":`' in done.stderr
+    assert "put that call under" in done.stderr
+    assert "BrokenProcessPool" not in done.stderr.splitlines()[-1]
+    assert "without `if __name__" in done.stderr.splitlines()[-1]
