@@ -114,6 +114,11 @@ pub struct CostEstimate {
     pub bins: u64,
     /// Flows, `count` expanded.
     pub flows: usize,
+    /// Links whose per-bin series are kept (`monitor.links`).
+    pub binned_links: u64,
+    /// State fields traced, all flows together (each a per-bin series): with `bins`, `flows`
+    /// and `binned_links`, how many values the results hold, for the cost of writing them.
+    pub state_fields: u64,
     /// The parts, costliest first (by events, then memory).
     pub parts: Vec<CostPart>,
 }
@@ -477,6 +482,8 @@ pub(super) fn estimate(
         wall_s,
         bins,
         flows: scenario.flows.len(),
+        binned_links,
+        state_fields: fluid.iter().map(|f| f.state_fields).sum(),
         parts,
     }
 }

@@ -1,0 +1,139 @@
+"""Room for a run on this machine: its estimate against free memory and free disk.
+
+The cost estimate (:func:`tfrclab.estimate`) holds a run to a fixed budget, which says nothing
+about the machine it starts on. Before ``tfrclab run`` simulates anything, :func:`check_room`
+adds what writing ``--out`` costs (:func:`write_cost`) to the estimate, and compares the memory
+with what the machine has available and the bytes each destination takes (``--out``, the pcap
+and ns-2 trace files) with the free space of its file system. A run that does not fit is
+refused with a one-line :class:`~tfrclab.CostError` unless forced, like one over the budget.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "FLOW_SERIES",
+    "LINK_SERIES",
+    "WRITE_MEMORY_BYTES",
+    "available_memory",
+    "check_room",
+    "free_disk",
+    "write_cost",
+]
+
+FLOW_SERIES = 7
+"""Per-bin series of each flow in ``flow_bins.parquet`` (packets and bytes sent, received and
+dropped, loss events)."""
+
+LINK_SERIES = 9
+"""Per-bin series of each binned link in ``link_bins.parquet``."""
+
+WRITE_MEMORY_BYTES = 320 << 20
+"""Memory writing ``--out`` needs above the run's own: the Parquet, pandas and plotting
+libraries loaded (about 230 MB measured for a 60 s dumbbell with 1 ms bins, which writes 48 MB)
+and one row group at a time (a few MB: the files are written in batches), rounded up."""
+
+VALUE_DISK_BYTES = 8
+"""At most this many bytes per per-bin value on disk (a plain int64 or float64; the key columns
+beside it are dictionary- and run-length encoded to almost nothing)."""
+
+FIXED_DISK_BYTES = 8 << 20
+"""Disk for what does not grow with bins: the flow and link tables, ``scenario.toml``,
+``run.json`` and the figures (under a MB each), rounded up."""
+
+
+def write_cost(cost: Mapping[str, Any]) -> tuple[int, int]:
+    """What writing a run's results with ``--out`` costs: (memory bytes, disk bytes).
+
+    ``cost`` is the run's :func:`tfrclab.estimate`. The memory is a constant, since the
+    files are written a row group at a time; the disk is at most :data:`VALUE_DISK_BYTES` per
+    value the results hold (bins times the flows' and binned links' series and the flows'
+    traced state fields).
+    """
+    series = (
+        int(cost["flows"]) * FLOW_SERIES
+        + int(cost["binned_links"]) * LINK_SERIES
+        + int(cost["state_fields"])
+    )
+    return WRITE_MEMORY_BYTES, int(cost["bins"]) * series * VALUE_DISK_BYTES + FIXED_DISK_BYTES
+
+
+def available_memory() -> int | None:
+    """Bytes of memory this machine can give a new process (``MemAvailable``).
+
+    None where that cannot be read (not Linux).
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
+def free_disk(path: Path) -> tuple[int, Path]:
+    """Free bytes for an unprivileged writer where ``path`` is (or would be created).
+
+    Returns them with the existing directory that was asked: ``path`` or the nearest above.
+    """
+    here = path.absolute()
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    if not here.is_dir():
+        here = here.parent
+    stats = os.statvfs(here)
+    return stats.f_bavail * stats.f_frsize, here
+
+
+def _size(n: float) -> str:
+    """``n`` bytes, readable: "1.5 GB", "230 MB"."""
+    if n >= 1e9:
+        return f"{n / 1e9:.1f} GB"
+    return f"{max(n / 1e6, 0.1):.1f} MB"
+
+
+def check_room(
+    cost: Mapping[str, Any],
+    destinations: Sequence[tuple[str, Path, int]],
+    write_memory: int = 0,
+) -> None:
+    """Refuse a run that will not fit this machine's free memory or free disk.
+
+    ``cost`` is the run's estimate; ``destinations`` what it will write, as (what, path, bytes)
+    (``("--out", Path("out"), 48_000_000)``), those on one file system added up;
+    ``write_memory`` the memory writing needs on top of the run's.
+
+    Raises:
+        CostError: naming what does not fit, how much it needs and how much is free.
+    """
+    from tfrclab import _native
+
+    needed = int(cost["memory_bytes"]) + write_memory
+    available = available_memory()
+    if available is not None and needed > available:
+        raise _native.CostError(
+            f"too costly to run: about {_size(needed)} of memory needed"
+            f"{' (writing the results included)' if write_memory else ''}, "
+            f"{_size(available)} available; free memory, make the run cheaper (a coarser "
+            "`monitor.bin`, a shorter `duration`) or force the run to go ahead anyway"
+        )
+    by_device: dict[int, tuple[int, Path, list[str], int]] = {}
+    for what, path, size in destinations:
+        free, asked = free_disk(path)
+        device = os.stat(asked).st_dev
+        total, _, names, _ = by_device.get(device, (0, asked, [], free))
+        by_device[device] = (total + size, asked, [*names, f"{what} {path}"], free)
+    for total, asked, names, free in by_device.values():
+        if total > free:
+            raise _native.CostError(
+                f"too costly to run: about {_size(total)} on disk needed for "
+                f"{' and '.join(names)}, {_size(free)} free on the file system of {asked}; "
+                "write elsewhere, trace fewer links (`monitor.pcap`, `monitor.ns2_trace`, "
+                "`monitor.trace_limit`) or force the run to go ahead anyway"
+            )
