@@ -190,8 +190,8 @@ impl CostEstimate {
 /// A scenario whose estimate is over the budget.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostError {
-    /// The estimate.
-    pub estimate: CostEstimate,
+    /// The estimate (boxed: it is large for an error).
+    pub estimate: Box<CostEstimate>,
     /// The one-line message ([`CostEstimate::refusal`]).
     pub message: String,
     /// The path of the costliest part (`flows[0]`, `monitor.bin`).
@@ -225,7 +225,7 @@ pub fn check(scenario: &Scenario, budget: &Budget) -> Result<CostEstimate, CostE
                 })
                 .map_or_else(String::new, |p| p.path.clone());
             Err(CostError {
-                estimate,
+                estimate: Box::new(estimate),
                 message,
                 path: costliest,
             })
