@@ -653,7 +653,7 @@ def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> i
     from tfrclab.sweep import grid_from_manifest, load, read_manifest, summarize, summarize_links
 
     manifest = read_manifest(directory)
-    grid = grid_from_manifest(manifest)
+    grid = grid_from_manifest(manifest, directory / "sweep.json")
     params = grid.params
     classes = load(directory, "classes")
     console = _stdout_console()

@@ -15,6 +15,7 @@ Bin k covers ``[k * bin_s, (k + 1) * bin_s)``; series are indexed by the bin's s
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -790,46 +791,58 @@ class Result:
             raise ValueError(f"{src}/run.json: a field is missing or malformed ({err})") from None
         if info.bin_ns <= 0 or info.duration_ns <= 0:
             raise ValueError(f"{src}/run.json: duration_ns and bin_ns must be positive")
-        flows = pd.read_parquet(src / "flows.parquet")
-        if "stop_s" not in flows:  # format 1: no stops or paths were recorded
-            flows.insert(list(flows.columns).index("start_s") + 1, "stop_s", np.nan)
-            flows["path"] = [[] for _ in range(len(flows))]
-        flows["path"] = [[str(name) for name in path] for path in flows["path"]]
-        links = pd.read_parquet(src / "links.parquet")
-        if "queue_kind" not in links:  # format 1: the queue setup was not recorded
-            links["queue_kind"] = ""
-            for column in ("limit_packets", "limit_bytes"):
-                links[column] = -1
-            for column in ("red_min_th", "red_max_th"):
-                links[column] = np.nan
-            links["red_in_bytes"] = False
+        with _reading(src / "flows.parquet"):
+            flows = pd.read_parquet(src / "flows.parquet")
+            if "stop_s" not in flows:  # format 1: no stops or paths were recorded
+                flows.insert(list(flows.columns).index("start_s") + 1, "stop_s", np.nan)
+                flows["path"] = [[] for _ in range(len(flows))]
+            flows["path"] = [[str(name) for name in path] for path in flows["path"]]
+        with _reading(src / "links.parquet"):
+            links = pd.read_parquet(src / "links.parquet")
+            if "queue_kind" not in links:  # format 1: the queue setup was not recorded
+                links["queue_kind"] = ""
+                for column in ("limit_packets", "limit_bytes"):
+                    links[column] = -1
+                for column in ("red_min_th", "red_max_th"):
+                    links[column] = np.nan
+                links["red_in_bytes"] = False
+            n_binned = int(links["binned"].sum())
         n_flows = len(flows)
-        n_binned = int(links["binned"].sum())
-        flow_table = pq.read_table(src / "flow_bins.parquet")
-        bins = flow_table.num_rows // n_flows if n_flows else _bins_of(info)
-        flow_bins = {
-            key: flow_table.column(key).to_numpy().reshape(n_flows, bins) for key in _FLOW_SERIES
-        }
-        link_table = pq.read_table(src / "link_bins.parquet")
-        link_bins = {
-            key: (
-                link_table.column(key).to_numpy().reshape(n_binned, bins)
-                if key in link_table.column_names
-                else np.full((n_binned, bins), np.nan)  # format 1 kept no RED average
-            )
-            for key in _LINK_SERIES
-        }
-        state_table = pq.read_table(src / "flow_states.parquet")
-        all_values = state_table.column("value").to_numpy()
+        with _reading(src / "flow_bins.parquet"):
+            flow_table = pq.read_table(src / "flow_bins.parquet")
+            bins = _bins_of(info)
+            if flow_table.num_rows != n_flows * bins:
+                raise ValueError(
+                    f"{flow_table.num_rows} rows, expected {n_flows} flows (flows.parquet) "
+                    f"x {bins} bins (run.json)"
+                )
+            flow_bins = {
+                key: flow_table.column(key).to_numpy().reshape(n_flows, bins)
+                for key in _FLOW_SERIES
+            }
+        with _reading(src / "link_bins.parquet"):
+            link_table = pq.read_table(src / "link_bins.parquet")
+            link_bins = {
+                key: (
+                    link_table.column(key).to_numpy().reshape(n_binned, bins)
+                    if key in link_table.column_names
+                    else np.full((n_binned, bins), np.nan)  # format 1 kept no RED average
+                )
+                for key in _LINK_SERIES
+            }
         states: list[tuple[tuple[str, ...], NDArray[np.float64]]] = []
-        offset = 0
-        for fields in meta["flow_state_fields"]:
-            size = len(fields) * bins
-            values = np.array(all_values[offset : offset + size], dtype=np.float64)
-            states.append((tuple(fields), values.reshape(len(fields), bins)))
-            offset += size
+        with _reading(src / "flow_states.parquet"):
+            state_table = pq.read_table(src / "flow_states.parquet")
+            all_values = state_table.column("value").to_numpy()
+            offset = 0
+            for fields in meta["flow_state_fields"]:
+                size = len(fields) * bins
+                values = np.array(all_values[offset : offset + size], dtype=np.float64)
+                states.append((tuple(fields), values.reshape(len(fields), bins)))
+                offset += size
         trace_path = src / "packet_trace.parquet"
-        packet_trace = pd.read_parquet(trace_path) if trace_path.exists() else None
+        with _reading(trace_path):
+            packet_trace = pd.read_parquet(trace_path) if trace_path.exists() else None
         return cls(info, flows, links, flow_bins, link_bins, states, packet_trace)
 
     def equals(self, other: Result) -> bool:
@@ -895,6 +908,26 @@ def _stop_seconds(stop_ns: Any) -> NDArray[np.float64]:
 def _bins_of(info: RunInfo) -> int:
     """ceil(duration / bin), the number of bins of every series."""
     return -(-info.duration_ns // info.bin_ns)
+
+
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """Name ``path`` in any error that reading it gives (pyarrow's and numpy's leave it out).
+
+    Raises:
+        ValueError: ``path: unreadable or not matching the rest of the run directory (...)``.
+    """
+    import pyarrow as pa
+
+    try:
+        yield
+    except (ValueError, KeyError, IndexError, TypeError, pa.ArrowException) as err:
+        reason = " ".join(str(err).split()) or type(err).__name__
+        if str(path) in reason:
+            raise ValueError(reason) from None
+        raise ValueError(
+            f"{path}: unreadable or not matching the rest of the run directory ({reason})"
+        ) from None
 
 
 _BATCH_ROWS = 1 << 18
