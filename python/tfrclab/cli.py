@@ -262,7 +262,12 @@ def _load_scenario(path: Path, sets: Sequence[tuple[str, Any]]) -> Scenario:
         text = read_scenario_text(path)
     except OSError as err:
         raise ValueError(f"{path}: cannot read the scenario file ({err.strerror})") from None
-    scenario = Scenario.from_toml(text, source=str(path))
+    try:
+        scenario = Scenario.from_toml(text, source=str(path))
+    except ScenarioError as err:
+        if err.path is None:  # invalid TOML: no field to name, so name the file
+            raise ValueError(f"{path}: {' '.join(str(err).split())}") from None
+        raise
     if sets:
         changed = scenario.with_(**dict(sets))
         if any("queue" in str(key) for key, _ in sets):

@@ -16,6 +16,7 @@ Bin k covers ``[k * bin_s, (k + 1) * bin_s)``; series are indexed by the bin's s
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Iterator, Mapping
@@ -921,6 +922,10 @@ def _reading(path: Path) -> Iterator[None]:
 
     try:
         yield
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            errno.ENOENT, "missing: not a complete run directory", str(path)
+        ) from None
     except (ValueError, KeyError, IndexError, TypeError, pa.ArrowException) as err:
         reason = " ".join(str(err).split()) or type(err).__name__
         if str(path) in reason:

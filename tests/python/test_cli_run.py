@@ -218,3 +218,27 @@ def test_a_malformed_sweep_manifest_is_named(
     assert main(["summary", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert f"{tmp_path / 'sweep.json'}: malformed axes or seeds" in err, err
+
+
+def test_invalid_toml_names_the_scenario_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text("duration = \n")
+    assert main(["run", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tfrclab run: error: {path}: invalid TOML"), err
+
+
+def test_a_missing_run_file_is_named_as_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario, out = tmp_path / "small.toml", tmp_path / "run"
+    scenario.write_text(SMALL_SCENARIO)
+    assert main(["run", str(scenario), "--quiet", "--out", str(out)]) == 0
+    (out / "link_bins.parquet").unlink()
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "missing: not a complete run directory" in err, err
+    assert str(out / "link_bins.parquet") in err
