@@ -16,21 +16,12 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "FLOW_SERIES",
-    "LINK_SERIES",
     "WRITE_MEMORY_BYTES",
     "available_memory",
     "check_room",
     "free_disk",
     "write_cost",
 ]
-
-FLOW_SERIES = 7
-"""Per-bin series of each flow in ``flow_bins.parquet`` (packets and bytes sent, received and
-dropped, loss events)."""
-
-LINK_SERIES = 9
-"""Per-bin series of each binned link in ``link_bins.parquet``."""
 
 WRITE_MEMORY_BYTES = 320 << 20
 """Memory writing ``--out`` needs above the run's own: the Parquet, pandas and plotting
@@ -54,9 +45,11 @@ def write_cost(cost: Mapping[str, Any]) -> tuple[int, int]:
     value the results hold (bins times the flows' and binned links' series and the flows'
     traced state fields).
     """
+    from tfrclab.result import _FLOW_SERIES, _LINK_SERIES
+
     series = (
-        int(cost["flows"]) * FLOW_SERIES
-        + int(cost["binned_links"]) * LINK_SERIES
+        int(cost["flows"]) * len(_FLOW_SERIES)
+        + int(cost["binned_links"]) * len(_LINK_SERIES)
         + int(cost["state_fields"])
     )
     return WRITE_MEMORY_BYTES, int(cost["bins"]) * series * VALUE_DISK_BYTES + FIXED_DISK_BYTES

@@ -324,7 +324,9 @@ class Testbed:
             return
         a, b = self.namespaces["a"], self.namespaces["b"]
         if '"stopped": "max_duration"' in self._relay_output:
-            why = f"the relay's time limit (max_duration {self._max_duration}) ended the link"
+            limit = self._max_duration
+            limit = f"{limit:g} s" if isinstance(limit, (int, float)) else limit
+            why = f"the relay's time limit (max_duration {limit}) ended the link"
         else:
             why = f"the relay stopped by itself (exit status {relay.returncode}): the link is down"
         self.ended = f"testbed: {why} between {a} and {b}"
