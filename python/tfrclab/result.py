@@ -935,9 +935,10 @@ def _reading(path: Path) -> Iterator[None]:
         ) from None
 
 
-_BATCH_ROWS = 1 << 18
-"""Rows per Parquet row group that :meth:`Result.to_parquet` writes (a few MB each): the most
-it holds in memory at once besides the result itself."""
+_BATCH_ROWS = 1 << 20
+"""Rows per Parquet row group that :meth:`Result.to_parquet` writes (tens of MB; pyarrow's own
+default, so the files compress as well as written whole): the most it holds in memory at once
+besides the result itself."""
 
 
 def _row_batches(items: int, bins: int) -> Iterator[slice]:

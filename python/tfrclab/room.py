@@ -23,14 +23,16 @@ __all__ = [
     "write_cost",
 ]
 
-WRITE_MEMORY_BYTES = 320 << 20
-"""Memory writing ``--out`` needs above the run's own: the Parquet, pandas and plotting
-libraries loaded (about 230 MB measured for a 60 s dumbbell with 1 ms bins, which writes 48 MB)
-and one row group at a time (a few MB: the files are written in batches), rounded up."""
+WRITE_MEMORY_BYTES = 384 << 20
+"""Memory ``tfrclab run --out`` needs besides the run's own series: the interpreter and the
+Parquet, pandas and plotting libraries loaded, and one row group at a time (about 30 MB: the
+files are written in batches). A 60 s dumbbell with 1 ms bins peaks at 352 MB writing 51 MB,
+with 36 MB estimated for its series; rounded up."""
 
-VALUE_DISK_BYTES = 8
-"""At most this many bytes per per-bin value on disk (a plain int64 or float64; the key columns
-beside it are dictionary- and run-length encoded to almost nothing)."""
+VALUE_DISK_BYTES = 12
+"""At most this many bytes per per-bin value on disk: a plain int64 or float64, and its row's
+keys beside it (flow, bin, field: dictionary- and run-length encoded to 2-4 bytes at worst).
+Real runs compress to a fifth or less."""
 
 FIXED_DISK_BYTES = 8 << 20
 """Disk for what does not grow with bins: the flow and link tables, ``scenario.toml``,
