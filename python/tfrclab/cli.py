@@ -444,7 +444,8 @@ def _check_room(args: argparse.Namespace, scenario: Scenario) -> None:
     if args.out is not None:
         write_memory, out_disk = write_cost(cost)
         destinations.append(("--out", args.out, out_disk))
-    if not args.force:
+    # Over the budget, netsim's own refusal (naming the costliest parts) comes first.
+    if not args.force and cost["refusal"] is None:
         check_room(cost, destinations, write_memory)
 
 

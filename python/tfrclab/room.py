@@ -112,11 +112,17 @@ def check_room(
     needed = int(cost["memory_bytes"]) + write_memory
     available = available_memory()
     if available is not None and needed > available:
+        parts = sorted(cost["parts"], key=lambda part: -int(part["memory_bytes"]))
+        mostly = (
+            f", mostly for {parts[0]['path']} ({parts[0]['hint']})"
+            if parts and int(parts[0]["memory_bytes"]) > 0
+            else ""
+        )
         raise _native.CostError(
             f"too costly to run: about {_size(needed)} of memory needed"
             f"{' (writing the results included)' if write_memory else ''}, "
-            f"{_size(available)} available; free memory, make the run cheaper (a coarser "
-            "`monitor.bin`, a shorter `duration`) or force the run to go ahead anyway"
+            f"{_size(available)} available{mostly}; free memory, make the run cheaper or "
+            "force the run to go ahead anyway"
         )
     by_device: dict[int, tuple[int, Path, list[str], int]] = {}
     for what, path, size in destinations:
