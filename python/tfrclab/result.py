@@ -477,8 +477,18 @@ class Result:
         import pandas as pd
 
         delta = self.info.bin_s if timescale is None else float(timescale)
-        series = self.flow_bins[f"{what}_bytes"].astype(np.float64) * 8.0
-        rates = metrics.send_rate(series, self.info.bin_s, delta)
+        key = f"{what}_bytes"
+        if self._flow_bins is not None:
+            rows: Any = self._flow_bins[key]
+        else:
+            # One flow at a time from the compact series: no (flows x bins) copy of any series.
+            rows = self._flow_bin_rows[key]
+        windows = [
+            metrics.send_rate(np.asarray(row, dtype=np.float64) * 8.0, self.info.bin_s, delta)
+            for row in rows
+        ]
+        empty = metrics.send_rate(np.zeros((0, self.bins)), self.info.bin_s, delta)
+        rates = np.vstack(windows) if windows else empty
         index = pd.Index(np.arange(rates.shape[1]) * delta, name="time_s")
         frame: pd.DataFrame = pd.DataFrame(rates.T, index=index, columns=list(self._flows["name"]))
         return frame
