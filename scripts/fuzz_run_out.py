@@ -76,7 +76,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=600.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--memory", default="3GB", help="address-space cap (prlimit --as)")
-    parser.add_argument("--timeout", type=float, default=180.0, help="per try, seconds")
+    # A run may take up to the 10 min budget (writing included) and then some.
+    parser.add_argument("--timeout", type=float, default=660.0, help="per try, seconds")
     args = parser.parse_args()
     cap = args.memory.upper().removesuffix("B")
     factor = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(cap[-1:], 1)

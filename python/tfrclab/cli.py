@@ -440,13 +440,13 @@ def _check_room(args: argparse.Namespace, scenario: Scenario) -> None:
             f"tfrclab run: note: {option} {given} will take about {size / 1e6:.1f} MB on disk",
             file=sys.stderr,
         )
-    write_memory = 0
+    write = None
     if args.out is not None:
-        write_memory, out_disk = write_cost(cost)
-        destinations.append(("--out", args.out, out_disk))
+        write = write_cost(cost)
+        destinations.append(("--out", args.out, write.disk_bytes))
     # Over the budget, netsim's own refusal (naming the costliest parts) comes first.
     if not args.force and cost["refusal"] is None:
-        check_room(cost, destinations, write_memory)
+        check_room(cost, destinations, write)
 
 
 def _has(scenario: Scenario, path: str) -> bool:

@@ -13,10 +13,12 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
+    "VALUES_PER_WALL_SECOND",
     "WRITE_MEMORY_BYTES",
+    "WriteCost",
     "available_memory",
     "check_room",
     "free_disk",
@@ -39,13 +41,32 @@ FIXED_DISK_BYTES = 8 << 20
 ``run.json`` and the figures (under a MB each), rounded up."""
 
 
-def write_cost(cost: Mapping[str, Any]) -> tuple[int, int]:
-    """What writing a run's results with ``--out`` costs: (memory bytes, disk bytes).
+VALUES_PER_WALL_SECOND = 15e6
+"""Per-bin values ``tfrclab run --out`` writes per second of wall time, figures included:
+measured 15 million on a 60 s dumbbell in 1 ms bins and 26 million on rhee2005 in 10 ms
+bins, on one core of the project's 2-core machine."""
+
+
+class WriteCost(NamedTuple):
+    """What writing a run's results with ``--out`` costs."""
+
+    memory_bytes: int
+    """Memory besides the run's series (:data:`WRITE_MEMORY_BYTES`)."""
+    disk_bytes: int
+    """At most this much on disk."""
+    wall_s: float
+    """Expected wall time."""
+    values: int
+    """Per-bin values the results hold."""
+
+
+def write_cost(cost: Mapping[str, Any]) -> WriteCost:
+    """What writing a run's results with ``--out`` costs.
 
     ``cost`` is the run's :func:`tfrclab.estimate`. The memory is a constant, since the
-    files are written a row group at a time; the disk is at most :data:`VALUE_DISK_BYTES` per
-    value the results hold (bins times the flows' and binned links' series and the flows'
-    traced state fields).
+    files are written a row group at a time; the disk is at most :data:`VALUE_DISK_BYTES` and
+    the time :data:`VALUES_PER_WALL_SECOND` per value the results hold (bins times the flows'
+    and binned links' series and the flows' traced state fields).
     """
     from tfrclab.result import _FLOW_SERIES, _LINK_SERIES
 
@@ -54,7 +75,22 @@ def write_cost(cost: Mapping[str, Any]) -> tuple[int, int]:
         + int(cost["binned_links"]) * len(_LINK_SERIES)
         + int(cost["state_fields"])
     )
-    return WRITE_MEMORY_BYTES, int(cost["bins"]) * series * VALUE_DISK_BYTES + FIXED_DISK_BYTES
+    values = int(cost["bins"]) * series
+    return WriteCost(
+        memory_bytes=WRITE_MEMORY_BYTES,
+        disk_bytes=values * VALUE_DISK_BYTES + FIXED_DISK_BYTES,
+        wall_s=values / VALUES_PER_WALL_SECOND,
+        values=values,
+    )
+
+
+def _duration(seconds: float) -> str:
+    """``seconds``, readable: "45 s", "12.5 min", "3.2 h"."""
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    if seconds >= 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds:.0f} s"
 
 
 def available_memory() -> int | None:
@@ -96,19 +132,31 @@ def _size(n: float) -> str:
 def check_room(
     cost: Mapping[str, Any],
     destinations: Sequence[tuple[str, Path, int]],
-    write_memory: int = 0,
+    write: WriteCost | None = None,
 ) -> None:
-    """Refuse a run that will not fit this machine's free memory or free disk.
+    """Refuse a run that will not fit the wall-time budget, free memory or free disk.
 
-    ``cost`` is the run's estimate; ``destinations`` what it will write, as (what, path, bytes)
-    (``("--out", Path("out"), 48_000_000)``), those on one file system added up;
-    ``write_memory`` the memory writing needs on top of the run's.
+    The wall time counts writing ``--out``. ``cost`` is the run's estimate;
+    ``destinations`` what it will write, as (what, path, bytes) (``("--out", Path("out"),
+    48_000_000)``), those on one file system added up; ``write`` what writing ``--out`` costs
+    (:func:`write_cost`), if it is written.
 
     Raises:
         CostError: naming what does not fit, how much it needs and how much is free.
     """
     from tfrclab import _native
 
+    write_memory = 0 if write is None else write.memory_bytes
+    if write is not None:
+        wall, budget = float(cost["wall_s"]) + write.wall_s, float(cost["budget"]["wall_s"])
+        if wall > budget:
+            raise _native.CostError(
+                f"too costly to run: about {_duration(wall)} of wall time expected "
+                f"({_duration(float(cost['wall_s']))} simulating, {_duration(write.wall_s)} "
+                f"writing --out: {write.values:.2e} per-bin values; budget "
+                f"{_duration(budget)}); a coarser `monitor.bin`, a shorter `duration` or "
+                "fewer flows, or force the run to go ahead anyway"
+            )
     needed = int(cost["memory_bytes"]) + write_memory
     available = available_memory()
     if available is not None and needed > available:

@@ -39,7 +39,7 @@ def test_writing_a_run_peaks_near_its_estimate(tmp_path: Path) -> None:
     sets = ["--set", "monitor.bin=1ms"]
     scenario = _load_scenario(DUMBBELL, [("monitor.bin", "1ms")])
     cost = tfrclab.estimate(scenario)
-    memory, disk = room.write_cost(cost)
+    memory, disk = room.write_cost(cost)[:2]
     out = tmp_path / "out"
     done = subprocess.run(
         [sys.executable, "-c", PEAK_RSS, "run", str(DUMBBELL), *sets, "--quiet", "--out", str(out)],
@@ -152,3 +152,17 @@ def test_a_full_disk_keeps_the_runs_summary(
         assert f"writing --out {out} failed" in errors[-1]
     finally:
         subprocess.run(["umount", str(disk)], check=False)
+
+
+def test_writing_that_would_take_the_run_past_the_wall_time_budget_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # As if the machine wrote a value a second: the small run's thousand or so take 15 min.
+    monkeypatch.setattr(room, "VALUES_PER_WALL_SECOND", 1.0)
+    out = tmp_path / "out"
+    assert main(["run", str(small(tmp_path)), "--quiet", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "of wall time expected" in err
+    assert "writing --out" in err
+    assert not out.exists()
+    assert main(["run", str(small(tmp_path)), "--quiet"]) == 0
