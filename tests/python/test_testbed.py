@@ -10,6 +10,7 @@ so, elsewhere. About 45 s on 2 cores.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -485,3 +486,19 @@ def test_stale_namespaces_are_removed_only_when_their_maker_is_provably_dead() -
         for name in made:
             netns.delete(name)
             netns.release(name)
+
+
+@needs_root
+def test_what_cmd_leaves_running_in_its_group_goes_with_the_testbed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    done = run_cli(
+        "testbed", "--rate", "1Mb/s", "--delay", "1ms", "--",
+        "sh", "-c", f"sleep 60 >/dev/null 2>&1 & echo $! > {pid_file}",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    child = int(pid_file.read_text())
+    try:
+        assert _wait_gone([], [], [child]) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)

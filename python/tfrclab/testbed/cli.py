@@ -159,8 +159,11 @@ def _wait_in_foreground(proc: Any) -> int:
     """Wait for ``proc``, giving it the terminal while it runs if this process has it.
 
     ``proc`` leads a process group of its own; a terminal's Ctrl-C then reaches it (not this
-    process, which removes the testbed once it has ended).
+    process, which removes the testbed once it has ended). What it leaves running in its group
+    is killed when it ends.
     """
+    from tfrclab.testbed.emulator import _kill_group
+
     fd = sys.stdin.fileno() if sys.stdin is not None and sys.stdin.isatty() else -1
     handed = False
     if fd >= 0:
@@ -169,6 +172,10 @@ def _wait_in_foreground(proc: Any) -> int:
                 os.tcsetpgrp(fd, proc.pid)
                 handed = True
     try:
+        # Wait without reaping: CMD's zombie keeps its group id ours while what CMD left running
+        # in its group is killed; then reap it.
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        _kill_group(proc)
         return int(proc.wait())
     finally:
         if handed:

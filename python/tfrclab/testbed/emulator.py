@@ -412,8 +412,12 @@ def _python_module(*args: str) -> list[str]:
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
     """SIGTERM ``proc``'s process group, SIGKILL what is left of it after 1 s, and reap ``proc``.
 
-    The group is killed even when ``proc`` itself has ended: its children may still run in it.
+    The group is killed even when ``proc`` itself has ended (its children may still run in it),
+    as long as ``proc`` was not reaped before: until then its id cannot name another process's
+    group. A ``proc`` already reaped is left alone.
     """
+    if proc.returncode is not None:
+        return
     for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
         try:
             os.killpg(proc.pid, sig)
