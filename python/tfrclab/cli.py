@@ -262,7 +262,12 @@ def _load_scenario(path: Path, sets: Sequence[tuple[str, Any]]) -> Scenario:
         text = read_scenario_text(path)
     except OSError as err:
         raise ValueError(f"{path}: cannot read the scenario file ({err.strerror})") from None
-    scenario = Scenario.from_toml(text, source=str(path))
+    try:
+        scenario = Scenario.from_toml(text, source=str(path))
+    except ScenarioError as err:
+        if err.path is None:  # invalid TOML: no field to name, so name the file
+            raise ValueError(f"{path}: {' '.join(str(err).split())}") from None
+        raise
     if sets:
         changed = scenario.with_(**dict(sets))
         if any("queue" in str(key) for key, _ in sets):
@@ -352,6 +357,20 @@ def _write_run(result: Result, out: Path) -> list[Path]:
     return replace_directory(out, write)
 
 
+def _report_lost_write(out: Path, err: BaseException) -> None:
+    """Tell stderr that writing ``--out`` failed and exactly what that lost."""
+    reason = str(err) or type(err).__name__
+    if isinstance(err, MemoryError):
+        reason = "out of memory"
+    kept = "its previous contents are kept" if out.exists() else "it was not created"
+    print(
+        f"tfrclab run: error: writing --out {out} failed ({reason}): none of this run's files "
+        f"(Parquet, scenario.toml, run.json, figures) are there ({kept}); the run's summary is "
+        "printed on stdout",
+        file=sys.stderr,
+    )
+
+
 def _measure_sets(args: argparse.Namespace) -> list[tuple[str, Any]]:
     """``--measure-from``/``--measure-to`` as scenario changes (``measure.from``/``to``)."""
     sets: list[tuple[str, Any]] = []
@@ -393,6 +412,43 @@ def _check_trace_options(args: argparse.Namespace, scenario: Scenario) -> None:
             )
 
 
+def _check_room(args: argparse.Namespace, scenario: Scenario) -> None:
+    """Refuse, unless ``--force``, a run that will not fit this machine (:mod:`tfrclab.room`).
+
+    Its memory (writing ``--out`` included) must fit the memory available and its files
+    (``--out``, ``--pcap``, ``--ns2-trace``) the free disk; what the traces will take on
+    disk is told on stderr in any case.
+    """
+    from tfrclab.room import check_room, write_cost
+    from tfrclab.simulate import estimate
+
+    traces = [
+        (option, given, key)
+        for option, given, key in (
+            ("--pcap", args.pcap, "monitor.pcap"),
+            ("--ns2-trace", args.ns2_trace, "monitor.ns2_trace"),
+        )
+        if given is not None
+    ]
+    # Without the key a trace covers every link: estimate it so.
+    changes = {key: "all" for _, _, key in traces if not _has(scenario, key)}
+    cost = estimate(scenario.with_(**changes) if changes else scenario)
+    disk = {part["path"]: int(part["disk_bytes"]) for part in cost["parts"]}
+    destinations = [(option, given, disk.get(key, 0)) for option, given, key in traces]
+    for option, given, size in destinations:
+        print(
+            f"tfrclab run: note: {option} {given} will take about {size / 1e6:.1f} MB on disk",
+            file=sys.stderr,
+        )
+    write = None
+    if args.out is not None:
+        write = write_cost(cost)
+        destinations.append(("--out", args.out, write.disk_bytes))
+    # Over the budget, netsim's own refusal (naming the costliest parts) comes first.
+    if not args.force and cost["refusal"] is None:
+        check_room(cost, destinations, write)
+
+
 def _has(scenario: Scenario, path: str) -> bool:
     """Whether the scenario sets ``path``."""
     try:
@@ -427,17 +483,26 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.out is not None:
         check_run_out(args.out, force=args.force)
     _check_trace_options(args, scenario)
+    _check_room(args, scenario)
     result = _run_with_progress(
         scenario, args.seed, args.quiet or args.json, args.force, args.pcap, args.ns2_trace
     )
-    trace_failed = _report_traces(result)
-    figures = _write_run(result, args.out) if args.out is not None else []
+    failed = _report_traces(result)
+    figures: list[Path] = []
+    written = args.out is not None
+    if args.out is not None:
+        try:
+            figures = _write_run(result, args.out)
+        except (OSError, MemoryError) as err:
+            # The summary below is still printed: the run is not lost with its files.
+            _report_lost_write(args.out, err)
+            written, failed = False, True
     summary = result.summary()
     if args.json:
         from tfrclab.report import json_summary
 
         print(json.dumps(json_summary(result, summary)))
-        return 1 if trace_failed else 0
+        return 1 if failed else 0
 
     from tfrclab.report import classes_table, flows_table, links_table
 
@@ -450,17 +515,17 @@ def _cmd_run(args: argparse.Namespace) -> int:
     console.print(flows_table(result, summary))
     console.print(classes_table(summary))
     console.print(links_table(result, summary))
-    if args.out is not None:
+    if written:
         console.print(f"results: {args.out} (Parquet, scenario.toml, run.json)")
         for figure in figures:
             console.print(f"figure: {figure}")
-    written: dict[tuple[str, str], int] = {}
+    records_by_file: dict[tuple[str, str], int] = {}
     for trace in result.traces:
         file = (trace["kind"], trace["path"])
-        written[file] = written.get(file, 0) + trace["written"]
-    for (kind, path), records in written.items():
+        records_by_file[file] = records_by_file.get(file, 0) + trace["written"]
+    for (kind, path), records in records_by_file.items():
         console.print(f"{kind}: {path} ({records} records)")
-    return 1 if trace_failed else 0
+    return 1 if failed else 0
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
@@ -594,7 +659,7 @@ def _summarize_sweep(directory: Path, plot: bool, view: argparse.Namespace) -> i
     from tfrclab.sweep import grid_from_manifest, load, read_manifest, summarize, summarize_links
 
     manifest = read_manifest(directory)
-    grid = grid_from_manifest(manifest)
+    grid = grid_from_manifest(manifest, directory / "sweep.json")
     params = grid.params
     classes = load(directory, "classes")
     console = _stdout_console()

@@ -15,9 +15,11 @@ Bin k covers ``[k * bin_s, (k + 1) * bin_s)``; series are indexed by the bin's s
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -503,8 +505,18 @@ class Result:
         import pandas as pd
 
         delta = self.info.bin_s if timescale is None else float(timescale)
-        series = self.flow_bins[f"{what}_bytes"].astype(np.float64) * 8.0
-        rates = metrics.send_rate(series, self.info.bin_s, delta)
+        key = f"{what}_bytes"
+        if self._flow_bins is not None:
+            rows: Any = self._flow_bins[key]
+        else:
+            # One flow at a time from the compact series: no (flows x bins) copy of any series.
+            rows = self._flow_bin_rows[key]
+        windows = [
+            metrics.send_rate(np.asarray(row, dtype=np.float64) * 8.0, self.info.bin_s, delta)
+            for row in rows
+        ]
+        empty = metrics.send_rate(np.zeros((0, self.bins)), self.info.bin_s, delta)
+        rates = np.vstack(windows) if windows else empty
         index = pd.Index(np.arange(rates.shape[1]) * delta, name="time_s")
         frame: pd.DataFrame = pd.DataFrame(rates.T, index=index, columns=list(self._flows["name"]))
         return frame
@@ -666,9 +678,6 @@ class Result:
         (one row per binned link and bin), ``flow_states.parquet`` (one row per flow, field and
         bin) and, when there is a packet trace, ``packet_trace.parquet``.
         """
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         # The old run.json goes first: while files are replaced the directory reads incomplete.
@@ -693,40 +702,9 @@ class Result:
         (out / "scenario.toml").write_text(info.scenario_toml, encoding="utf-8")
         self._flows.to_parquet(out / "flows.parquet", index=False)
         self._links.to_parquet(out / "links.parquet", index=False)
-        n_flows, bins = len(self._flows), self.bins
-        flow_long = {
-            "flow": np.repeat(np.arange(n_flows, dtype=np.int32), bins),
-            "bin": np.tile(np.arange(bins, dtype=np.int32), n_flows),
-            **{key: values.reshape(-1) for key, values in self.flow_bins.items()},
-        }
-        pq.write_table(pa.table(flow_long), out / "flow_bins.parquet")
-        names = self.binned_links
-        link_long = {
-            "link": np.repeat(np.asarray(names, dtype=object), bins),
-            "bin": np.tile(np.arange(bins, dtype=np.int32), len(names)),
-            **{key: values.reshape(-1) for key, values in self.link_bins.items()},
-        }
-        pq.write_table(
-            pa.table(link_long, schema=_link_bins_schema(self.link_bins)),
-            out / "link_bins.parquet",
-        )
-        flow_ids, field_names, bin_ids, values_out = [], [], [], []
-        for i in range(len(self._state_fields())):
-            fields, values = self._state_of(i)
-            for j, name in enumerate(fields):
-                flow_ids.append(np.full(bins, i, dtype=np.int32))
-                field_names.append(np.full(bins, name, dtype=object))
-                bin_ids.append(np.arange(bins, dtype=np.int32))
-                values_out.append(values[j])
-        states = pa.table(
-            {
-                "flow": pa.array(np.concatenate(flow_ids) if flow_ids else [], pa.int32()),
-                "field": pa.array(np.concatenate(field_names) if field_names else [], pa.string()),
-                "bin": pa.array(np.concatenate(bin_ids) if bin_ids else [], pa.int32()),
-                "value": pa.array(np.concatenate(values_out) if values_out else [], pa.float64()),
-            }
-        )
-        pq.write_table(states, out / "flow_states.parquet")
+        self._write_flow_bins(out / "flow_bins.parquet")
+        self._write_link_bins(out / "link_bins.parquet")
+        self._write_flow_states(out / "flow_states.parquet")
         trace_path = out / "packet_trace.parquet"
         if self.packet_trace is not None:
             self.packet_trace.to_parquet(trace_path, index=False)
@@ -737,6 +715,91 @@ class Result:
         tmp.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
         os.replace(tmp, out / "run.json")
         return out
+
+    def _write_flow_bins(self, path: Path) -> None:
+        """Write ``flow_bins.parquet``: a row per flow and bin, a few flows at a time.
+
+        Series a summary left as one compact array per flow stay so (no 2-D int64 copy).
+        """
+        import pyarrow as pa
+
+        bins = self.bins
+        keys = list(self._flow_bins or self._flow_bin_rows)
+        schema = pa.schema(
+            [pa.field("flow", pa.int32()), pa.field("bin", pa.int32())]
+            + [pa.field(key, pa.int64()) for key in keys]
+        )
+
+        def series(key: str, rows: slice) -> NDArray[np.int64]:
+            if self._flow_bins is not None:
+                return self._flow_bins[key][rows].reshape(-1)
+            per_flow = self._flow_bin_rows[key][rows]
+            return np.concatenate([np.asarray(row, dtype=np.int64) for row in per_flow])
+
+        def batches() -> Iterator[dict[str, Any]]:
+            for rows in _row_batches(len(self._flows), bins):
+                count = rows.stop - rows.start
+                yield {
+                    "flow": np.repeat(np.arange(rows.start, rows.stop, dtype=np.int32), bins),
+                    "bin": np.tile(np.arange(bins, dtype=np.int32), count),
+                    **{key: series(key, rows) for key in keys},
+                }
+
+        _write_batches(path, schema, batches())
+
+    def _write_link_bins(self, path: Path) -> None:
+        """Write ``link_bins.parquet``: a row per binned link and bin, a few links at a time."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        bins, names = self.bins, self.binned_links
+
+        def batches() -> Iterator[dict[str, Any]]:
+            for rows in _row_batches(len(names), bins):
+                which = np.repeat(np.arange(rows.stop - rows.start, dtype=np.int32), bins)
+                yield {
+                    "link": pc.take(pa.array(names[rows], pa.string()), which),
+                    "bin": np.tile(np.arange(bins, dtype=np.int32), rows.stop - rows.start),
+                    **{k: v[rows].reshape(-1) for k, v in self.link_bins.items()},
+                }
+
+        _write_batches(path, _link_bins_schema(self.link_bins), batches())
+
+    def _write_flow_states(self, path: Path) -> None:
+        """Write ``flow_states.parquet``: a row per flow, field and bin.
+
+        One flow's trace is decoded at a time; the others stay compressed.
+        """
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        bins, all_fields = self.bins, self._state_fields()
+        schema = pa.schema(
+            [
+                ("flow", pa.int32()),
+                ("field", pa.string()),
+                ("bin", pa.int32()),
+                ("value", pa.float64()),
+            ]
+        )
+
+        def batches() -> Iterator[dict[str, Any]]:
+            for i, fields in enumerate(all_fields):
+                if not fields:
+                    continue
+                _, values = self._state_of(i)
+                names = pa.array(list(fields), pa.string())
+                for rows in _row_batches(len(fields), bins):
+                    count = rows.stop - rows.start
+                    which = np.repeat(np.arange(rows.start, rows.stop, dtype=np.int32), bins)
+                    yield {
+                        "flow": np.full(count * bins, i, dtype=np.int32),
+                        "field": pc.take(names, which),
+                        "bin": np.tile(np.arange(bins, dtype=np.int32), count),
+                        "value": np.ascontiguousarray(values[rows], dtype=np.float64).reshape(-1),
+                    }
+
+        _write_batches(path, schema, batches())
 
     @classmethod
     def from_parquet(cls, directory: str | Path) -> Result:
@@ -781,46 +844,58 @@ class Result:
             raise ValueError(f"{src}/run.json: a field is missing or malformed ({err})") from None
         if info.bin_ns <= 0 or info.duration_ns <= 0:
             raise ValueError(f"{src}/run.json: duration_ns and bin_ns must be positive")
-        flows = pd.read_parquet(src / "flows.parquet")
-        if "stop_s" not in flows:  # format 1: no stops or paths were recorded
-            flows.insert(list(flows.columns).index("start_s") + 1, "stop_s", np.nan)
-            flows["path"] = [[] for _ in range(len(flows))]
-        flows["path"] = [[str(name) for name in path] for path in flows["path"]]
-        links = pd.read_parquet(src / "links.parquet")
-        if "queue_kind" not in links:  # format 1: the queue setup was not recorded
-            links["queue_kind"] = ""
-            for column in ("limit_packets", "limit_bytes"):
-                links[column] = -1
-            for column in ("red_min_th", "red_max_th"):
-                links[column] = np.nan
-            links["red_in_bytes"] = False
+        with _reading(src / "flows.parquet"):
+            flows = pd.read_parquet(src / "flows.parquet")
+            if "stop_s" not in flows:  # format 1: no stops or paths were recorded
+                flows.insert(list(flows.columns).index("start_s") + 1, "stop_s", np.nan)
+                flows["path"] = [[] for _ in range(len(flows))]
+            flows["path"] = [[str(name) for name in path] for path in flows["path"]]
+        with _reading(src / "links.parquet"):
+            links = pd.read_parquet(src / "links.parquet")
+            if "queue_kind" not in links:  # format 1: the queue setup was not recorded
+                links["queue_kind"] = ""
+                for column in ("limit_packets", "limit_bytes"):
+                    links[column] = -1
+                for column in ("red_min_th", "red_max_th"):
+                    links[column] = np.nan
+                links["red_in_bytes"] = False
+            n_binned = int(links["binned"].sum())
         n_flows = len(flows)
-        n_binned = int(links["binned"].sum())
-        flow_table = pq.read_table(src / "flow_bins.parquet")
-        bins = flow_table.num_rows // n_flows if n_flows else _bins_of(info)
-        flow_bins = {
-            key: flow_table.column(key).to_numpy().reshape(n_flows, bins) for key in _FLOW_SERIES
-        }
-        link_table = pq.read_table(src / "link_bins.parquet")
-        link_bins = {
-            key: (
-                link_table.column(key).to_numpy().reshape(n_binned, bins)
-                if key in link_table.column_names
-                else np.full((n_binned, bins), np.nan)  # format 1 kept no RED average
-            )
-            for key in _LINK_SERIES
-        }
-        state_table = pq.read_table(src / "flow_states.parquet")
-        all_values = state_table.column("value").to_numpy()
+        with _reading(src / "flow_bins.parquet"):
+            flow_table = pq.read_table(src / "flow_bins.parquet")
+            bins = _bins_of(info)
+            if flow_table.num_rows != n_flows * bins:
+                raise ValueError(
+                    f"{flow_table.num_rows} rows, expected {n_flows} flows (flows.parquet) "
+                    f"x {bins} bins (run.json)"
+                )
+            flow_bins = {
+                key: flow_table.column(key).to_numpy().reshape(n_flows, bins)
+                for key in _FLOW_SERIES
+            }
+        with _reading(src / "link_bins.parquet"):
+            link_table = pq.read_table(src / "link_bins.parquet")
+            link_bins = {
+                key: (
+                    link_table.column(key).to_numpy().reshape(n_binned, bins)
+                    if key in link_table.column_names
+                    else np.full((n_binned, bins), np.nan)  # format 1 kept no RED average
+                )
+                for key in _LINK_SERIES
+            }
         states: list[tuple[tuple[str, ...], NDArray[np.float64]]] = []
-        offset = 0
-        for fields in meta["flow_state_fields"]:
-            size = len(fields) * bins
-            values = np.array(all_values[offset : offset + size], dtype=np.float64)
-            states.append((tuple(fields), values.reshape(len(fields), bins)))
-            offset += size
+        with _reading(src / "flow_states.parquet"):
+            state_table = pq.read_table(src / "flow_states.parquet")
+            all_values = state_table.column("value").to_numpy()
+            offset = 0
+            for fields in meta["flow_state_fields"]:
+                size = len(fields) * bins
+                values = np.array(all_values[offset : offset + size], dtype=np.float64)
+                states.append((tuple(fields), values.reshape(len(fields), bins)))
+                offset += size
         trace_path = src / "packet_trace.parquet"
-        packet_trace = pd.read_parquet(trace_path) if trace_path.exists() else None
+        with _reading(trace_path):
+            packet_trace = pd.read_parquet(trace_path) if trace_path.exists() else None
         return cls(info, flows, links, flow_bins, link_bins, states, packet_trace)
 
     def equals(self, other: Result) -> bool:
@@ -891,6 +966,59 @@ def _stop_seconds(stop_ns: Any) -> NDArray[np.float64]:
 def _bins_of(info: RunInfo) -> int:
     """ceil(duration / bin), the number of bins of every series."""
     return -(-info.duration_ns // info.bin_ns)
+
+
+@contextlib.contextmanager
+def _reading(path: Path) -> Iterator[None]:
+    """Name ``path`` in any error that reading it gives (pyarrow's and numpy's leave it out).
+
+    Raises:
+        ValueError: ``path: unreadable or not matching the rest of the run directory (...)``.
+    """
+    import pyarrow as pa
+
+    try:
+        yield
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            errno.ENOENT, "missing: not a complete run directory", str(path)
+        ) from None
+    except (ValueError, KeyError, IndexError, TypeError, pa.ArrowException) as err:
+        reason = " ".join(str(err).split()) or type(err).__name__
+        if str(path) in reason:
+            raise ValueError(reason) from None
+        raise ValueError(
+            f"{path}: unreadable or not matching the rest of the run directory ({reason})"
+        ) from None
+
+
+_BATCH_ROWS = 1 << 20
+"""Rows per Parquet row group that :meth:`Result.to_parquet` writes (tens of MB; pyarrow's own
+default, so the files compress as well as written whole): the most it holds in memory at once
+besides the result itself."""
+
+
+def _row_batches(items: int, bins: int) -> Iterator[slice]:
+    """Slices of ``range(items)``, each about :data:`_BATCH_ROWS` rows at ``bins`` per item.
+
+    Every slice holds at least one item.
+    """
+    step = max(1, _BATCH_ROWS // max(bins, 1))
+    for start in range(0, items, step):
+        yield slice(start, min(start + step, items))
+
+
+def _write_batches(path: Path, schema: pa.Schema, batches: Iterator[dict[str, Any]]) -> None:
+    """Write ``batches`` (columns by name) to the Parquet file ``path``, a row group each.
+
+    Only one batch is in memory at a time; with no batch the file holds the empty table.
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with pq.ParquetWriter(path, schema) as writer:
+        for columns in batches:
+            writer.write_table(pa.table(columns, schema=schema))
 
 
 def _link_bins_schema(link_bins: dict[str, NDArray[Any]]) -> pa.Schema:

@@ -108,7 +108,9 @@ def estimate(scenario: Scenario | str | Path) -> dict[str, Any]:
 
     Returns a dict: ``events_per_s`` (events per simulated second), ``events``, ``wall_s``
     (expected wall time on this machine), ``memory_bytes``, ``disk_bytes`` (the trace
-    files ``monitor.pcap`` and ``monitor.ns2_trace`` name), ``bins``, ``flows``, ``parts``
+    files ``monitor.pcap`` and ``monitor.ns2_trace`` name), ``bins``, ``flows``,
+    ``binned_links`` (links with per-bin series), ``state_fields`` (the flows' traced state
+    fields, all together), ``parts``
     (costliest first: ``path`` such as ``flows[0]`` or ``monitor.bin``, ``events_per_s``,
     ``memory_bytes``, ``disk_bytes``, ``hint``), ``budget`` (``wall_s``, ``memory_bytes``),
     ``events_per_wall_s`` (the calibration) and ``refusal`` (why :func:`run` would refuse it

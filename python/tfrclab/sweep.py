@@ -838,11 +838,11 @@ def read_manifest(directory: str | Path) -> dict[str, Any]:
     return checked
 
 
-def grid_from_manifest(manifest: dict[str, Any]) -> Grid:
-    """The grid a ``sweep.json`` describes.
+def grid_from_manifest(manifest: dict[str, Any], source: str | Path = "sweep.json") -> Grid:
+    """The grid a ``sweep.json`` describes; ``source`` is that file, for the error.
 
     Raises:
-        ValueError: if the manifest's axes or seeds are malformed.
+        ValueError: if the manifest's axes or seeds are malformed (naming ``source``).
     """
     try:
         return Grid(
@@ -855,7 +855,7 @@ def grid_from_manifest(manifest: dict[str, Any]) -> Grid:
             zip_label=manifest.get("zip_label"),
         )
     except (TypeError, ValueError) as err:
-        raise ValueError(f"sweep.json: malformed axes or seeds ({err})") from None
+        raise ValueError(f"{source}: malformed axes or seeds ({err})") from None
 
 
 def load(directory: str | Path, dataset: str = "runs") -> pd.DataFrame:
@@ -869,7 +869,7 @@ def load(directory: str | Path, dataset: str = "runs") -> pd.DataFrame:
     if dataset not in DATASETS:
         raise ValueError(f"unknown dataset {dataset!r}: expected one of {', '.join(DATASETS)}")
     directory = Path(directory)
-    grid = grid_from_manifest(read_manifest(directory))
+    grid = grid_from_manifest(read_manifest(directory), directory / "sweep.json")
     if dataset in _SERIES and not grid.series:
         raise ValueError(f"{directory}: this sweep kept no per-bin series (run it with --series)")
     return read_dataset(directory, dataset, [task.key for task in grid.tasks()])
@@ -951,7 +951,7 @@ class SweepResult:
     @property
     def params(self) -> list[str]:
         """The varied and zipped parameters."""
-        return grid_from_manifest(self.manifest).params
+        return grid_from_manifest(self.manifest, self.directory / "sweep.json").params
 
     def dataset(self, name: str) -> pd.DataFrame:
         """One dataset (``runs``, ``classes``, ``links``, ``flow_series``, ``link_series``)."""
@@ -968,7 +968,7 @@ class SweepResult:
         """``DIR: N of M runs``, as ``tfrclab summary`` starts."""
         classes = self.dataset("classes")
         done = 0 if classes.empty else int(classes["run"].nunique())
-        total = len(grid_from_manifest(self.manifest).tasks())
+        total = len(grid_from_manifest(self.manifest, self.directory / "sweep.json").tasks())
         return f"{self.directory}: {done} of {total} runs"
 
     def __repr__(self) -> str:

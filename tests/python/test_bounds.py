@@ -141,3 +141,31 @@ def test_ctrl_c_stops_a_quiet_cli_run_promptly_with_status_130(tmp_path: Path) -
     assert process.returncode == 130, stderr
     assert "interrupted" in stderr
     assert waited < 2.0, waited
+
+
+class _TooSlow(Exception):
+    """A run went past the time its test allows."""
+
+
+def test_ping_under_heavy_loss_runs_within_twice_its_estimate() -> None:
+    # 64 B probes every 5 us (100 Mb/s) into a 10 Mb/s bottleneck: about 80% of them are
+    # dropped, and each stays outstanding for the 2 s timeout, 300000 of them at once. An echo
+    # must find its probe without going through those.
+    flow = 'kind = "ping"\ninterval = "5us"'
+    scenario = tfrclab.Scenario.from_toml(one_flow("4s", flow))
+    cost = tfrclab.estimate(scenario)
+    limit = 2 * cost["wall_s"] + 0.5
+    started = time.perf_counter()
+
+    def stop_when_too_slow(_t: float, _end: float) -> None:
+        if time.perf_counter() - started > limit:
+            raise _TooSlow
+
+    try:
+        result = tfrclab.run(scenario, progress=stop_when_too_slow, steps=40)
+    except _TooSlow:
+        pytest.fail(f"not done after {limit:.2f} s (estimate {cost['wall_s']:.2f} s)")
+    flows = result.flows
+    assert flows.loc[0, "packet_loss_rate"] > 0.5
+    assert 0.5 <= cost["events"] / result.info.events <= 2.0
+    assert result.info.wall_seconds <= limit

@@ -191,3 +191,58 @@ def test_missing_files_and_directories(tmp_path: Path, capsys: pytest.CaptureFix
     assert "cannot read the scenario file" in capsys.readouterr().err
     assert main(["plot", str(tmp_path)]) == 2
     assert "neither a complete run directory" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["flows", "flow_bins", "link_bins", "flow_states"])
+def test_a_run_file_that_does_not_match_the_others_is_named(
+    name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import pyarrow.parquet as pq
+
+    scenario, out = tmp_path / "small.toml", tmp_path / "run"
+    scenario.write_text(SMALL_SCENARIO)
+    assert main(["run", str(scenario), "--quiet", "--out", str(out)]) == 0
+    path = out / f"{name}.parquet"
+    table = pq.read_table(path)
+    pq.write_table(table.slice(0, table.num_rows - 1), path)
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 2
+    err = capsys.readouterr().err
+    named = "flow_bins" if name == "flows" else name  # the rows that no longer fit
+    assert f"{out / named}.parquet: " in err, err
+
+
+def test_a_malformed_sweep_manifest_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tfrclab import sweep
+
+    manifest = {"format": sweep.FORMAT_VERSION, "scenario": SMALL_SCENARIO, "vary": 5, "seeds": [1]}
+    (tmp_path / "sweep.json").write_text(json.dumps(manifest))
+    assert main(["summary", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{tmp_path / 'sweep.json'}: malformed axes or seeds" in err, err
+
+
+def test_invalid_toml_names_the_scenario_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "broken.toml"
+    path.write_text("duration = \n")
+    assert main(["run", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"tfrclab run: error: {path}: invalid TOML"), err
+
+
+def test_a_missing_run_file_is_named_as_missing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario, out = tmp_path / "small.toml", tmp_path / "run"
+    scenario.write_text(SMALL_SCENARIO)
+    assert main(["run", str(scenario), "--quiet", "--out", str(out)]) == 0
+    (out / "link_bins.parquet").unlink()
+    capsys.readouterr()
+    assert main(["summary", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "missing: not a complete run directory" in err, err
+    assert str(out / "link_bins.parquet") in err

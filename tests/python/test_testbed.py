@@ -10,6 +10,7 @@ so, elsewhere. About 45 s on 2 cores.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -381,3 +382,123 @@ def test_a_sigkilled_creator_leaves_nothing_running_and_its_namespaces_are_remov
     removed = netns.remove_stale()
     assert sorted(removed) == sorted(made["ns"])
     assert _wait_gone(made["ns"], made["dev"], [sleeper]) == []
+
+
+_STUBBORN_HOLDER = """
+import json, subprocess, sys, time
+from tfrclab.testbed import Testbed
+with Testbed(rate="1Mb/s", delay="1ms") as tb:
+    # Ignores SIGTERM: the cleanup waits a second for it before SIGKILL.
+    code = ("import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "print(1, flush=True); time.sleep(60)")
+    stubborn = tb.popen("a", [sys.executable, "-c", code], stdout=subprocess.PIPE)
+    stubborn.stdout.readline()
+    print(json.dumps({"ns": list(tb.namespaces.values()), "dev": list(tb.devices.values()),
+                      "pids": [stubborn.pid, tb._relay.pid]}), flush=True)
+    time.sleep(60)
+"""
+
+
+@needs_root
+def test_cleanup_survives_repeated_sigint_and_sigterm() -> None:
+    holder = subprocess.Popen(
+        [PYTHON, "-c", _STUBBORN_HOLDER], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert holder.stdout is not None
+    line = holder.stdout.readline()
+    assert line, holder.stderr.read() if holder.stderr else ""
+    made = json.loads(line)
+    holder.send_signal(signal.SIGTERM)
+    time.sleep(0.3)  # the cleanup is waiting for the stubborn process
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGTERM, signal.SIGINT):
+        if holder.poll() is None:
+            holder.send_signal(sig)
+        time.sleep(0.1)
+    holder.wait(timeout=20)
+    assert _wait_gone(made["ns"], made["dev"], made["pids"]) == []
+
+
+@needs_root
+def test_an_interrupted_cli_kills_cmds_process_group_and_writes_its_counters(
+    tmp_path: Path,
+) -> None:
+    report, pid_file = tmp_path / "report.json", tmp_path / "child.pid"
+    script = f"sleep 60 & echo $! > {pid_file}; wait"
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    cli = subprocess.Popen(
+        [PYTHON, "-m", "tfrclab", "testbed", "--rate", "1Mb/s", "--delay", "1ms",
+         "--report", str(report), "--", "sh", "-c", script],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text().strip()):
+        assert time.monotonic() < deadline, "CMD did not start"
+        assert cli.poll() is None, cli.communicate()
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    cli.send_signal(signal.SIGTERM)
+    _, err = cli.communicate(timeout=30)
+    assert cli.returncode == 130, err
+    assert _wait_gone([], [], [child]) == [], "CMD's child outlived the testbed"
+    assert "forward: " in err
+    assert json.loads(report.read_text())["stopped"] == "requested"
+
+
+@needs_root
+def test_the_relays_time_limit_ending_the_link_is_told(capfd: pytest.CaptureFixture[str]) -> None:
+    with tbmod.Testbed(rate="1Mb/s", delay="1ms", max_duration="1s") as tb:
+        deadline = time.monotonic() + 10
+        while tb.ended is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert tb.ended is not None
+    err = capfd.readouterr().err
+    assert "the relay's time limit (max_duration 1s) ended the link" in err
+    assert tb.namespaces["a"] in err
+    assert tb.report is not None
+    assert tb.report["stopped"] == "max_duration"
+
+
+@needs_root
+def test_stale_namespaces_are_removed_only_when_their_maker_is_provably_dead() -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    no_record = f"{netns.PREFIX}{dead.pid}-900-a"
+    other_pidns = f"{netns.PREFIX}{dead.pid}-901-a"
+    ours = f"{netns.PREFIX}{dead.pid}-902-a"
+    made = [no_record, other_pidns, ours]
+    try:
+        for name in made:
+            netns.ip("netns", "add", name)
+        # As another container's testbed would have written it: the id means nothing here.
+        netns.OWNERS.mkdir(mode=0o700, parents=True, exist_ok=True)
+        record = {"pid": dead.pid, "start": 1, "pidns": "pid:[1]"}
+        (netns.OWNERS / f"{other_pidns}.json").write_text(json.dumps(record))
+        (netns.OWNERS / f"{ours}.json").write_text(
+            json.dumps({**record, "pidns": os.readlink("/proc/self/ns/pid")})
+        )
+        assert ours in netns.remove_stale()
+        left = netns.namespaces()
+        assert no_record in left
+        assert other_pidns in left
+        assert ours not in left
+        assert not (netns.OWNERS / f"{ours}.json").exists()
+    finally:
+        for name in made:
+            netns.delete(name)
+            netns.release(name)
+
+
+@needs_root
+def test_what_cmd_leaves_running_in_its_group_goes_with_the_testbed(tmp_path: Path) -> None:
+    pid_file = tmp_path / "child.pid"
+    done = run_cli(
+        "testbed", "--rate", "1Mb/s", "--delay", "1ms", "--",
+        "sh", "-c", f"sleep 60 >/dev/null 2>&1 & echo $! > {pid_file}",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    child = int(pid_file.read_text())
+    try:
+        assert _wait_gone([], [], [child]) == []
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(child, signal.SIGKILL)

@@ -108,6 +108,22 @@ fn runs_whose_monitors_need_gigabytes_are_refused_before_reserving() {
 }
 
 #[test]
+fn connections_arriving_faster_than_the_path_carries_them_are_refused_for_memory() {
+    // 2 Gb/s of short connections into a 10 Mb/s bottleneck: about 23000 a second arrive and
+    // 100 finish, and the rest wait, open, to the end (once 24 GB resident, for 30 s of a
+    // floyd2000 scenario with a 100 Gb/s bottleneck).
+    let flow = "kind = \"short_tcp\"\nload = \"2Gbps\"";
+    let scenario = Scenario::from_toml_str(&dumbbell("60s", "1s", flow)).unwrap();
+    let error = check(&scenario, &Budget::DEFAULT).unwrap_err();
+    assert_eq!(error.path, "flows[0]", "{error}");
+    assert!(error.message.contains("memory"), "{error}");
+    // Within what the path carries, the connections cost nothing of the kind.
+    let light = dumbbell("60s", "1s", "kind = \"short_tcp\"\nload = \"2Mbps\"");
+    let estimate = Scenario::from_toml_str(&light).unwrap().estimate();
+    assert!(estimate.memory_bytes < 1 << 20, "{estimate:?}");
+}
+
+#[test]
 fn event_explosions_are_refused_naming_the_flow() {
     let cases = [
         (

@@ -97,7 +97,7 @@ pub(crate) fn check_scenario<'py>(
 
 /// What running a scenario will cost, before running it: `events_per_s` (events per simulated
 /// second), `events`, `memory_bytes`, `wall_s` (expected on this machine), `bins`, `flows`,
-/// `parts` (costliest first, each `path`, `events_per_s`, `memory_bytes`, `hint`), the
+/// `binned_links`, `state_fields` (all flows' traced fields), `parts` (costliest first, each `path`, `events_per_s`, `memory_bytes`, `hint`), the
 /// `budget` (`wall_s`, `memory_bytes`), `events_per_wall_s` (the calibration) and `refusal`
 /// (the one-line reason a run would be refused, or None). Raises `ScenarioError` like
 /// `check_scenario`.
@@ -118,6 +118,8 @@ fn estimate_dict<'py>(py: Python<'py>, estimate: &CostEstimate) -> PyResult<Boun
     out.set_item("wall_s", estimate.wall_s)?;
     out.set_item("bins", estimate.bins)?;
     out.set_item("flows", estimate.flows)?;
+    out.set_item("binned_links", estimate.binned_links)?;
+    out.set_item("state_fields", estimate.state_fields)?;
     let parts = PyList::empty(py);
     for part in &estimate.parts {
         let d = PyDict::new(py);

@@ -119,35 +119,83 @@ def _cmd_testbed(args: argparse.Namespace) -> int:
         tick=args.tick,
         slack=args.slack,
     )
-    with bed as tb:
-        env = dict(os.environ)
-        env.update(
-            TFRCLAB_NS_A=tb.namespaces["a"],
-            TFRCLAB_NS_B=tb.namespaces["b"],
-            TFRCLAB_ADDR_A=tb.address("a"),
-            TFRCLAB_ADDR_B=tb.address("b"),
-        )
-        if not cmd:
-            print(
-                f"testbed up: a = {tb.namespaces['a']} ({tb.address('a')}), "
-                f"b = {tb.namespaces['b']} ({tb.address('b')}); Ctrl-C to remove it",
-                file=sys.stderr,
-                flush=True,
+    try:
+        with bed as tb:
+            env = dict(os.environ)
+            env.update(
+                TFRCLAB_NS_A=tb.namespaces["a"],
+                TFRCLAB_NS_B=tb.namespaces["b"],
+                TFRCLAB_ADDR_A=tb.address("a"),
+                TFRCLAB_ADDR_B=tb.address("b"),
             )
-            with contextlib.suppress(KeyboardInterrupt):
-                signal.pause()
-        elif args.side is not None:
-            status = tb.popen(args.side, cmd, env=env).wait()
-        else:
-            import subprocess
-
-            status = subprocess.run(cmd, env=env, check=False).returncode
-    _print_report(bed.report, args.report)
+            if not cmd:
+                print(
+                    f"testbed up: a = {tb.namespaces['a']} ({tb.address('a')}), "
+                    f"b = {tb.namespaces['b']} ({tb.address('b')}); Ctrl-C to remove it",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                with contextlib.suppress(KeyboardInterrupt):
+                    signal.pause()
+            else:
+                # In a process group of its own (in this session, so that it can have the
+                # terminal), killed whole when the testbed closes.
+                proc = tb.popen(
+                    args.side, cmd, env=env, start_new_session=False, preexec_fn=_own_group
+                )
+                status = _wait_in_foreground(proc)
+    finally:
+        # Interrupted or not, the counters the relay reported are not lost.
+        _print_report(bed.report, args.report)
     return status
 
 
+def _own_group() -> None:
+    """In the child before ``exec``: lead a new process group."""
+    os.setpgid(0, 0)
+
+
+def _wait_in_foreground(proc: Any) -> int:
+    """Wait for ``proc``, giving it the terminal while it runs if this process has it.
+
+    ``proc`` leads a process group of its own; a terminal's Ctrl-C then reaches it (not this
+    process, which removes the testbed once it has ended). What it leaves running in its group
+    is killed when it ends.
+    """
+    from tfrclab.testbed.emulator import _kill_group
+
+    fd = sys.stdin.fileno() if sys.stdin is not None and sys.stdin.isatty() else -1
+    handed = False
+    if fd >= 0:
+        with contextlib.suppress(OSError):
+            if os.tcgetpgrp(fd) == os.getpgrp():
+                os.tcsetpgrp(fd, proc.pid)
+                handed = True
+    try:
+        # Wait without reaping: CMD's zombie keeps its group id ours while what CMD left running
+        # in its group is killed; then reap it.
+        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
+        _kill_group(proc)
+        return int(proc.wait())
+    finally:
+        if handed:
+            # Taking the terminal back from the background would stop this process: SIGTTOU off.
+            previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+            try:
+                with contextlib.suppress(OSError):
+                    os.tcsetpgrp(fd, os.getpgrp())
+            finally:
+                signal.signal(signal.SIGTTOU, previous)
+
+
 def _print_report(report: dict[str, Any] | None, path: Path | None) -> None:
+    """Print the relay's counters on stderr and write them to ``path`` (``--report``)."""
     if report is None:
+        if path is not None:
+            print(
+                f"tfrclab testbed: --report {path} not written: the relay reported no counters",
+                file=sys.stderr,
+            )
         return
     for direction in ("forward", "reverse"):
         d = report[direction]

@@ -6,10 +6,13 @@ both devices and applies, per direction, Bernoulli loss, a DropTail or RED queue
 code), a transmitter at the configured rate and a propagation delay. See docs/testbed.md.
 
 Everything a :class:`Testbed` creates is removed when its ``with`` block ends, whether normally,
-by an exception, by Ctrl-C or by SIGTERM: the processes it started, any other process left in
-its namespaces, the relay, the namespaces (and with them the devices and addresses).
+by an exception, by Ctrl-C or by SIGTERM: the processes it started with their process groups,
+any other process left in its namespaces, the relay, the namespaces (and with them the devices
+and addresses). More SIGINTs and SIGTERMs during that cleanup wait until it is done.
 If the creating process is SIGKILLed, the relay stops by itself (its stop pipe closes) and the
 next testbed removes the namespaces left behind (:func:`tfrclab.testbed.netns.remove_stale`).
+If the relay stops by itself while the testbed is up (its ``max_duration``, one hour by
+default), the testbed says so on stderr at once (:attr:`Testbed.ended`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Literal
@@ -112,7 +115,13 @@ class Testbed:
         self.devices: dict[str, str] = {side: f"tb{short}{side}" for side in ("a", "b")}
         self.report: dict[str, Any] | None = None
         self.relay_start_ns: int | None = None
+        self.ended: str | None = None
+        """Why the link ended before the testbed was closed (the relay's time limit, or its
+        failure), as told on stderr; None while it is up or when it was closed."""
         self._relay: subprocess.Popen[str] | None = None
+        self._relay_output = ""
+        self._watcher: threading.Thread | None = None
+        self._stopping = False
         self._children: list[subprocess.Popen[Any]] = []
         self._workdir: str | None = None
         self._previous_sigterm: Any = None
@@ -133,6 +142,7 @@ class Testbed:
             config = Path(self._workdir) / "relay.toml"
             config.write_text(document, encoding="utf-8")
             for ns in self.namespaces.values():
+                netns.claim(ns)
                 netns.ip("netns", "add", ns)
             self._start_relay(config)
             # The relay has read its configuration: nothing is left in /tmp even if this
@@ -158,11 +168,20 @@ class Testbed:
         """Remove everything the testbed created (idempotent; called by ``__exit__``).
 
         Every step is attempted even if an earlier one failed; the first failure is raised at
-        the end as :class:`TestbedError`.
+        the end as :class:`TestbedError`. SIGINT and SIGTERM arriving meanwhile do not cut it
+        short: the first of them is raised as ``KeyboardInterrupt`` once everything is removed.
         """
         if not self._entered:
             return
-        self._entered = False
+        try:
+            with _signals_deferred():
+                self._entered = False
+                self._remove_everything()
+        finally:
+            self._restore_sigterm()
+
+    def _remove_everything(self) -> None:
+        """The steps of :meth:`close`."""
         errors: list[str] = []
         for child in self._children:
             _kill_group(child)
@@ -177,12 +196,12 @@ class Testbed:
         for ns in self.namespaces.values():
             try:
                 netns.delete(ns)
+                netns.release(ns)
             except TestbedError as err:
                 errors.append(str(err))
         if self._workdir is not None:
             shutil.rmtree(self._workdir, ignore_errors=True)
             self._workdir = None
-        self._restore_sigterm()
         if errors:
             raise TestbedError("testbed cleanup: " + "; ".join(errors))
 
@@ -192,17 +211,19 @@ class Testbed:
         """The IPv4 address of ``side`` (``"a"`` or ``"b"``)."""
         return ADDRESSES[self._check_side(side)]
 
-    def popen(self, side: Side, cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
+    def popen(self, side: Side | None, cmd: Sequence[str], **kwargs: Any) -> subprocess.Popen[Any]:
         """Start ``cmd`` inside ``side``'s namespace (``subprocess.Popen`` keywords accepted).
 
-        The process gets a session of its own and is killed, with its children, when the
-        testbed closes.
+        With ``side`` None it runs in this process's namespace. The process gets a session of
+        its own and is killed, with its process group, when the testbed closes.
         """
         if not self._entered:
             raise TestbedError("the testbed is not running (use it in a with block)")
-        ns = self.namespaces[self._check_side(side)]
+        argv = list(cmd)
+        if side is not None:
+            argv = ["ip", "netns", "exec", self.namespaces[self._check_side(side)], *argv]
         kwargs.setdefault("start_new_session", True)
-        proc: subprocess.Popen[Any] = subprocess.Popen(["ip", "netns", "exec", ns, *cmd], **kwargs)
+        proc: subprocess.Popen[Any] = subprocess.Popen(argv, **kwargs)
         self._children.append(proc)
         return proc
 
@@ -289,6 +310,27 @@ class Testbed:
             detail = (err or "").strip() or f"no ready line within {_READY_TIMEOUT_S:.0f} s"
             raise TestbedError(f"the relay did not start: {detail}")
         self.relay_start_ns = int(line.split()[1])
+        self._watcher = threading.Thread(
+            target=self._watch_relay, args=(self._relay,), name="testbed-relay", daemon=True
+        )
+        self._watcher.start()
+
+    def _watch_relay(self, relay: subprocess.Popen[str]) -> None:
+        """Keep the relay's report when it stops; say on stderr if it stopped by itself."""
+        assert relay.stdout is not None
+        self._relay_output = relay.stdout.read()
+        relay.wait()
+        if self._stopping:
+            return
+        a, b = self.namespaces["a"], self.namespaces["b"]
+        if '"stopped": "max_duration"' in self._relay_output:
+            limit = self._max_duration
+            limit = f"{limit:g} s" if isinstance(limit, (int, float)) else limit
+            why = f"the relay's time limit (max_duration {limit}) ended the link"
+        else:
+            why = f"the relay stopped by itself (exit status {relay.returncode}): the link is down"
+        self.ended = f"testbed: {why} between {a} and {b}"
+        print(self.ended, file=sys.stderr, flush=True)
 
     def _configure_side(self, side: str, ns: str) -> None:
         dev = self.devices[side]
@@ -301,17 +343,24 @@ class Testbed:
         netns.ip("-n", ns, "link", "set", dev, "up")
 
     def _stop_relay(self) -> None:
-        relay = self._relay
+        relay, watcher = self._relay, self._watcher
         assert relay is not None
+        assert watcher is not None
         self._relay = None
-        try:
-            out, err = relay.communicate(input="", timeout=_STOP_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
+        self._stopping = True
+        assert relay.stdin is not None
+        with contextlib.suppress(OSError):
+            relay.stdin.close()  # the stop pipe
+        watcher.join(_STOP_TIMEOUT_S)
+        if watcher.is_alive():
             _kill_group(relay)
-            raise TestbedError(f"the relay did not stop within {_STOP_TIMEOUT_S:.0f} s") from None
+            raise TestbedError(f"the relay did not stop within {_STOP_TIMEOUT_S:.0f} s")
+        assert relay.stderr is not None
+        err = relay.stderr.read()
+        relay.stderr.close()
         if relay.returncode != 0:
             raise TestbedError(f"the relay failed: {err.strip()}")
-        self.report = json.loads(out.strip().splitlines()[-1])
+        self.report = json.loads(self._relay_output.strip().splitlines()[-1])
 
     def _catch_sigterm(self) -> None:
         """Turn SIGTERM into KeyboardInterrupt while the testbed runs.
@@ -333,20 +382,63 @@ def _sigterm(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while the block runs, then raise ``KeyboardInterrupt``.
+
+    Raised only if one came; outside the main thread, where no handler can be set, it does
+    nothing.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    previous = {sig: signal.signal(sig, lambda signum, _frame: came.append(signum)) for sig in held}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if came:
+        raise KeyboardInterrupt
+
+
 def _python_module(*args: str) -> list[str]:
     """``python -m tfrclab.testbed ARGS`` with this interpreter."""
     return [sys.executable, "-m", "tfrclab.testbed", *args]
 
 
 def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGTERM ``proc``'s process group, SIGKILL it if still alive after 1 s, and reap it."""
-    if proc.poll() is not None:
+    """SIGTERM ``proc``'s process group, SIGKILL what is left of it after 1 s, and reap ``proc``.
+
+    The group is killed even when ``proc`` itself has ended (its children may still run in it),
+    as long as ``proc`` was not reaped before: until then its id cannot name another process's
+    group. A ``proc`` already reaped is left alone.
+    """
+    if proc.returncode is not None:
         return
     for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
-        with contextlib.suppress(ProcessLookupError):
+        try:
             os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break  # the group is empty
         deadline = time.monotonic() + grace
         while time.monotonic() < deadline:
-            if proc.poll() is not None:
+            proc.poll()
+            if not _group_alive(proc.pid):
+                proc.poll()
                 return
             time.sleep(0.01)
+    proc.poll()
+
+
+def _group_alive(pgid: int) -> bool:
+    """Whether process group ``pgid`` has a member (a zombie not yet reaped counts)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -89,9 +89,24 @@ pub struct PingSource {
     interval_ns: u64,
     timeout_ns: u64,
     next_send: Option<Time>,
-    /// Probes sent and not yet echoed nor declared lost, oldest first.
-    outstanding: VecDeque<PingHeader>,
+    /// Every probe from the oldest one neither echoed nor declared lost to the latest sent,
+    /// oldest first: probe number `first_outstanding + i` at index `i`, so that an echo finds
+    /// its probe in constant time however many lost probes lie before it. The front is never
+    /// an echoed probe (those are dropped from the front as soon as they get there), so its
+    /// deadline is the loss timer's.
+    outstanding: VecDeque<Sent>,
+    /// The probe number of `outstanding[0]`.
+    first_outstanding: u64,
+    /// How many of `outstanding` are not echoed.
+    pending: u64,
     stats: PingStats,
+}
+
+/// A probe in [`PingSource`]'s window.
+#[derive(Clone, Copy, Debug)]
+struct Sent {
+    sent_at: Time,
+    echoed: bool,
 }
 
 /// What a probe source has measured so far (every count cumulative; RTTs in seconds).
@@ -125,6 +140,8 @@ impl PingSource {
             timeout_ns: duration_nanos(config.timeout),
             next_send: None,
             outstanding: VecDeque::new(),
+            first_outstanding: 0,
+            pending: 0,
             stats: PingStats::default(),
         }
     }
@@ -141,7 +158,14 @@ impl PingSource {
             sent_at: now,
         };
         out.send(self.config.size_bytes, Payload::Ping(header));
-        self.outstanding.push_back(header);
+        if self.outstanding.is_empty() {
+            self.first_outstanding = header.probe;
+        }
+        self.outstanding.push_back(Sent {
+            sent_at: now,
+            echoed: false,
+        });
+        self.pending += 1;
         self.stats.probes_sent += 1;
         self.next_send = Some(Time::from_nanos(
             now.as_nanos().saturating_add(self.interval_ns),
@@ -153,6 +177,36 @@ impl PingSource {
         self.outstanding
             .front()
             .map(|p| Time::from_nanos(p.sent_at.as_nanos().saturating_add(self.timeout_ns)))
+    }
+
+    /// Drops the front probe (echoed, or lost now), then every echoed probe behind it.
+    fn pop_front(&mut self) {
+        self.outstanding.pop_front();
+        self.first_outstanding += 1;
+        while self.outstanding.front().is_some_and(|p| p.echoed) {
+            self.outstanding.pop_front();
+            self.first_outstanding += 1;
+        }
+    }
+
+    /// Marks probe `probe` echoed; false when it is not outstanding (lost already, or echoed
+    /// before).
+    fn take(&mut self, probe: u64) -> bool {
+        let Some(i) = probe
+            .checked_sub(self.first_outstanding)
+            .and_then(|i| usize::try_from(i).ok())
+        else {
+            return false;
+        };
+        match self.outstanding.get_mut(i) {
+            Some(p) if !p.echoed => p.echoed = true,
+            _ => return false,
+        }
+        self.pending -= 1;
+        if i == 0 {
+            self.pop_front();
+        }
+        true
     }
 
     /// Records one RTT sample.
@@ -206,11 +260,8 @@ impl Agent for PingSource {
         let Payload::PingEcho(echo) = packet.payload else {
             return;
         };
-        match self.outstanding.iter().position(|p| p.probe == echo.probe) {
-            Some(i) => {
-                self.outstanding.remove(i);
-            }
-            None => self.stats.late += 1,
+        if !self.take(echo.probe) {
+            self.stats.late += 1;
         }
         self.on_sample(now.saturating_since(echo.sent_at));
     }
@@ -224,7 +275,8 @@ impl Agent for PingSource {
 
     fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
         while self.loss_deadline().is_some_and(|at| at <= now) {
-            self.outstanding.pop_front();
+            self.pop_front();
+            self.pending -= 1;
             self.stats.lost += 1;
         }
         if self.next_send.is_some_and(|at| at <= now) {
@@ -457,7 +509,9 @@ mod tests {
             let n = delays.len() as u64;
             let source = run(config, until, |p| delays[(p % n) as usize].map(|d| d * 1_000_000));
             let s = *source.stats();
-            let outstanding = source.outstanding.len() as u64;
+            let outstanding = source.pending;
+            prop_assert_eq!(outstanding, source.outstanding.iter().filter(|p| !p.echoed).count() as u64);
+            prop_assert!(source.outstanding.front().is_none_or(|p| !p.echoed));
             prop_assert_eq!(s.probes_sent, s.echoes_received - s.late + s.lost + outstanding);
             prop_assert!(s.late <= s.lost);
             if s.echoes_received > 0 {

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use super::flow_spec::FlowSpec;
 use super::spec::Scenario;
+use crate::agent::web::InterPageFrom;
 use crate::agent::{AgentConfig, TfrcApplication};
 use crate::packet::NodeId;
 use crate::topology::{LinkId, Topology};
@@ -38,6 +39,11 @@ pub const EVENTS_PER_WALL_SECOND: f64 = 7.0e6;
 /// 4.5 KiB each for the checked scenario and 1.5 KiB each for its simulation (resident memory
 /// measured), rounded up.
 pub const BYTES_PER_FLOW: u64 = 8 * 1024;
+
+/// Memory per connection of a short-TCP or web flow that is open and waiting: its TCP sender
+/// and receiver in their pools and their timers. Measured at 3.1 KiB per connection (resident
+/// memory growing with the backlog of an overloaded `short_tcp` flow), rounded up.
+pub const BYTES_PER_WAITING_CONNECTION: u64 = 4 * 1024;
 
 /// How many times a flow's mean packets per bin its busiest bins hold (bursts: a window sent
 /// back to back), for the width its per-bin counters need.
@@ -114,6 +120,11 @@ pub struct CostEstimate {
     pub bins: u64,
     /// Flows, `count` expanded.
     pub flows: usize,
+    /// Links whose per-bin series are kept (`monitor.links`).
+    pub binned_links: u64,
+    /// State fields traced, all flows together (each a per-bin series): with `bins`, `flows`
+    /// and `binned_links`, how many values the results hold, for the cost of writing them.
+    pub state_fields: u64,
     /// The parts, costliest first (by events, then memory).
     pub parts: Vec<CostPart>,
 }
@@ -185,8 +196,8 @@ impl CostEstimate {
 /// A scenario whose estimate is over the budget.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostError {
-    /// The estimate.
-    pub estimate: CostEstimate,
+    /// The estimate (boxed: it is large for an error).
+    pub estimate: Box<CostEstimate>,
     /// The one-line message ([`CostEstimate::refusal`]).
     pub message: String,
     /// The path of the costliest part (`flows[0]`, `monitor.bin`).
@@ -220,7 +231,7 @@ pub fn check(scenario: &Scenario, budget: &Budget) -> Result<CostEstimate, CostE
                 })
                 .map_or_else(String::new, |p| p.path.clone());
             Err(CostError {
-                estimate,
+                estimate: Box::new(estimate),
                 message,
                 path: costliest,
             })
@@ -250,6 +261,9 @@ struct FluidFlow {
     rtt_s: f64,
     /// ON/OFF toggles per second.
     toggles_per_s: f64,
+    /// Connections it opens per second while active whatever the network does (short TCP,
+    /// web pages started on a clock); 0 for the others.
+    connections_per_s: f64,
     /// The rate it gets, bit/s averaged over the run.
     rate_bps: f64,
     /// The state fields its agents trace.
@@ -345,6 +359,7 @@ pub(super) fn estimate(
             replies_per_rtt,
             rtt_s,
             toggles_per_s,
+            connections_per_s: open_loop_connections_per_s(&flow.agent),
             rate_bps: 0.0,
             state_fields: 0,
         });
@@ -407,6 +422,16 @@ pub(super) fn estimate(
     }
 
     let mut memory = BYTES_PER_FLOW.saturating_mul(scenario.flows.len() as u64);
+    for f in &fluid {
+        // Connections that arrive faster than the path carries them wait, open, to the end.
+        if f.connections_per_s > 0.0 && f.demand_bps > f.rate_bps {
+            let unserved = 1.0 - f.rate_bps / f.demand_bps;
+            let waiting = f.connections_per_s * f.active * duration_s * unserved;
+            let bytes = (waiting * BYTES_PER_WAITING_CONNECTION as f64).min(u64::MAX as f64) as u64;
+            parts[f.part].memory_bytes = parts[f.part].memory_bytes.saturating_add(bytes);
+            memory = memory.saturating_add(bytes);
+        }
+    }
     if flow_bin_bytes > 0 {
         // One copy: the flows' series and state traces are handed over, not copied.
         let bytes = flow_bin_bytes;
@@ -477,6 +502,8 @@ pub(super) fn estimate(
         wall_s,
         bins,
         flows: scenario.flows.len(),
+        binned_links,
+        state_fields: fluid.iter().map(|f| f.state_fields).sum(),
         parts,
     }
 }
@@ -536,6 +563,19 @@ fn trace_parts(
         }
     }
     memory
+}
+
+/// Connections per second a flow opens while active regardless of how fast the earlier ones
+/// finish: a short-TCP flow's arrivals, a web session's objects when its pages start on a clock
+/// (`inter_page_from = "start"`); 0 for closed-loop and other flows.
+fn open_loop_connections_per_s(agent: &AgentConfig) -> f64 {
+    match agent {
+        AgentConfig::ShortTcp(c) => 1.0 / c.interarrival.mean().max(1e-9),
+        AgentConfig::Web(c) if c.inter_page_from == InterPageFrom::Start => {
+            c.objects_per_page.mean_ceil() / c.inter_page.mean().max(1e-9)
+        }
+        _ => 0.0,
+    }
 }
 
 /// The rate a flow asks for while active (bit/s; infinite for greedy), whether a timer paces its
