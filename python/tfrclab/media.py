@@ -383,7 +383,8 @@ class EventLog(logging.Handler):
     """A :mod:`logging` handler that keeps tfrc-udp's events as rows, to plot or save.
 
     >>> log = EventLog.attach()  # doctest: +SKIP
-    >>> ...  # run sessions
+    >>> run_my_sessions()  # doctest: +SKIP
+    >>> log.detach()  # doctest: +SKIP
     >>> frame = log.to_frame()  # doctest: +SKIP
     >>> frame[frame.event == "report"].plot(x="time_s", y="x_bps")  # doctest: +SKIP
 
