@@ -17,7 +17,7 @@ use std::time::Duration;
 use rand_core::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use tfrc::wire::{Packet, DATA_HEADER_LEN};
-use tfrc::{SenderStats, Time};
+use tfrc::{DataHeader, SenderStats, Time};
 
 use crate::clock::Clock;
 use crate::error::TransportError;
@@ -387,39 +387,19 @@ impl UdpSender {
         // the same echo is a replay to the TFRC sender (docs/tfrc.md, "Replays").
         let mut stamp = now;
         for _ in 0..MAX_BURST {
-            let payload = match self.source {
-                Source::Greedy => None,
+            let (header, payload) = match self.source {
+                Source::Greedy => match self.tfrc.poll_transmit(stamp, true) {
+                    Some(header) => (header, None),
+                    None => return false,
+                },
                 Source::Application | Source::ConstantRate { .. } => {
-                    // Payloads past their deadline are dropped here, at their send opportunity
-                    // (their events are emitted once the queue is unlocked: a subscriber may
-                    // block, and the application's thread may be waiting for the queue).
-                    let shared = &self.shared;
-                    let expired = &mut self.expired_buf;
-                    let has_data = shared.queue().ready(stamp, &mut |e| {
-                        shared.announce_expired(e);
-                        expired.push(e);
-                    });
-                    for _e in self.expired_buf.drain(..) {
-                        emit!(
-                            debug,
-                            "tfrc_udp::sender",
-                            "expired",
-                            time_s = _e.dropped.as_secs_f64(),
-                            ticket = _e.ticket,
-                            priority = _e.priority,
-                            late_s = _e.dropped.saturating_since(_e.deadline).as_secs_f64(),
-                        );
+                    let next = self.next_payload(stamp);
+                    self.log_expired();
+                    match next {
+                        Some((header, data)) => (header, Some(data)),
+                        None => return false,
                     }
-                    if !has_data {
-                        // Marks the opportunity unused (data-limited, RFC 5348 §8.2).
-                        let _ = self.tfrc.poll_transmit(stamp, false);
-                        return false;
-                    }
-                    Some(())
                 }
-            };
-            let Some(header) = self.tfrc.poll_transmit(stamp, true) else {
-                return false;
             };
             let len = match payload {
                 None => {
@@ -428,10 +408,7 @@ impl UdpSender {
                     body.fill(0);
                     header.emit(self.session, head).map(|_| len)
                 }
-                Some(()) => {
-                    let data = self.shared.queue().pop().unwrap_or_default();
-                    header.emit_with_payload(self.session, &data, &mut self.send_buf)
-                }
+                Some(data) => header.emit_with_payload(self.session, &data, &mut self.send_buf),
             };
             let Ok(len) = len else {
                 // Cannot happen: payloads are checked against the buffer when queued.
@@ -461,6 +438,44 @@ impl UdpSender {
             stamp = self.clock.now().max(stamp + Duration::from_nanos(1));
         }
         true
+    }
+
+    /// The header and payload of the next packet, if the queue holds a payload still within its
+    /// deadline and TFRC allows a packet at `stamp`. Payloads past their deadline are dropped
+    /// here, at their send opportunity (announced now, logged by [`UdpSender::log_expired`]
+    /// once the queue is unlocked: a subscriber may block, and the application's thread may be
+    /// waiting for the queue). The queue stays locked from the look to the pop, so a flush
+    /// from the application's thread cannot empty it in between.
+    fn next_payload(&mut self, stamp: Time) -> Option<(DataHeader, Vec<u8>)> {
+        let shared = &self.shared;
+        let expired = &mut self.expired_buf;
+        let mut queue = shared.queue();
+        let ready = queue.ready(stamp, &mut |e| {
+            shared.announce_expired(e);
+            expired.push(e);
+        });
+        if !ready {
+            // Marks the opportunity unused (data-limited, RFC 5348 §8.2).
+            let _ = self.tfrc.poll_transmit(stamp, false);
+            return None;
+        }
+        let header = self.tfrc.poll_transmit(stamp, true)?;
+        Some((header, queue.pop().unwrap_or_default()))
+    }
+
+    /// The `expired` events of the payloads [`UdpSender::next_payload`] dropped.
+    fn log_expired(&mut self) {
+        for _e in self.expired_buf.drain(..) {
+            emit!(
+                debug,
+                "tfrc_udp::sender",
+                "expired",
+                time_s = _e.dropped.as_secs_f64(),
+                ticket = _e.ticket,
+                priority = _e.priority,
+                late_s = _e.dropped.saturating_since(_e.deadline).as_secs_f64(),
+            );
+        }
     }
 
     /// Publishes X to the handle, and to subscribers if it moved by more than the threshold
