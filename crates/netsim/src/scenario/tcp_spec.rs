@@ -8,8 +8,8 @@ use super::fields::Fields;
 use super::flow_spec::packet_size;
 use crate::agent::tcp::controller::{resolve_controller, ControlledTcpConfig};
 use crate::agent::tcp::{
-    AckCounting, AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, SackRecovery, SsthreshBase,
-    TcpConfig, TcpConfigError, TcpVariant,
+    AckCounting, AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, RtoFormula, SackRecovery,
+    SsthreshBase, TcpConfig, TcpConfigError, TcpVariant,
 };
 use crate::agent::AgentConfig;
 
@@ -68,6 +68,15 @@ pub(super) fn tcp_keys(
         };
     }
     config.rack = fields.or("rack", config.rack)?;
+    if let Some(name) = fields.choice("rto_formula", RtoFormula::NAMES)? {
+        config.rto_formula = if name == "linux" {
+            RtoFormula::Linux
+        } else {
+            RtoFormula::Rfc6298
+        };
+    }
+    config.tlp = fields.or("tlp", config.tlp)?;
+    config.prr = fields.or("prr", config.prr)?;
     if let Some(name) = fields.choice("ssthresh_base", SsthreshBase::NAMES)? {
         config.ssthresh_base = if name == "cwnd" {
             SsthreshBase::Cwnd

@@ -802,7 +802,7 @@ impl TcpSender {
         } else if board.is_empty() {
             self.maxseq - self.highest_ack
         } else {
-            board.pipe(self.highest_ack, self.maxseq, self.cfg.numdupacks)
+            board.pipe(self.highest_ack, self.maxseq, self.pipe_dup_thresh())
         };
         u32::try_from(flight.max(0)).unwrap_or(u32::MAX)
     }

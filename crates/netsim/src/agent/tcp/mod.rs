@@ -16,6 +16,7 @@ mod cubic;
 pub mod delivery_rate;
 mod header;
 pub mod pacing;
+mod prr;
 mod rack;
 mod reno;
 pub mod rto;
@@ -23,6 +24,9 @@ mod sack;
 pub mod scoreboard;
 mod sender;
 pub mod sink;
+#[cfg(test)]
+mod test_driver;
+mod tlp;
 mod vegas;
 
 use std::time::Duration;
@@ -144,6 +148,21 @@ impl SsthreshBase {
     pub const NAMES: &'static [&'static str] = &["flight_size", "cwnd"];
 }
 
+/// How the RTO floor `min_rto` enters the retransmission timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoFormula {
+    /// RTO = max(SRTT + 4·RTTVAR, min_rto) (RFC 6298 §2.4, ns-2).
+    Rfc6298,
+    /// RTO = SRTT + max(4·RTTVAR, min_rto) (Linux's `tcp_rtt_estimator` and `__tcp_set_rto`):
+    /// the timeout never comes within `min_rto` of the smoothed RTT.
+    Linux,
+}
+
+impl RtoFormula {
+    /// Scenario names.
+    pub const NAMES: &'static [&'static str] = &["rfc6298", "linux"];
+}
+
 /// How a SACK sender recovers (protocols.md §1.7).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SackRecovery {
@@ -222,6 +241,9 @@ pub struct TcpConfig {
     pub initial_rto: Duration,
     /// Apply the floor before the backoff (true, RFC 2988/6298) or after it (`rfc2988_`).
     pub rfc2988: bool,
+    /// How the floor enters the RTO: RFC 6298's max(SRTT + 4·RTTVAR, `min_rto`), or Linux's
+    /// SRTT + max(4·RTTVAR, `min_rto`) (`tcp_rtt_estimator`).
+    pub rto_formula: RtoFormula,
     /// Add `header_bytes` of TCP/IP header to every data packet on the wire (`useHeaders_`).
     /// Vegas never does (ns-2's Vegas `output()` has no header accounting).
     pub use_headers: bool,
@@ -265,6 +287,17 @@ pub struct TcpConfig {
     /// found without the timer (`net.ipv4.tcp_recovery` bit 1 in Linux). Only with
     /// `sack_recovery = Rfc6675`.
     pub rack: bool,
+    /// Tail loss probes (RFC 8985 §7, Linux's `tcp_schedule_loss_probe`): with nothing but
+    /// the timer left to find a tail loss, a probe (new data, or the last packet again) is
+    /// sent about two RTTs after the last transmission, so the loss is repaired by SACK
+    /// recovery rather than a timeout (`net.ipv4.tcp_early_retrans` = 3). Only with
+    /// `sack_recovery = Rfc6675`.
+    pub tlp: bool,
+    /// Proportional rate reduction (RFC 6937, Linux's `tcp_cwnd_reduction`): in RFC 6675
+    /// recovery the window falls to ssthresh gradually, sending about ssthresh/cwnd packets
+    /// per packet delivered, instead of at once. Only with `sack_recovery = Rfc6675`, and not
+    /// for BBR (which sets its own window in recovery).
+    pub prr: bool,
     /// What RFC 6675 recovery entry halves (times `decrease_num`) for ssthresh and cwnd.
     pub ssthresh_base: SsthreshBase,
     /// NewReno partial window deflation (`partial_window_deflation_`).
@@ -301,6 +334,7 @@ impl TcpConfig {
             max_rto: Duration::from_secs(64),
             initial_rto: Duration::from_secs(6),
             rfc2988: false,
+            rto_formula: RtoFormula::Rfc6298,
             use_headers: false,
             header_bytes: 40,
             limited_transmit: false,
@@ -319,6 +353,8 @@ impl TcpConfig {
             max_sack_blocks: 3,
             sack_recovery: SackRecovery::Sack1,
             rack: false,
+            tlp: false,
+            prr: false,
             ssthresh_base: SsthreshBase::FlightSize,
             partial_window_deflation: false,
             newreno_impatient: false,
@@ -377,10 +413,12 @@ impl TcpConfig {
     /// (docs/tcp.md, "The linux preset"): 1448-byte segments with 52 bytes of TCP/IP header
     /// (timestamps), 1500 bytes on the wire; initial window 10 (RFC 6928, `TCP_INIT_CWND`);
     /// window growth by packets acked (`tcp_slow_start`, `tcp_cong_avoid_ai`); minimum RTO
-    /// 200 ms (`TCP_RTO_MIN`), initial 1 s, cap 120 s (`TCP_RTO_MAX`), 1 ms clock; delayed
+    /// 200 ms (`TCP_RTO_MIN`) on the variance term (RTO = SRTT + max(4·RTTVAR, 200 ms)),
+    /// initial 1 s, cap 120 s (`TCP_RTO_MAX`), 1 ms clock; delayed
     /// ACKs after 40 ms (`TCP_DELACK_MIN`) with the first 16 packets acked at once (quick-ACK
-    /// mode); SACK with RFC 6675 recovery and RACK loss detection (RFC 8985), ssthresh from
-    /// cwnd (`tcp_reno_ssthresh`); limited transmit; a SYN exchange.
+    /// mode); SACK with RFC 6675 recovery, RACK loss detection and tail loss probes (RFC
+    /// 8985), proportional rate reduction (RFC 6937), ssthresh from cwnd
+    /// (`tcp_reno_ssthresh`); limited transmit; a SYN exchange.
     pub fn linux(variant: TcpVariant) -> TcpConfig {
         TcpConfig {
             size_bytes: 1448,
@@ -393,7 +431,10 @@ impl TcpConfig {
             },
             quick_acks: 16,
             ack_counting: AckCounting::Segments,
+            rto_formula: RtoFormula::Linux,
             rack: true,
+            tlp: true,
+            prr: true,
             ssthresh_base: SsthreshBase::Cwnd,
             ..TcpConfig::rfc(variant)
         }
@@ -415,7 +456,23 @@ impl TcpConfig {
 
     /// Whether RACK runs: asked for, on a SACK variant with RFC 6675 recovery.
     pub fn uses_rack(&self) -> bool {
-        self.rack && self.variant.uses_sack() && self.sack_recovery == SackRecovery::Rfc6675
+        self.rack && self.rfc6675_sack()
+    }
+
+    /// Whether tail loss probes run: asked for, on a SACK variant with RFC 6675 recovery.
+    pub fn uses_tlp(&self) -> bool {
+        self.tlp && self.rfc6675_sack()
+    }
+
+    /// Whether proportional rate reduction runs: asked for, on a SACK variant with RFC 6675
+    /// recovery other than BBR.
+    pub fn uses_prr(&self) -> bool {
+        self.prr && self.rfc6675_sack() && self.variant != TcpVariant::Bbr
+    }
+
+    /// A SACK variant recovering by RFC 6675.
+    fn rfc6675_sack(&self) -> bool {
+        self.variant.uses_sack() && self.sack_recovery == SackRecovery::Rfc6675
     }
 
     /// Size on the wire of a data packet (payload plus header when `use_headers`; Vegas never
@@ -653,6 +710,13 @@ mod tests {
         assert_eq!(linux.min_rto, Duration::from_millis(200));
         assert_eq!(linux.ack_counting, AckCounting::Segments);
         assert!(linux.uses_rack() && !rfc.uses_rack());
+        assert!(linux.uses_tlp() && linux.uses_prr());
+        assert!(!rfc.uses_tlp() && !rfc.uses_prr());
+        assert!(
+            TcpConfig::linux(TcpVariant::Bbr).uses_tlp()
+                && !TcpConfig::linux(TcpVariant::Bbr).uses_prr(),
+            "BBR sets its own window in recovery"
+        );
         assert!(
             !TcpConfig::linux(TcpVariant::NewReno).uses_rack(),
             "RACK needs SACK"

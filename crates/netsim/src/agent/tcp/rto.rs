@@ -7,6 +7,12 @@
 //! ticks, so the gains 1/8 and 1/4 are integer shifts; RTO = (SRTT + 4·RTTVAR) ticks, truncated.
 //! The floor (`min_rto`) applies before the exponential backoff with `rfc2988` (RFC 6298 §2.4
 //! and §5.5) or after it without; then the cap, and never below 2 ticks.
+//!
+//! Linux (`tcp_rtt_estimator`, `__tcp_set_rto`) floors the variance term instead of the
+//! timeout: RTO = SRTT + max(4·RTTVAR, `min_rto`), so its timeout is never within 200 ms of
+//! the smoothed RTT; [`RtoEstimator::with_variance_floor`] does the same. (Linux also lets
+//! the variance term fall by a quarter per RTT only; with one sample per RTT, as here, the
+//! RFC 6298 gain of 1/4 per sample is the same rate.)
 
 use std::time::Duration;
 
@@ -22,6 +28,8 @@ pub struct RtoEstimator {
     min_rto: f64,
     max_rto: f64,
     rfc2988: bool,
+    /// Linux's RTO: the floor applies to the variance term (`min_rto` below 4·RTTVAR).
+    variance_floor: bool,
     phase: f64,
     /// SRTT ×8, in ticks (`t_srtt_`); 0 before the first sample (and after a long backoff).
     srtt8: i64,
@@ -53,6 +61,7 @@ impl RtoEstimator {
             min_rto: min_rto.as_secs_f64(),
             max_rto: max_rto.as_secs_f64(),
             rfc2988,
+            variance_floor: false,
             phase,
             srtt8: 0,
             // ns-2's rttvar_init_ of 12 s; overwritten by the first sample.
@@ -60,6 +69,14 @@ impl RtoEstimator {
             rtxcur: initial.as_secs_f64(),
             backoff: 1,
             last_ticks: 0,
+        }
+    }
+
+    /// The same estimator computing RTO as Linux does: SRTT + max(4·RTTVAR, `min_rto`).
+    pub fn with_variance_floor(self) -> RtoEstimator {
+        RtoEstimator {
+            variance_floor: true,
+            ..self
         }
     }
 
@@ -87,8 +104,13 @@ impl RtoEstimator {
             self.srtt8 = ticks << 3;
             self.rttvar4 = ticks << 1;
         }
-        // (SRTT + 4·RTTVAR) in ticks: 8·SRTT + 32·RTTVAR, shifted back by 3.
-        self.rtxcur = (((self.rttvar4 << 3) + self.srtt8) >> 3) as f64 * self.tick;
+        self.rtxcur = if self.variance_floor {
+            let variance = (self.rttvar4 as f64 * self.tick).max(self.min_rto);
+            (self.srtt8 >> 3) as f64 * self.tick + variance
+        } else {
+            // (SRTT + 4·RTTVAR) in ticks: 8·SRTT + 32·RTTVAR, shifted back by 3.
+            (((self.rttvar4 << 3) + self.srtt8) >> 3) as f64 * self.tick
+        };
     }
 
     /// The timeout to arm now, with floor, backoff and cap applied.
@@ -245,5 +267,24 @@ mod tests {
         // The next sample starts afresh.
         rto.sample(ms(500), at(100.0));
         assert!((rto.srtt_secs() - 0.5).abs() < 1e-9);
+    }
+
+    #[test]
+    fn linux_floors_the_variance_term_not_the_timeout() {
+        let make = || RtoEstimator::new(ms(1), ms(200), ms(120_000), ms(1000), true, 0.0);
+        let (mut rfc, mut linux) = (make(), make().with_variance_floor());
+        for n in 1..=50u64 {
+            let now = Time::from_nanos(n * 100_000_000);
+            rfc.sample(ms(100), now);
+            linux.sample(ms(100), now);
+        }
+        // A steady 100 ms RTT: RFC 6298 gives max(100 ms + 4·RTTVAR, 200 ms) = 200 ms,
+        // Linux 100 ms + max(4·RTTVAR, 200 ms) = 300 ms.
+        assert_eq!(rfc.timeout(), ms(200));
+        assert_eq!(linux.timeout(), ms(300));
+        // The first sample: RTTVAR = R/2, so 4·RTTVAR = 2R = 600 ms is above the floor.
+        let mut first = make().with_variance_floor();
+        first.sample(ms(300), Time::from_nanos(300_000_000));
+        assert_eq!(first.timeout(), ms(900));
     }
 }

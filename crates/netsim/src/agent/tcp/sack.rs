@@ -19,8 +19,10 @@ use tfrc::Time;
 
 use super::controller::Reduction;
 use super::header::TcpAck;
+use super::prr::PrrAck;
 use super::scoreboard::Scoreboard;
 use super::sender::{CwndAction, CwndCut, TcpSender};
+use super::tlp::AckFlags;
 use super::{SackRecovery, SsthreshBase, TcpConfig, TcpVariant};
 use crate::agent::Outbox;
 
@@ -159,7 +161,7 @@ impl TcpSender {
                 break;
             }
             if !self.may_send_now(now, force) {
-                return;
+                break;
             }
             // Outside recovery an RFC 6675 sender only sends new data.
             let hole = if self.rfc6675() {
@@ -201,6 +203,9 @@ impl TcpSender {
             if maxburst > 0 && sent == maxburst {
                 break;
             }
+        }
+        if sent > 0 {
+            self.tlp_schedule(now, false);
         }
     }
 
@@ -246,10 +251,21 @@ impl TcpSender {
             rate.on_ack(seq, ack.blocks());
         }
         let thresh = self.cfg.numdupacks;
-        if seq > self.highest_ack {
+        let delivery_mark = self.prr_delivery_mark();
+        let advanced = seq > self.highest_ack;
+        if advanced {
+            self.tlp_on_ack(
+                now,
+                seq,
+                AckFlags {
+                    advanced,
+                    sacked: false,
+                },
+            );
             if self.sack.in_recovery && seq >= self.recover {
                 self.sack.in_recovery = false;
                 self.newack(now, seq);
+                self.prr_end();
                 self.cc_recovered(now);
                 self.sack.scoreboard.clear();
             } else if self.sack.in_recovery {
@@ -262,24 +278,45 @@ impl TcpSender {
             self.sack.after_timeout = false;
             self.sack.scoreboard.update(self.highest_ack, ack.blocks());
         } else if seq == self.highest_ack && !self.sack.after_timeout {
-            if self.sack.scoreboard.update(self.highest_ack, ack.blocks()) {
+            let sacked = self.sack.scoreboard.update(self.highest_ack, ack.blocks());
+            if sacked {
                 self.dupacks += 1;
             }
+            self.tlp_on_ack(now, seq, AckFlags { advanced, sacked });
         } else {
             return AckSend::Nothing;
         }
-        if self.rack.is_some() {
-            self.rack_detect(now);
-        }
-        if !self.sack.in_recovery {
-            let first_lost = self
-                .sack
-                .scoreboard
-                .lost_below(thresh)
-                .is_some_and(|l| self.highest_ack + 1 < l)
-                || (self.rack.is_some() && self.sack.scoreboard.next_rack_lost().is_some());
-            if (self.dupacks >= thresh || first_lost) && self.may_fast_retransmit() {
-                self.rfc6675_enter_recovery(now, out);
+        let newly_lost = if self.rack.is_some() {
+            self.rack_detect(now)
+        } else {
+            0
+        };
+        let prr_ack = PrrAck {
+            delivered: delivery_mark.map_or(0, |before| {
+                let after = self.prr_delivery_mark().unwrap_or(before);
+                after - before
+            }),
+            advanced,
+            newly_lost: newly_lost > 0,
+        };
+        if self.sack.in_recovery {
+            self.prr_on_ack(prr_ack);
+        } else {
+            // With RACK a packet is lost when RACK says so, and only then does recovery begin
+            // (Linux's `tcp_time_to_recover` with RACK on: DupThresh counting is off, and a
+            // retransmission still in flight is never presumed lost again).
+            let lost = if self.rack.is_some() {
+                self.sack.scoreboard.next_rack_lost().is_some()
+            } else {
+                self.dupacks >= thresh
+                    || self
+                        .sack
+                        .scoreboard
+                        .lost_below(thresh)
+                        .is_some_and(|l| self.highest_ack + 1 < l)
+            };
+            if lost && self.may_fast_retransmit() {
+                self.rfc6675_enter_recovery(now, prr_ack, out);
             } else if seq == self.highest_ack
                 && self.dupacks > 0
                 && self.dupacks < thresh
@@ -287,6 +324,9 @@ impl TcpSender {
             {
                 return AckSend::LimitedTransmit;
             }
+        }
+        if advanced {
+            self.tlp_schedule(now, true);
         }
         if self.dupacks == 0 || self.sack.in_recovery {
             AckSend::Much
@@ -298,7 +338,8 @@ impl TcpSender {
     /// RFC 6675 §5 step (4): RecoveryPoint = HighData, ssthresh = cwnd = max(FlightSize/2, 2)
     /// (times `decrease_num`/0.5 for non-standard decreases; cwnd instead of FlightSize with
     /// [`SsthreshBase::Cwnd`]), retransmit the first hole.
-    fn rfc6675_enter_recovery(&mut self, now: Time, out: &mut Outbox) {
+    fn rfc6675_enter_recovery(&mut self, now: Time, ack: PrrAck, out: &mut Outbox) {
+        let prior_cwnd = self.cwnd;
         self.recover = self.maxseq;
         self.sack.in_recovery = true;
         self.stats.fast_retransmits += 1;
@@ -316,26 +357,31 @@ impl TcpSender {
             self.cwnd = self.ssthresh;
         }
         self.first_decrease = false;
+        self.tlp_reset();
+        self.prr_start(prior_cwnd, ack);
         self.reset_rtx_timer(now, true, false);
         self.sack.rescue_rxt = None;
         let first = self.highest_ack + 1;
         self.sack.scoreboard.mark_retransmitted(first);
         self.sack.high_rxt = first;
         self.output(now, first, out);
+        self.prr_sent();
     }
 
-    /// RFC 6675 `NextSeg` (§4).
+    /// RFC 6675 `NextSeg` (§4). With RACK, Linux's choice instead (`tcp_xmit_retransmit_queue`):
+    /// the packets RACK found lost, then new data; no hole RACK has not found lost is sent again
+    /// (its retransmission may still be in flight), and no rescue retransmission.
     fn rfc6675_next_seg(&mut self) -> Option<i64> {
         let thresh = self.cfg.numdupacks;
         let board = &self.sack.scoreboard;
         let from = self.sack.high_rxt.max(self.highest_ack) + 1;
         let lost_below = board.lost_below(thresh);
-        // RACK: a packet whose last transmission was found lost, first.
         if self.rack.is_some() {
             if let Some(seq) = board.next_rack_lost() {
                 self.sack.high_rxt = self.sack.high_rxt.max(seq);
                 return Some(seq);
             }
+            return self.rfc6675_new_data();
         }
         // (1) the first lost hole above HighRxt.
         if let Some(hole) = board.next_unsacked(from) {
@@ -345,12 +391,10 @@ impl TcpSender {
             }
         }
         // (2) new data, if the receiver window allows.
-        if self.t_seqno < self.curseq
-            && self.t_seqno <= self.highest_ack + i64::from(self.cfg.window)
-        {
-            self.t_seqno += 1;
-            return Some(self.t_seqno - 1);
+        if let Some(seq) = self.rfc6675_new_data() {
+            return Some(seq);
         }
+        let board = &self.sack.scoreboard;
         // (3) any hole above HighRxt.
         if let Some(hole) = board.next_unsacked(from) {
             self.sack.high_rxt = hole;
@@ -367,9 +411,27 @@ impl TcpSender {
         None
     }
 
+    /// `NextSeg` rule (2): the next new packet, if the application has one and the receiver
+    /// window allows it.
+    fn rfc6675_new_data(&mut self) -> Option<i64> {
+        if self.t_seqno < self.curseq
+            && self.t_seqno <= self.highest_ack + i64::from(self.cfg.window)
+        {
+            self.t_seqno += 1;
+            return Some(self.t_seqno - 1);
+        }
+        None
+    }
+
+    /// `SetPipe`'s `IsLost` rule: DupThresh SACKed packets above, or (with RACK, as in Linux)
+    /// none: only what RACK marked is lost.
+    pub(super) fn pipe_dup_thresh(&self) -> Option<u32> {
+        self.rack.is_none().then_some(self.cfg.numdupacks)
+    }
+
     /// RFC 6675 §5 (C): send while cwnd - pipe >= 1.
     fn rfc6675_send(&mut self, now: Time, force: bool, out: &mut Outbox) {
-        let thresh = self.cfg.numdupacks;
+        let thresh = self.pipe_dup_thresh();
         let mut pipe = self
             .sack
             .scoreboard
@@ -385,6 +447,7 @@ impl TcpSender {
                 self.sack.scoreboard.mark_retransmitted(seq);
             }
             self.output(now, seq, out);
+            self.prr_sent();
             if self.t_seqno <= seq {
                 self.t_seqno = seq + 1;
             }

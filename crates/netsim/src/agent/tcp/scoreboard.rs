@@ -144,6 +144,24 @@ impl Scoreboard {
         }
     }
 
+    /// How many packets are SACKed.
+    pub fn sacked_count(&self) -> i64 {
+        self.slots.iter().filter(|s| s.sacked).count() as i64
+    }
+
+    /// Marks `seq` retransmitted when the ring may be empty (a tail loss probe, sent with
+    /// nothing SACKed): the ring then starts just above `cum_ack`, as after an ACK, so that
+    /// the packets below `seq` keep their slots.
+    pub fn mark_retransmitted_above(&mut self, cum_ack: i64, seq: i64) {
+        if self.slots.is_empty() {
+            self.first = cum_ack + 1;
+        }
+        if seq >= self.first {
+            self.extend_to(seq);
+            self.slots[(seq - self.first) as usize].retransmitted = true;
+        }
+    }
+
     /// The highest SACKed packet.
     pub fn high_sacked(&self) -> Option<i64> {
         self.high_sacked
@@ -194,9 +212,11 @@ impl Scoreboard {
     }
 
     /// RFC 6675 `SetPipe` over the packets `cum_ack+1 ..= high_data`: each one not SACKed
-    /// counts once if not lost (by `IsLost` or by RACK), and once more if retransmitted.
-    pub fn pipe(&self, cum_ack: i64, high_data: i64, dup_thresh: u32) -> i64 {
-        let lost_below = self.lost_below(dup_thresh);
+    /// counts once if not lost, and once more if retransmitted. Lost: found so by RACK, or
+    /// (with `dup_thresh`) by `IsLost`; without it only RACK's marks count (Linux's
+    /// `tcp_packets_in_flight` with RACK on).
+    pub fn pipe(&self, cum_ack: i64, high_data: i64, dup_thresh: Option<u32>) -> i64 {
+        let lost_below = dup_thresh.and_then(|t| self.lost_below(t));
         let mut pipe = 0;
         for seq in cum_ack + 1..=high_data {
             let slot = self.slot(seq).unwrap_or_default();
@@ -273,15 +293,26 @@ mod tests {
         // Four SACKed packets: everything below the 3rd highest SACKed (4) is lost.
         assert_eq!(sb.lost_below(3), Some(4));
         // Pipe over 1..=9: 1, 2 lost (0); 6 has only one SACKed above it (1); 8, 9 (2).
-        assert_eq!(sb.pipe(0, 9, 3), 3);
+        assert_eq!(sb.pipe(0, 9, Some(3)), 3);
         sb.mark_retransmitted(1);
-        assert_eq!(sb.pipe(0, 9, 3), 4);
+        assert_eq!(sb.pipe(0, 9, Some(3)), 4);
         assert_eq!(sb.next_unsacked(2), Some(2));
         assert_eq!(sb.next_unsacked(3), Some(6));
         assert_eq!(sb.next_unsacked(7), None);
         // A retransmission beyond the highest SACK (the rescue) is remembered.
         sb.mark_retransmitted(9);
         assert!(sb.is_retransmitted(9));
-        assert_eq!(sb.pipe(0, 9, 3), 5);
+        assert_eq!(sb.pipe(0, 9, Some(3)), 5);
+    }
+
+    #[test]
+    fn a_probe_on_an_empty_board_keeps_the_packets_below_it() {
+        let mut sb = Scoreboard::new();
+        sb.mark_retransmitted_above(7, 9);
+        assert!(sb.is_retransmitted(9) && !sb.is_retransmitted(8));
+        // 8 has a slot: RACK can mark it lost when 9's SACK arrives.
+        sb.update(7, &[block(9, 10)]);
+        sb.mark_rack_lost(8);
+        assert_eq!(sb.next_rack_lost(), Some(8));
     }
 }

@@ -15,11 +15,13 @@ use super::cubic::Cubic;
 use super::delivery_rate::DeliveryRate;
 use super::header::{TcpAck, TcpData};
 use super::pacing::Pacer;
+use super::prr::Prr;
 use super::rack::Rack;
 use super::rto::RtoEstimator;
 use super::sack::SackState;
+use super::tlp::Tlp;
 use super::vegas::VegasState;
-use super::{AckCounting, DecreaseRule, TcpConfig, TcpVariant};
+use super::{AckCounting, DecreaseRule, RtoFormula, TcpConfig, TcpVariant};
 use crate::agent::{Agent, Outbox};
 use crate::packet::{Packet, Payload};
 use crate::rng::{uniform, SimRng};
@@ -133,6 +135,10 @@ pub struct TcpSender {
     pub(super) pacer: Option<Pacer>,
     /// RACK's state ([`TcpConfig::rack`] under RFC 6675 recovery).
     pub(super) rack: Option<Rack>,
+    /// Tail loss probes' state ([`TcpConfig::tlp`] under RFC 6675 recovery).
+    pub(super) tlp: Option<Tlp>,
+    /// Proportional rate reduction's state ([`TcpConfig::prr`] under RFC 6675 recovery).
+    pub(super) prr: Option<Prr>,
     /// The congestion controller that decides the window instead of the variant's own growth
     /// and reductions (docs/controllers.md); `None` for the built-in logic.
     pub(super) cc: Option<Box<dyn CongestionControl>>,
@@ -205,6 +211,10 @@ impl TcpSender {
             config.rfc2988,
             phase,
         );
+        let rto = match config.rto_formula {
+            RtoFormula::Rfc6298 => rto,
+            RtoFormula::Linux => rto.with_variance_floor(),
+        };
         let wnd_init = f64::from(config.initial_window);
         let cwnd = if config.syn && config.delay_growth {
             1.0
@@ -249,6 +259,8 @@ impl TcpSender {
             rate: (config.variant == TcpVariant::Bbr || config.uses_rack())
                 .then(|| DeliveryRate::new(i64::from(config.syn))),
             rack: config.uses_rack().then(Rack::default),
+            tlp: config.uses_tlp().then(Tlp::default),
+            prr: config.uses_prr().then(Prr::default),
             pacer: (config.variant == TcpVariant::Bbr).then(|| Pacer::new(u64::MAX)),
             cc: None,
             cc_sample: AckSample {
@@ -297,6 +309,12 @@ impl TcpSender {
     /// Counters so far.
     pub fn stats(&self) -> TcpStats {
         self.stats
+    }
+
+    /// Tail loss probes sent, and the episodes in which one repaired a loss (both 0 without
+    /// [`TcpConfig::tlp`]).
+    pub fn loss_probes(&self) -> (u64, u64) {
+        self.tlp.map_or((0, 0), |t| (t.probes, t.recoveries))
     }
 
     /// The congestion window in packets.
@@ -582,6 +600,7 @@ impl TcpSender {
 
     /// The retransmission timer expired (`TcpAgent::timeout` with the variants' additions).
     fn rtx_timeout(&mut self, now: Time, out: &mut Outbox) {
+        self.tlp_reset();
         match self.cfg.variant {
             TcpVariant::Vegas => return self.vegas_timeout(now, out),
             TcpVariant::Sack | TcpVariant::Cubic | TcpVariant::Bbr => self.sack_on_timeout(),
@@ -703,7 +722,8 @@ impl Agent for TcpSender {
             return None;
         }
         let pace_at = self.pacer.as_ref().and_then(Pacer::wake_at);
-        [self.rtx_at, self.delsnd_at, pace_at]
+        let pto_at = self.tlp.and_then(|t| t.pto_at);
+        [self.rtx_at, self.delsnd_at, pace_at, pto_at]
             .into_iter()
             .flatten()
             .min()
@@ -712,6 +732,14 @@ impl Agent for TcpSender {
     fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
         if self.cc_failed() {
             return;
+        }
+        // The probe timeout is never later than the retransmission timer; when both are due
+        // the probe goes first and restarts that timer (Linux has one timer for both).
+        if self
+            .tlp
+            .is_some_and(|t| t.pto_at.is_some_and(|at| at <= now))
+        {
+            self.tlp_fire(now, out);
         }
         if self.rtx_at.is_some_and(|at| at <= now) {
             self.rtx_at = None;
@@ -899,57 +927,10 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+    use crate::agent::tcp::test_driver::Driver;
     use crate::agent::tcp::{GaimdConfig, GaimdRule, TcpSink};
     use crate::packet::{FlowId, NodeId};
     use crate::rng::stream;
-
-    fn ack_packet(ack: i64) -> Packet {
-        Packet::new(
-            FlowId(0),
-            0,
-            40,
-            NodeId(0),
-            Time::ZERO,
-            Payload::TcpAck(TcpAck::cumulative(ack)),
-        )
-    }
-
-    /// A sender fed with hand-made ACKs; returns the sequence numbers it sends.
-    struct Driver {
-        sender: TcpSender,
-        out: Outbox,
-        now: Time,
-    }
-
-    impl Driver {
-        fn new(config: TcpConfig) -> Driver {
-            let mut d = Driver {
-                sender: TcpSender::new(&config, stream(1, "test")),
-                out: Outbox::default(),
-                now: Time::ZERO,
-            };
-            d.sender.on_start(Time::ZERO, &mut d.out);
-            d.sent();
-            d
-        }
-
-        fn sent(&mut self) -> Vec<i64> {
-            self.out
-                .drain()
-                .map(|o| match o.payload {
-                    Payload::TcpData(d) => d.seqno,
-                    other => panic!("{other:?}"),
-                })
-                .collect()
-        }
-
-        fn ack(&mut self, ack: i64) -> Vec<i64> {
-            self.now += Duration::from_millis(1);
-            self.sender
-                .handle_packet(self.now, &ack_packet(ack), &mut self.out);
-            self.sent()
-        }
-    }
 
     fn gaimd(rule: GaimdRule) -> Driver {
         let config = GaimdConfig {
