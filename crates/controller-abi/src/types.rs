@@ -175,3 +175,12 @@ pub struct Vtable {
     /// The congestion state changed ([`CaState`](crate::CaState) code; optional).
     pub set_state: Option<SignalFn>,
 }
+
+// The C header (include/tfrclab_controller.h) asserts the same sizes and offsets, so that a
+// change on one side without the other fails to compile.
+const _: () = assert!(std::mem::size_of::<State>() == 80);
+const _: () = assert!(std::mem::size_of::<Ack>() == 24);
+const _: () = assert!(std::mem::size_of::<Outcome>() == 296);
+const _: () = assert!(std::mem::offset_of!(Outcome, message) == 36);
+const _: () =
+    assert!(std::mem::offset_of!(Vtable, set_state) == 6 * std::mem::size_of::<*const u8>());

@@ -232,3 +232,50 @@ fn a_library_that_is_no_plugin_of_this_abi_is_refused_with_the_scenario() {
     let error = refused(&format!("native:{misbehave}?speed=3"));
     assert!(error.contains("unknown parameter(s): speed"), "{error}");
 }
+
+#[test]
+fn a_plugin_written_in_c_against_the_header_gives_the_built_in_reno_results() {
+    let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
+    let abi = workspace().join("crates/controller-abi");
+    let out = workspace().join("target/controller-plugins/c");
+    std::fs::create_dir_all(&out).unwrap();
+    let library = out.join(format!(
+        "{}reno_c{}",
+        std::env::consts::DLL_PREFIX,
+        std::env::consts::DLL_SUFFIX
+    ));
+    let built = Command::new(&compiler)
+        .args([
+            "-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-O2", "-I",
+        ])
+        .arg(abi.join("include"))
+        .arg("-o")
+        .arg(&library)
+        .arg(abi.join("examples/c/reno.c"))
+        .arg("-lm")
+        .output();
+    let Ok(built) = built else {
+        eprintln!("no C compiler ({compiler}): the C plugin is not checked");
+        return;
+    };
+    assert!(
+        built.status.success(),
+        "{compiler} failed:\n{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let reno = "kind = \"tcp\"\nvariant = \"reno\"\npreset = \"ns2_2000\"\nwindow = 100";
+    let a = common::simulate(&scenario(reno, "60s", 0.01), 11);
+    let b = common::simulate(
+        &scenario(
+            &controlled(&format!("native:{}", library.display())),
+            "60s",
+            0.01,
+        ),
+        11,
+    );
+    assert!(a.flows[0].record.totals.packets_sent > 10_000);
+    assert!(
+        measured(&a) == measured(&b),
+        "the C plugin differs from Reno"
+    );
+}
