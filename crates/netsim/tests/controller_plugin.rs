@@ -5,7 +5,9 @@
 //! built-in Reno's); runs are deterministic; every misbehaviour of a plugin (NaN or negative
 //! cwnd, an error, a panic, a failure to be made, a wrong ABI version, no entry point, a file
 //! that is not a library) is refused with the scenario or ends the run naming the controller,
-//! the callback and the simulated time.
+//! the callback and the simulated time. C plugins against the ABI's header (compiled with `cc`)
+//! give Reno's results, and what only they can get wrong (a null callback, an undefined outcome
+//! status) is an error too.
 
 mod common;
 
@@ -233,44 +235,50 @@ fn a_library_that_is_no_plugin_of_this_abi_is_refused_with_the_scenario() {
     assert!(error.contains("unknown parameter(s): speed"), "{error}");
 }
 
-#[test]
-fn a_plugin_written_in_c_against_the_header_gives_the_built_in_reno_results() {
+/// Compiles the C plugin `source` (a path in the workspace) with `defines` into
+/// target/controller-plugins/c/ as library `name`; `None` (said on stderr) without a C compiler.
+fn compile_c(source: &str, defines: &[&str], name: &str) -> Option<String> {
     let compiler = std::env::var("CC").unwrap_or_else(|_| "cc".to_string());
-    let abi = workspace().join("crates/controller-abi");
     let out = workspace().join("target/controller-plugins/c");
     std::fs::create_dir_all(&out).unwrap();
     let library = out.join(format!(
-        "{}reno_c{}",
+        "{}{name}{}",
         std::env::consts::DLL_PREFIX,
         std::env::consts::DLL_SUFFIX
     ));
     let built = Command::new(&compiler)
         .args([
-            "-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-O2", "-I",
+            "-std=c11", "-Wall", "-Wextra", "-Werror", "-shared", "-fPIC", "-O2",
         ])
-        .arg(abi.join("include"))
+        .args(defines.iter().map(|d| format!("-D{d}")))
+        .arg("-I")
+        .arg(workspace().join("crates/controller-abi/include"))
         .arg("-o")
         .arg(&library)
-        .arg(abi.join("examples/c/reno.c"))
+        .arg(workspace().join(source))
         .arg("-lm")
         .output();
     let Ok(built) = built else {
-        eprintln!("no C compiler ({compiler}): the C plugin is not checked");
-        return;
+        eprintln!("no C compiler ({compiler}): {source} is not checked");
+        return None;
     };
     assert!(
         built.status.success(),
-        "{compiler} failed:\n{}",
+        "{compiler} failed on {source}:\n{}",
         String::from_utf8_lossy(&built.stderr)
     );
+    Some(library.to_str().unwrap().to_string())
+}
+
+#[test]
+fn a_plugin_written_in_c_against_the_header_gives_the_built_in_reno_results() {
+    let Some(library) = compile_c("crates/controller-abi/examples/c/reno.c", &[], "reno_c") else {
+        return;
+    };
     let reno = "kind = \"tcp\"\nvariant = \"reno\"\npreset = \"ns2_2000\"\nwindow = 100";
     let a = common::simulate(&scenario(reno, "60s", 0.01), 11);
     let b = common::simulate(
-        &scenario(
-            &controlled(&format!("native:{}", library.display())),
-            "60s",
-            0.01,
-        ),
+        &scenario(&controlled(&format!("native:{library}")), "60s", 0.01),
         11,
     );
     assert!(a.flows[0].record.totals.packets_sent > 10_000);
@@ -278,4 +286,25 @@ fn a_plugin_written_in_c_against_the_header_gives_the_built_in_reno_results() {
         measured(&a) == measured(&b),
         "the C plugin differs from Reno"
     );
+}
+
+#[test]
+fn a_c_plugin_without_ssthresh_or_with_an_undefined_status_is_an_error() {
+    let source = "crates/controller-misbehave/c/broken.c";
+    let Some(no_ssthresh) = compile_c(source, &["NULL_SSTHRESH"], "no_ssthresh") else {
+        return;
+    };
+    let text = scenario(&controlled(&format!("native:{no_ssthresh}")), "10s", 0.0);
+    let error = Scenario::from_toml_str(&text).unwrap_err().to_string();
+    assert!(error.contains("vtable has no ssthresh"), "{error}");
+    let bad_status = compile_c(source, &["BAD_STATUS"], "bad_status").unwrap();
+    let (failure, _) = failure_of(&controlled(&format!("native:{bad_status}")));
+    let failure = failure.expect("the run failed");
+    assert!(
+        failure.contains("failed in cong_avoid at t = ")
+            && failure.contains("returned the unknown outcome status 7"),
+        "{failure}"
+    );
+    let plain = compile_c(source, &[], "broken_plain").unwrap();
+    assert_eq!(failure_of(&controlled(&format!("native:{plain}"))).0, None);
 }
