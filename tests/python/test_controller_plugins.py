@@ -3,7 +3,7 @@
 The example plugins (crates/controller-template, crates/controller-delay) are built with cargo
 and named as ``controller = "native:PATH"``. Each gives its Python twin's results
 (``tfrclab.controllers.gaimd``, ``tfrclab.controllers.delay``) bit for bit; a user controller,
-Python or native, goes through ``tfrclab evaluate``; a panicking plugin ends the run with a
+Python or native, goes through ``tfrclab evaluate``; sweep workers load a plugin; a panicking plugin ends the run with a
 ``ControllerError`` naming it, and a missing one is refused with the scenario.
 """
 
@@ -21,7 +21,7 @@ import pytest
 
 from test_controllers import measured, path_with
 from test_evaluate import TINY
-from tfrclab import ControllerError, Scenario, ScenarioError
+from tfrclab import ControllerError, Scenario, ScenarioError, sweep
 from tfrclab.cli import main
 from tfrclab.evaluate import battery
 from tfrclab.evaluate.criteria import CRITERIA
@@ -155,3 +155,21 @@ def test_a_missing_plugin_is_refused_with_the_scenario(tmp_path: Path) -> None:
         Scenario.from_toml(text)
     assert caught.value.path == "flows[0].controller"
     assert "no such file" in str(caught.value)
+
+
+def test_sweep_workers_load_the_plugin(plugins: Path, tmp_path: Path) -> None:
+    path = tmp_path / "delay.toml"
+    controller = native(plugins, "delay_controller")
+    path.write_text(
+        path_with(f'kind = "tcp"\nvariant = "newreno"\ncontroller = "{controller}"', duration="5s"),
+        encoding="utf-8",
+    )
+    out = tmp_path / "sweep"
+    argv = ["sweep", str(path), "--seeds", "1-2", "--jobs", "2", "--out", str(out), "--quiet"]
+    assert main(argv) == 0
+    runs = sweep.load(out)
+    assert len(runs) == 2
+    alone = run(Scenario.load(path), seed=1)
+    # Each worker loaded the library and ran what a run in this process runs.
+    first = runs[runs["seed"] == 1]
+    assert int(first["packets_sent"].iloc[0]) == int(alone.flows.loc[0, "packets_sent"])
