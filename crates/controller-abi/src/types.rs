@@ -184,3 +184,33 @@ const _: () = assert!(std::mem::size_of::<Outcome>() == 296);
 const _: () = assert!(std::mem::offset_of!(Outcome, message) == 36);
 const _: () =
     assert!(std::mem::offset_of!(Vtable, set_state) == 6 * std::mem::size_of::<*const u8>());
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_message_is_cut_at_a_character_boundary_to_fit() {
+        let mut outcome = Outcome::keep();
+        outcome.fail("short");
+        assert_eq!(
+            (outcome.status, outcome.message()),
+            (OUTCOME_FAIL, "short".to_string())
+        );
+        // 255 ASCII bytes then a two-byte character: the character does not fit whole.
+        let long = format!("{}é and more", "x".repeat(MESSAGE_CAPACITY - 1));
+        let mut outcome = Outcome::keep();
+        outcome.fail(&long);
+        assert_eq!(outcome.message(), "x".repeat(MESSAGE_CAPACITY - 1));
+        assert_eq!(
+            Ack {
+                acked_bytes: 1000,
+                rtt_seconds: 0.1,
+                acked: 1,
+                has_rtt: false
+            }
+            .rtt(),
+            None
+        );
+    }
+}
