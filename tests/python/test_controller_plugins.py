@@ -3,8 +3,9 @@
 The example plugins (crates/controller-template, crates/controller-delay) are built with cargo
 and named as ``controller = "native:PATH"``. Each gives its Python twin's results
 (``tfrclab.controllers.gaimd``, ``tfrclab.controllers.delay``) bit for bit; a user controller,
-Python or native, goes through ``tfrclab evaluate``; sweep workers load a plugin; a panicking plugin ends the run with a
-``ControllerError`` naming it, and a missing one is refused with the scenario.
+Python or native, goes through ``tfrclab evaluate``; sweep workers load a plugin; a panicking
+plugin ends the run with a ``ControllerError`` naming it, and a missing one is refused with the
+scenario.
 """
 
 from __future__ import annotations

@@ -22,8 +22,9 @@ pacing_rate)``: packets, packets, bytes per second. ``state`` is a
 
 A scenario names a controller as ``controller = "module:Class"`` on a ``kind = "tcp"`` flow;
 this module finds it (:func:`load_class`). A native plugin, ``controller = "native:PATH"``, is
-loaded by netsim itself (docs/controllers.md, "Native plugins"). Through the API, a flow's ``controller`` may be the
-class itself (:meth:`tfrclab.Scenario.from_dict` calls :func:`register`).
+loaded by netsim itself (docs/controllers.md, "Native plugins"). Through the API, a flow's
+``controller`` may be the class itself (:meth:`tfrclab.Scenario.from_dict` calls
+:func:`register`).
 
 >>> load_class("tfrclab.controllers.gaimd:Gaimd").__name__
 'Gaimd'
