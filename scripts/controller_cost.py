@@ -1,17 +1,25 @@
-"""Per-event cost of a congestion controller written in Python against the built-in one.
+"""Per-event cost of a congestion controller, native plugin and Python, against the built-in one.
 
-Usage: ``.venv/bin/python scripts/controller_cost.py [SECONDS]`` (default 120 simulated
-seconds). One Reno flow (``ns2_2000`` preset, 100-packet window, 1% random loss) over 10 Mb/s
-is run three ways that give identical results: the built-in Reno, the native ``reno``
-controller through the controller interface, and Reno written in Python (GAIMD with alpha 1,
-beta 1/2, :mod:`tfrclab.controllers.gaimd`). Each run's wall time is the best of five; the
-difference, divided by the number of controller calls (counted in a separate run), is the cost
-of one call. docs/controllers.md quotes the figures.
+Usage: ``.venv/bin/python scripts/controller_cost.py [SECONDS] [ROUNDS]`` (default 120 simulated
+seconds, 7 rounds). One Reno flow (``ns2_2000`` preset, 100-packet window, 1% random loss) over
+10 Mb/s is run four ways that give identical results: the built-in Reno, the built-in ``reno``
+controller through the controller interface, the GAIMD plugin as GAIMD(1, 1/2)
+(crates/controller-template, built here with ``cargo build --release``, loaded through the C
+ABI), and Reno written in Python (GAIMD with alpha 1, beta 1/2,
+:mod:`tfrclab.controllers.gaimd`). The ways alternate within each round, so that a change of the
+machine's load hits them alike; each way's best and median wall time over the rounds are
+printed, with the difference from the built-in one divided by the number of controller calls
+(counted in a separate run), and the load average before and after. docs/controllers.md quotes
+the figures.
 """
 
 from __future__ import annotations
 
+import os
+import statistics
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -67,31 +75,54 @@ p = 0.01
 """)
 
 
+def plugin() -> str:
+    """The GAIMD plugin's ``controller`` value as Reno, built in release first."""
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run(
+        ["cargo", "build", "--release", "--quiet", "--locked", "-p", "controller-template"],
+        cwd=root, check=True, timeout=600,
+    )  # fmt: skip
+    library = root / "target" / "release" / "libgaimd_controller.so"
+    return f"native:{library}?alpha=1&beta=0.5"
+
+
 def main() -> int:
-    """Run the three ways and print the per-call costs."""
+    """Run the four ways in alternation and print the per-call costs."""
     seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 120
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
     ways = {
         "built-in": None,
         "native controller": "reno",
+        "plugin controller": plugin(),
         "Python controller": register(PythonReno),
     }
-    walls: dict[str, float] = {}
+    scenarios = {label: scenario(seconds, controller) for label, controller in ways.items()}
+    walls: dict[str, list[float]] = {label: [] for label in ways}
     flows: dict[str, pd.DataFrame] = {}
     events = 0
-    for label, controller in ways.items():
-        s = scenario(seconds, controller)
-        results = [run(s) for _ in range(5)]
-        walls[label] = min(r.info.wall_seconds for r in results)
-        flows[label] = results[0].flows.drop(columns=["kind", "variant"])
-        events = results[0].info.events
+    load_before = os.getloadavg()
+    for _ in range(rounds):
+        for label, s in scenarios.items():
+            result = run(s)
+            walls[label].append(result.info.wall_seconds)
+            flows[label] = result.flows.drop(columns=["kind", "variant"])
+            events = result.info.events
+    load_after = os.getloadavg()
     for label in ways:
         pd.testing.assert_frame_equal(flows["built-in"], flows[label])
     run(scenario(seconds, register(CountingReno)))
     calls = CountingReno.calls
     print(f"{seconds} s simulated, {events} events, {calls} controller calls (same results)")
-    for label, wall in walls.items():
-        extra = (wall - walls["built-in"]) / calls * 1e9
-        print(f"{label:>18}: {wall * 1e3:8.1f} ms, {extra:+7.0f} ns per controller call")
+    print(f"{rounds} alternating rounds; load average {load_before[0]:.2f} before, "
+          f"{load_after[0]:.2f} after")  # fmt: skip
+    best0, median0 = min(walls["built-in"]), statistics.median(walls["built-in"])
+    for label, times in walls.items():
+        best, median = min(times), statistics.median(times)
+        print(
+            f"{label:>18}: best {best * 1e3:7.1f} ms ({(best - best0) / calls * 1e9:+6.0f} ns "
+            f"per call), median {median * 1e3:7.1f} ms "
+            f"({(median - median0) / calls * 1e9:+6.0f} ns per call)"
+        )
     return 0
 
 

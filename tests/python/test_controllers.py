@@ -201,7 +201,7 @@ def test_a_controller_that_cannot_be_found_is_refused_with_the_scenario(bad_dir:
         ("badcc:NoMethods", "has no cong_avoid() and no ssthresh()"),
         ("badcc:Missing", "a class 'Missing' in module 'badcc'"),
         ("nosuchmodule:X", "a module 'nosuchmodule'"),
-        ("justaname", '"reno", "cubic" or "module:Class"'),
+        ("justaname", '"reno", "cubic", "native:PATH" (a plugin library) or "module:Class"'),
     ]:
         path = bad_dir / "refused.toml"
         path.write_text(path_with(f'kind = "tcp"\ncontroller = "{name}"'))

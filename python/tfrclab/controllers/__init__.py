@@ -21,8 +21,10 @@ pacing_rate)``: packets, packets, bytes per second. ``state`` is a
 :class:`tfrclab._native.AckSample` (``acked``, ``acked_bytes``, ``rtt`` in seconds or None).
 
 A scenario names a controller as ``controller = "module:Class"`` on a ``kind = "tcp"`` flow;
-this module finds it (:func:`load_class`). Through the API, a flow's ``controller`` may be the
-class itself (:meth:`tfrclab.Scenario.from_dict` calls :func:`register`).
+this module finds it (:func:`load_class`). A native plugin, ``controller = "native:PATH"``, is
+loaded by netsim itself (docs/controllers.md, "Native plugins"). Through the API, a flow's
+``controller`` may be the class itself (:meth:`tfrclab.Scenario.from_dict` calls
+:func:`register`).
 
 >>> load_class("tfrclab.controllers.gaimd:Gaimd").__name__
 'Gaimd'
@@ -79,8 +81,8 @@ def load_class(name: str) -> type:
     module_name, colon, attribute = name.partition(":")
     if not colon or not module_name or not attribute:
         raise ValueError(
-            '"reno", "cubic" or "module:Class" (a Python class on sys.path or in the '
-            "scenario's directory)"
+            '"reno", "cubic", "native:PATH" (a plugin library) or "module:Class" (a Python '
+            "class on sys.path or in the scenario's directory)"
         )
     try:
         module = importlib.import_module(module_name)

@@ -18,6 +18,7 @@
 
 mod cubic;
 mod hooks;
+mod plugin;
 mod reno;
 
 use std::fmt;
@@ -302,11 +303,19 @@ pub fn set_controller_resolver(resolver: Box<dyn ControllerResolver>) -> bool {
     RESOLVER.set(resolver).is_ok()
 }
 
-/// The controller a scenario's `controller` key names: a native one
-/// ([`NativeController::NAMES`]), else what the registered resolver finds.
+/// The controller a scenario's `controller` key names: a built-in one
+/// ([`NativeController::NAMES`]), a plugin (`"native:PATH[?PARAMS]"`, a shared library loaded
+/// at run time, docs/controllers.md), else what the registered resolver finds.
 pub fn resolve_controller(name: &str) -> Result<ControllerSpec, String> {
     if let Some(native) = NativeController::from_name(name) {
         return Ok(native.spec());
+    }
+    if let Some(spec) = name.strip_prefix(plugin::PREFIX) {
+        let factory = plugin::load(name, spec)?;
+        return Ok(ControllerSpec {
+            name: name.to_string(),
+            factory: Arc::new(factory),
+        });
     }
     match RESOLVER.get() {
         Some(resolver) => resolver.resolve(name).map(|factory| ControllerSpec {
@@ -314,8 +323,8 @@ pub fn resolve_controller(name: &str) -> Result<ControllerSpec, String> {
             factory,
         }),
         None => Err(format!(
-            "a native controller ({}), or \"module:Class\" for a Python controller run \
-             through the tfrclab package",
+            "a built-in controller ({}), \"native:PATH\" for a plugin, or \"module:Class\" \
+             for a Python controller run through the tfrclab package",
             NativeController::NAMES.join(", ")
         )),
     }

@@ -1,0 +1,295 @@
+//! Native controller plugins (docs/controllers.md, "Native plugins"): a shared library named
+//! in a scenario as `controller = "native:PATH[?PARAMS]"`, loaded at run time with `libloading`
+//! and driven through the C ABI of `tfrclab-controller-abi` (a `#[repr(C)]` vtable whose ABI
+//! version is checked before anything else is read). This is the only module of netsim allowed
+//! `unsafe`: loading a library runs its code, and its callbacks are foreign functions.
+//!
+//! What the host cannot check it states as the plugin's contract (the ABI crate's `Controller`
+//! keeps it for Rust plugins): the callbacks do not unwind across the boundary (the Rust glue
+//! catches panics and reports them as a failed outcome), do not keep the pointers they are
+//! given, and return.
+
+#![allow(unsafe_code)]
+
+use std::ffi::c_void;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use libloading::Library;
+use tfrclab_controller_abi::{
+    Ack, AckFn, CaState as AbiCaState, Outcome, Reduction as AbiReduction, SignalFn, State, Vtable,
+    ABI_VERSION, ENTRY_SYMBOL, OUTCOME_FAIL, OUTCOME_KEEP, OUTCOME_SET,
+};
+
+use super::{
+    AckSample, CaState, CcResult, CcState, CcWindow, CongestionControl, ControllerFactory,
+    Reduction,
+};
+use crate::agent::tcp::TcpConfig;
+
+/// The prefix of a plugin's name in a scenario's `controller` key.
+pub(super) const PREFIX: &str = "native:";
+
+/// The entry point's type: `extern "C" fn() -> *const Vtable`.
+type EntryFn = unsafe extern "C" fn() -> *const Vtable;
+
+/// A loaded plugin: the library (kept loaded while any controller of it lives), its vtable and
+/// the scenario's parameter text.
+#[derive(Debug)]
+struct Plugin {
+    /// The scenario's name for it (`native:PATH?PARAMS`), for error messages.
+    name: String,
+    /// Kept loaded while the vtable's functions may be called.
+    _library: Library,
+    vtable: Vtable,
+    params: String,
+}
+
+/// Makes one plugin controller per sender.
+#[derive(Debug)]
+pub(super) struct PluginFactory {
+    plugin: Arc<Plugin>,
+}
+
+/// Loads the plugin `spec` names (`PATH[?PARAMS]`, the text after `native:`; a relative PATH
+/// is taken from the current directory), checks its ABI version and vtable, and makes and frees
+/// one controller with the parameters so that a bad parameter is refused with the scenario.
+/// The error is phrased as what was expected, as scenario errors are.
+pub(super) fn load(name: &str, spec: &str) -> Result<PluginFactory, String> {
+    let (path, params) = spec.split_once('?').unwrap_or((spec, ""));
+    if path.is_empty() {
+        return Err("\"native:PATH\" naming a controller plugin's shared library".to_string());
+    }
+    let path: PathBuf = std::env::current_dir()
+        .map(|dir| dir.join(path))
+        .unwrap_or_else(|_| PathBuf::from(path));
+    if !path.is_file() {
+        return Err(format!(
+            "a controller plugin's shared library at {} (no such file)",
+            path.display()
+        ));
+    }
+    let shown = path.display();
+    // SAFETY: loading a library runs its initialisers. The user named this file as their
+    // controller, so its code is trusted as a Python controller's module is when imported;
+    // the ABI version check below keeps us from misreading a library built for another
+    // interface.
+    let library = unsafe { Library::new(&path) }
+        .map_err(|err| format!("a shared library ({shown} cannot be loaded: {err})"))?;
+    // SAFETY: the symbol's type is the ABI's entry point; a library that defines
+    // `tfrclab_controller` with another type breaks the plugin contract (only the version
+    // field it points at is read before the version is known).
+    let entry = unsafe { library.get::<EntryFn>(ENTRY_SYMBOL) }.map_err(|_| {
+        format!(
+            "a controller plugin ({shown} exports no `tfrclab_controller`: build it with \
+             tfrclab_controller_abi::export_controller!)"
+        )
+    })?;
+    // SAFETY: the entry point takes nothing and returns a pointer to a static vtable.
+    let table = unsafe { entry() };
+    if table.is_null() {
+        return Err(format!("a controller plugin ({shown} returned no vtable)"));
+    }
+    // SAFETY: every ABI version starts the vtable with its u32 version, in static memory of
+    // the library, which stays loaded; nothing else is read before the version matches.
+    let version = unsafe { table.cast::<u32>().read() };
+    if version != ABI_VERSION {
+        return Err(format!(
+            "a controller plugin of ABI version {ABI_VERSION} ({shown} was built against \
+             version {version}: rebuild it against this tfrclab's tfrclab-controller-abi)"
+        ));
+    }
+    // SAFETY: the version matches, so the pointer is to a `Vtable` of this layout.
+    let vtable = unsafe { table.read() };
+    let required = [
+        ("create", vtable.create.is_some()),
+        ("destroy", vtable.destroy.is_some()),
+        ("cong_avoid", vtable.cong_avoid.is_some()),
+        ("ssthresh", vtable.ssthresh.is_some()),
+    ];
+    if let Some((missing, _)) = required.iter().find(|(_, present)| !present) {
+        return Err(format!(
+            "a controller plugin with every required callback ({shown}'s vtable has no \
+             {missing})"
+        ));
+    }
+    let plugin = Arc::new(Plugin {
+        name: name.to_string(),
+        _library: library,
+        vtable,
+        params: params.to_string(),
+    });
+    PluginController::new(&plugin).map_err(|reason| {
+        format!("parameters {params:?} the plugin accepts ({shown}: {reason})")
+    })?;
+    Ok(PluginFactory { plugin })
+}
+
+impl ControllerFactory for PluginFactory {
+    fn build(&self, _config: &TcpConfig) -> Result<Box<dyn CongestionControl>, String> {
+        Ok(Box::new(PluginController::new(&self.plugin)?))
+    }
+}
+
+/// One instance of a plugin's controller, for one sender.
+#[derive(Debug)]
+struct PluginController {
+    plugin: Arc<Plugin>,
+    /// The instance `create` returned; freed by `destroy` on drop.
+    instance: *mut c_void,
+    /// The outcome each call writes, reused (only its status and lengths are reset).
+    outcome: Outcome,
+}
+
+// SAFETY: the instance pointer is used only through `&mut self` (one call at a time) and on
+// drop; the plugin contract says an instance holds no thread-bound state, so moving it to
+// another thread (a sweep's worker) is sound.
+unsafe impl Send for PluginController {}
+// SAFETY: nothing reachable from `&self` touches the instance (only `name` is read).
+unsafe impl Sync for PluginController {}
+
+impl PluginController {
+    /// A new instance with the plugin's parameters, or the plugin's reason for refusing.
+    fn new(plugin: &Arc<Plugin>) -> Result<PluginController, String> {
+        let mut outcome = Outcome::keep();
+        let create = plugin.vtable.create.ok_or("no create")?;
+        let params = plugin.params.as_bytes();
+        // SAFETY: `create` comes from the checked vtable of a loaded library; the parameter
+        // bytes and the outcome are valid for the call.
+        let instance = unsafe { create(params.as_ptr(), params.len(), &mut outcome) };
+        if instance.is_null() {
+            return Err(if outcome.status == OUTCOME_FAIL {
+                outcome.message()
+            } else {
+                "create returned no controller".to_string()
+            });
+        }
+        Ok(PluginController {
+            plugin: Arc::clone(plugin),
+            instance,
+            outcome,
+        })
+    }
+
+    /// Clears the outcome for the next call.
+    fn reset(&mut self) -> &mut Outcome {
+        self.outcome.status = OUTCOME_KEEP;
+        self.outcome.has_pacing_rate = 0;
+        self.outcome.message_len = 0;
+        &mut self.outcome
+    }
+
+    /// What the last call decided.
+    fn decision(&self) -> CcResult {
+        let outcome = &self.outcome;
+        match outcome.status {
+            OUTCOME_KEEP => Ok(None),
+            OUTCOME_SET => Ok(Some(CcWindow {
+                cwnd: outcome.cwnd,
+                ssthresh: outcome.ssthresh,
+                pacing_rate: (outcome.has_pacing_rate != 0).then_some(outcome.pacing_rate),
+            })),
+            OUTCOME_FAIL => Err(outcome.message()),
+            other => Err(format!("returned the unknown outcome status {other}")),
+        }
+    }
+
+    /// Calls an ACK callback (a null one keeps the window).
+    fn on_ack(&mut self, callback: Option<AckFn>, state: &CcState, ack: &AckSample) -> CcResult {
+        let Some(callback) = callback else {
+            return Ok(None);
+        };
+        let (state, ack) = (abi_state(state), abi_ack(ack));
+        let instance = self.instance;
+        let outcome: *mut Outcome = self.reset();
+        // SAFETY: the callback comes from the checked vtable of the library `self.plugin`
+        // keeps loaded; the instance is this library's and used by one call at a time; state,
+        // ack and outcome are valid for the call.
+        unsafe { callback(instance, &state, &ack, outcome) };
+        self.decision()
+    }
+
+    /// Calls a signal callback (a null one keeps the window).
+    fn on_signal(&mut self, callback: Option<SignalFn>, state: &CcState, code: u32) -> CcResult {
+        let Some(callback) = callback else {
+            return Ok(None);
+        };
+        let state = abi_state(state);
+        let instance = self.instance;
+        let outcome: *mut Outcome = self.reset();
+        // SAFETY: as in `on_ack`.
+        unsafe { callback(instance, &state, code, outcome) };
+        self.decision()
+    }
+}
+
+impl Drop for PluginController {
+    fn drop(&mut self) {
+        if let Some(destroy) = self.plugin.vtable.destroy {
+            // SAFETY: the instance came from this library's `create` and is freed once, here;
+            // the library is still loaded (`self.plugin` holds it).
+            unsafe { destroy(self.instance) };
+        }
+    }
+}
+
+impl CongestionControl for PluginController {
+    fn name(&self) -> &str {
+        &self.plugin.name
+    }
+
+    fn pkts_acked(&mut self, state: &CcState, ack: &AckSample) -> CcResult {
+        self.on_ack(self.plugin.vtable.pkts_acked, state, ack)
+    }
+
+    fn cong_avoid(&mut self, state: &CcState, ack: &AckSample) -> CcResult {
+        self.on_ack(self.plugin.vtable.cong_avoid, state, ack)
+    }
+
+    fn ssthresh(&mut self, state: &CcState, reduction: Reduction) -> CcResult {
+        let code = match reduction {
+            Reduction::Recovery => AbiReduction::Recovery,
+            Reduction::GoBackN => AbiReduction::GoBackN,
+            Reduction::Timeout => AbiReduction::Timeout,
+            Reduction::Restart => AbiReduction::Restart,
+        } as u32;
+        self.on_signal(self.plugin.vtable.ssthresh, state, code)
+    }
+
+    fn set_state(&mut self, state: &CcState, new_state: CaState) -> CcResult {
+        let code = match new_state {
+            CaState::Open => AbiCaState::Open,
+        } as u32;
+        self.on_signal(self.plugin.vtable.set_state, state, code)
+    }
+}
+
+/// The sender's state as the ABI lays it out.
+fn abi_state(state: &CcState) -> State {
+    State {
+        now: state.now.as_secs_f64(),
+        cwnd: state.cwnd,
+        ssthresh: state.ssthresh,
+        win: state.win,
+        srtt: state.srtt,
+        flight: state.flight,
+        highest_ack: state.highest_ack,
+        max_sent: state.max_sent,
+        window: state.window,
+        packet_bytes: state.packet_bytes,
+        in_recovery: state.in_recovery,
+        first_reduction: state.first_reduction,
+        after_timeout: state.after_timeout,
+        app_limited: state.app_limited,
+    }
+}
+
+/// An ACK as the ABI lays it out.
+fn abi_ack(ack: &AckSample) -> Ack {
+    Ack {
+        acked_bytes: ack.acked_bytes,
+        rtt_seconds: ack.rtt.map_or(0.0, |rtt| rtt.as_secs_f64()),
+        acked: ack.acked,
+        has_rtt: ack.rtt.is_some(),
+    }
+}
