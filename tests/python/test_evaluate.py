@@ -255,6 +255,22 @@ def test_runs_in_worker_processes_measure_the_same() -> None:
     assert run_all(runs, jobs=2) == run_all(runs, jobs=1)
 
 
+def test_a_dask_cluster_gives_the_same_scorecard(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The battery's runs as tasks of a dask.distributed cluster (a local one of two workers
+    # here; --scheduler ADDRESS names a remote one): every number as in one process.
+    monkeypatch.setattr(battery, "QUICK", TINY)
+    cards = []
+    for extra in ([], ["--executor", "dask", "--jobs", "2"]):
+        out = tmp_path / f"card{len(cards)}"
+        args = ["evaluate", "cbr:rate=5Mbps", "--against", "reno", "--quick", "--seeds", "1"]
+        assert main([*args, "--quiet", "--out", str(out), *extra]) == 0
+        card = json.loads((out / "scorecard.json").read_text(encoding="utf-8"))
+        cards.append([(row["id"], row["verdict"], row["value"]) for row in card["rows"]])
+    assert cards[0] == cards[1]
+
+
 def test_a_quick_run_end_to_end(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

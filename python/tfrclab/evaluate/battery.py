@@ -25,7 +25,7 @@ flow come back, so runs spread over worker processes cost little to collect.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -456,8 +456,17 @@ def run_all(
     runs: Sequence[Run],
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
+    *,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> dict[tuple[str, int], dict[str, Any]]:
-    """Every run's measurements, by (key, seed); with ``jobs`` > 1 in worker processes."""
+    """Every run's measurements, by (key, seed).
+
+    With the ``local`` executor, ``jobs`` > 1 runs them in worker processes; with ``dask`` each
+    run is a task of the ``dask.distributed`` cluster at ``scheduler`` (its workers need
+    tfrclab installed; without an address, a local cluster of ``jobs`` processes), as
+    ``tfrclab sweep`` does. Either way the results are the same, bit for bit.
+    """
     say = progress if progress is not None else (lambda _line: None)
     out: dict[tuple[str, int], dict[str, Any]] = {}
     total = len(runs)
@@ -468,6 +477,10 @@ def run_all(
         if len(out) % step == 0 or len(out) == total:
             say(f"{len(out)}/{total} runs done")
 
+    if executor == "dask":
+        for run, measured in _on_dask(runs, jobs, scheduler):
+            done(run, measured)
+        return out
     if jobs <= 1:
         for run in runs:
             done(run, _measure(run))
@@ -485,3 +498,27 @@ def run_all(
             pool.shutdown(wait=False, cancel_futures=True)
             raise
     return out
+
+
+def _on_dask(
+    runs: Sequence[Run], jobs: int, scheduler: str | None
+) -> Iterator[tuple[Run, dict[str, Any]]]:
+    """Each run and its measurements, measured on a ``dask.distributed`` cluster as they finish."""
+    import contextlib
+
+    import distributed
+
+    from tfrclab.sweep import local_dask_cluster
+
+    # distributed is only partly typed: its calls are made through Any.
+    dist: Any = distributed
+    with contextlib.ExitStack() as stack:
+        if scheduler is None:
+            scheduler = stack.enter_context(local_dask_cluster(jobs))
+        client = dist.Client(scheduler)
+        try:
+            futures = {client.submit(_measure, run, pure=False): run for run in runs}
+            for future in dist.as_completed(futures):
+                yield futures[future], future.result()
+        finally:
+            client.close()

@@ -61,7 +61,16 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"evaluate: {line}", file=sys.stderr, flush=True)
 
-    card = evaluate(algorithm, competitors, plan, jobs=args.jobs, progress=progress)
+    executor = "dask" if args.scheduler is not None else args.executor
+    card = evaluate(
+        algorithm,
+        competitors,
+        plan,
+        jobs=args.jobs,
+        progress=progress,
+        executor=executor,
+        scheduler=args.scheduler,
+    )
     paths = write_scorecard(card, args.out)
     if args.json:
         print(json.dumps(json.loads(paths[2].read_text(encoding="utf-8")), indent=2))
@@ -106,6 +115,19 @@ def register(commands: Any) -> None:
     )
     cmd.add_argument(
         "--jobs", type=positive_int, default=1, help="parallel runs (worker processes; 1)"
+    )
+    cmd.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where runs go: worker processes here (local), or a dask.distributed cluster",
+    )
+    cmd.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="dask scheduler address, e.g. tcp://host:8786 (implies --executor dask; its "
+        "workers need tfrclab installed; default: a local cluster of --jobs processes)",
     )
     cmd.add_argument("--out", type=Path, required=True, help="output directory (replaced)")
     cmd.add_argument("--json", action="store_true", help="print scorecard.json on stdout")

@@ -81,13 +81,19 @@ def evaluate(
     *,
     jobs: int = 1,
     progress: Callable[[str], None] | None = None,
+    executor: str = "local",
+    scheduler: str | None = None,
 ) -> Scorecard:
-    """Run the battery for ``algorithm`` against ``competitors`` and decide every criterion."""
+    """Run the battery for ``algorithm`` against ``competitors`` and decide every criterion.
+
+    ``jobs``, ``executor`` and ``scheduler`` choose where the runs go
+    (:func:`tfrclab.evaluate.battery.run_all`); the scorecard is the same.
+    """
     started = time.perf_counter()
     runs = build_runs(algorithm.table, competitors, plan)
     if progress is not None:
         progress(f"{len(runs)} runs ({plan.describe()})")
-    measured = run_all(runs, jobs=jobs, progress=progress)
+    measured = run_all(runs, jobs=jobs, progress=progress, executor=executor, scheduler=scheduler)
     rows = evaluate_criteria(measured, [name for name, _ in competitors], plan)
     return Scorecard(
         algorithm,
