@@ -1,11 +1,12 @@
 """The twin agreement study (docs/twin.md): netsim against the testbed over a matrix of cells.
 
-Each cell is ``scenarios/twin/cubic-tfrc.toml`` with its flows and queue replaced: a kernel-like
-TCP (netsim's cubic, bbr or sack with the linux preset; the kernel's cubic, bbr or reno) alone
-or against one TFRC flow, through DropTail of half or twice the BDP or RED, run with ``tfrclab
-twin`` over the seeds given. Needs root (the testbed) and runs in real time: about (duration +
-10 s) x seeds per cell, said before it starts. Writes DIR/CELL/ (each twin's files) and
-DIR/study.json, and prints a Markdown table.
+Each cell is ``scenarios/twin/cubic-tfrc.toml`` with its path, flows and queue replaced: a
+bottleneck rate and propagation RTT (10 Mb/s and 100 ms, or 20 Mb/s and 40 ms), a kernel-like
+TCP (netsim's cubic, bbr or sack with the linux preset; the kernel's cubic, bbr or reno) alone,
+against one TFRC flow, or four of it against four TFRC flows, through DropTail of half or twice
+the BDP or RED, run with ``tfrclab twin`` over the seeds given. Needs root (the testbed) and
+runs in real time: about (duration + 10 s) x seeds per cell, said before it starts. Writes
+DIR/CELL/ (each twin's files) and DIR/study.json, and prints a Markdown table.
 
     sudo .venv/bin/python scripts/twin_study.py --out out/twin-study --seeds 1-2
 """
@@ -25,34 +26,54 @@ from tfrclab.twin import TOLERANCES, decide, netsim_metrics, twin
 #: The study's base scenario.
 BASE = Path(__file__).resolve().parents[1] / "python/tfrclab/scenarios/twin/cubic-tfrc.toml"
 
-#: 10 Mb/s and 100 ms of propagation RTT: a BDP of 83 packets of 1500 bytes.
-BDP_PACKETS = 83
-QUEUES: dict[str, dict[str, Any]] = {
-    "droptail-0.5bdp": {"kind": "droptail", "limit": BDP_PACKETS // 2},
-    "droptail-2bdp": {"kind": "droptail", "limit": 2 * BDP_PACKETS},
-    "red-2bdp": {"kind": "red", "preset": "ns2_35", "limit": 2 * BDP_PACKETS},
+#: Bottleneck rate (bit/s) and one-way propagation delay (s) of each setting; the label of the
+#: first is left out of the cells' labels.
+SETTINGS: dict[str, tuple[float, float]] = {
+    "10mbps-100ms": (10e6, 0.050),
+    "20mbps-40ms": (20e6, 0.020),
 }
 TCPS = ("cubic", "bbr", "sack")
 TFRC = {"kind": "tfrc", "preset": "floyd2000", "size": "1028B", "start": "0s"}
+#: The mixes: the TCP flows and the TFRC flows of a cell.
+MIXES: dict[str, tuple[int, int]] = {"": (1, 0), "+tfrc": (1, 1), "4x4": (4, 4)}
+
+
+def queues(rate_bps: float, one_way_s: float) -> dict[str, dict[str, Any]]:
+    """DropTail of half and twice the BDP (in 1500-byte packets) and RED in twice the BDP."""
+    bdp = round(rate_bps * 2 * one_way_s / 8 / 1500)
+    return {
+        "droptail-0.5bdp": {"kind": "droptail", "limit": bdp // 2},
+        "droptail-2bdp": {"kind": "droptail", "limit": 2 * bdp},
+        "red-2bdp": {"kind": "red", "preset": "ns2_35", "limit": 2 * bdp},
+    }
 
 
 def cells(duration: str) -> list[tuple[str, Scenario]]:
     """Every cell's label and scenario."""
     base = Scenario.load(BASE)
+    first = next(iter(SETTINGS))
     out = []
-    for queue_name, queue in QUEUES.items():
-        for tcp in TCPS:
-            flow = {"kind": "tcp", "variant": tcp, "preset": "linux",
-                    "start": {"uniform": ["0s", "0.1s"]}}  # fmt: skip
-            for against in (None, "tfrc"):
-                flows = [flow] if against is None else [flow, TFRC]
-                label = f"{tcp}{'+tfrc' if against else ''}/{queue_name}"
-                scenario = base.with_(
-                    flows=flows,
-                    duration=duration,
-                    **{"topology.bottleneck.queue": queue},
-                )
-                out.append((label, scenario))
+    for setting, (rate_bps, one_way_s) in SETTINGS.items():
+        prefix = "" if setting == first else f"{setting}:"
+        for queue_name, queue in queues(rate_bps, one_way_s).items():
+            for tcp in TCPS:
+                for mix, (n_tcp, n_tfrc) in MIXES.items():
+                    flow = {"kind": "tcp", "variant": tcp, "preset": "linux", "count": n_tcp,
+                            "start": {"uniform": ["0s", "0.1s"]}}  # fmt: skip
+                    flows = [flow] + ([{**TFRC, "count": n_tfrc}] if n_tfrc else [])
+                    mixed = f"{n_tcp}{tcp}+{n_tfrc}tfrc" if mix == "4x4" else f"{tcp}{mix}"
+                    label = f"{prefix}{mixed}/{queue_name}"
+                    scenario = base.with_(
+                        flows=flows,
+                        duration=duration,
+                        **{
+                            "topology.hosts": n_tcp + n_tfrc,
+                            "topology.bottleneck.rate": f"{rate_bps / 1e6:g}Mbps",
+                            "topology.bottleneck.delay": f"{one_way_s * 1e3:g}ms",
+                            "topology.bottleneck.queue": queue,
+                        },
+                    )
+                    out.append((label, scenario))
     return out
 
 
@@ -62,7 +83,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=Path("out/twin-study"))
     parser.add_argument("--seeds", type=parse_seeds, default=[1, 2])
     parser.add_argument("--duration", default="30s")
-    parser.add_argument("--only", default=None, help="run the cells whose label contains this")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=None,
+        help="run the cells whose label contains this (repeat: any of them)",
+    )
     parser.add_argument(
         "--reanalyze",
         action="store_true",
@@ -72,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.reanalyze:
         return reanalyze(args.out, args.duration)
     chosen = [(label, s) for label, s in cells(args.duration)
-              if args.only is None or args.only in label]  # fmt: skip
+              if args.only is None or any(o in label for o in args.only)]  # fmt: skip
     per_cell = (Scenario.load(BASE).duration_s + 10) * len(args.seeds)
     print(f"{len(chosen)} cells, about {len(chosen) * per_cell / 60:.0f} min", file=sys.stderr)
     rows: dict[str, Any] = {}
