@@ -162,7 +162,7 @@ def _wait_in_foreground(proc: Any) -> int:
     process, which removes the testbed once it has ended). What it leaves running in its group
     is killed when it ends.
     """
-    from tfrclab.testbed.emulator import _kill_group
+    from tfrclab._process import kill_group
 
     fd = sys.stdin.fileno() if sys.stdin is not None and sys.stdin.isatty() else -1
     handed = False
@@ -175,7 +175,7 @@ def _wait_in_foreground(proc: Any) -> int:
         # Wait without reaping: CMD's zombie keeps its group id ours while what CMD left running
         # in its group is killed; then reap it.
         os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
-        _kill_group(proc)
+        kill_group(proc)
         return int(proc.wait())
     finally:
         if handed:

@@ -28,13 +28,13 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any, Literal
 
 from tfrclab import _native
+from tfrclab._process import kill_group
 from tfrclab.testbed import netns
 from tfrclab.testbed.config import relay_document
 from tfrclab.testbed.netns import TestbedError
@@ -184,7 +184,7 @@ class Testbed:
         """The steps of :meth:`close`."""
         errors: list[str] = []
         for child in self._children:
-            _kill_group(child)
+            kill_group(child)
         self._children.clear()
         for ns in self.namespaces.values():
             netns.kill_all_in(ns)
@@ -248,7 +248,7 @@ class Testbed:
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            kill_group(proc)
             raise
         done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
         if check:
@@ -304,7 +304,7 @@ class Testbed:
         ready, _, _ = select.select([self._relay.stdout], [], [], _READY_TIMEOUT_S)
         line = self._relay.stdout.readline() if ready else ""
         if not line.startswith("ready "):
-            _kill_group(self._relay)
+            kill_group(self._relay)
             _, err = self._relay.communicate()
             self._relay = None
             detail = (err or "").strip() or f"no ready line within {_READY_TIMEOUT_S:.0f} s"
@@ -353,7 +353,7 @@ class Testbed:
             relay.stdin.close()  # the stop pipe
         watcher.join(_STOP_TIMEOUT_S)
         if watcher.is_alive():
-            _kill_group(relay)
+            kill_group(relay)
             raise TestbedError(f"the relay did not stop within {_STOP_TIMEOUT_S:.0f} s")
         assert relay.stderr is not None
         err = relay.stderr.read()
@@ -407,38 +407,3 @@ def _signals_deferred() -> Iterator[None]:
 def _python_module(*args: str) -> list[str]:
     """``python -m tfrclab.testbed ARGS`` with this interpreter."""
     return [sys.executable, "-m", "tfrclab.testbed", *args]
-
-
-def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGTERM ``proc``'s process group, SIGKILL what is left of it after 1 s, and reap ``proc``.
-
-    The group is killed even when ``proc`` itself has ended (its children may still run in it),
-    as long as ``proc`` was not reaped before: until then its id cannot name another process's
-    group. A ``proc`` already reaped is left alone.
-    """
-    if proc.returncode is not None:
-        return
-    for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break  # the group is empty
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            proc.poll()
-            if not _group_alive(proc.pid):
-                proc.poll()
-                return
-            time.sleep(0.01)
-    proc.poll()
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether process group ``pgid`` has a member (a zombie not yet reaped counts)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
