@@ -139,12 +139,30 @@ def _check_out(out: Path, kind: Literal["run", "sweep"], force: bool) -> None:
         )
     if found == "file":
         raise ValueError(f"{out} is a file, not a directory; choose another --out")
-    if found == "other":
+    if found == "other" and not (kind == "sweep" and _sweep_start_only(out)):
         raise ValueError(
             f"{out} holds files that are not a tfrclab {kind}; choose another --out (nothing "
             "was changed)"
         )
     check_directory_writable(out, replaced=kind == "run")
+
+
+def _sweep_start_only(out: Path) -> bool:
+    """Whether ``out`` holds only what a sweep leaves before its ``sweep.json`` is in place.
+
+    That is its lock file, the manifest's temporary file and empty dataset directories: a
+    sweep killed while starting leaves them, and the next sweep into ``out`` starts over
+    there rather than refusing a directory that holds nothing of anybody's.
+    """
+    from tfrclab.sweep_store import DATASETS
+
+    for entry in out.iterdir():
+        if entry.name in (".lock", ".sweep.json.tmp") and entry.is_file():
+            continue
+        if entry.name in DATASETS and entry.is_dir() and not any(entry.iterdir()):
+            continue
+        return False
+    return True
 
 
 def check_run_out(out: Path, force: bool) -> None:
@@ -158,6 +176,9 @@ def check_run_out(out: Path, force: bool) -> None:
 
 def check_sweep_out(out: Path) -> None:
     """Refuse ``--out`` for a sweep unless it is new, empty, or a sweep directory.
+
+    A directory a sweep killed while starting left (its lock file and empty dataset
+    directories, no ``sweep.json`` yet) counts as empty.
 
     Raises:
         ValueError: naming the problem, in one line.
