@@ -33,6 +33,7 @@ from tfrclab import testbed as tbmod
 from tfrclab.testbed import flows, netns, read_log, throughput
 from tfrclab.testbed import log as tblog
 from tfrclab.testbed.config import queue_table
+from tfrclab.testbed.interrupts import OneInterrupt
 
 CAN_RUN = os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
 SKIP_REASON = "the testbed needs root, /dev/net/tun and iproute2's ip (namespaces, TUN devices)"
@@ -416,6 +417,76 @@ def test_cleanup_survives_repeated_sigint_and_sigterm() -> None:
         time.sleep(0.1)
     holder.wait(timeout=20)
     assert _wait_gone(made["ns"], made["dev"], made["pids"]) == []
+
+
+_SECOND_SIGNAL_BEFORE_CLEANUP = """
+import json, os, signal, subprocess, sys, time
+from tfrclab.testbed import Testbed
+
+# A second signal that comes after the first has interrupted the testbed but before its
+# cleanup has begun: as close is entered.
+real_close = Testbed.close
+
+def close(self):
+    os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    real_close(self)
+
+Testbed.close = close
+made = {}
+try:
+    with Testbed(rate="1Mb/s", delay="1ms") as tb:
+        made = {"ns": list(tb.namespaces.values()), "dev": list(tb.devices.values()),
+                "pids": [tb.popen("a", ["sleep", "60"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL).pid,
+                         tb._relay.pid]}
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        time.sleep(60)
+except KeyboardInterrupt:
+    print(json.dumps(made), flush=True)
+"""
+
+
+@needs_root
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_second_signal_before_the_cleanup_cannot_skip_it(sig: str) -> None:
+    done = subprocess.run(
+        [PYTHON, "-c", _SECOND_SIGNAL_BEFORE_CLEANUP, sig],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout)
+    left = _wait_gone(made["ns"], made["dev"], made["pids"])
+    for pid in made["pids"]:  # what a skipped cleanup left, not to outlive the test
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for ns in made["ns"]:
+        subprocess.run(["ip", "netns", "delete", ns], capture_output=True, check=False)
+    assert left == []
+
+
+def test_one_interrupt_raises_once_and_holds_the_rest() -> None:
+    # The handler, called as the signal would call it, with Python's default in place.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    interrupts = OneInterrupt()
+    interrupts.install()
+    try:
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGINT, None)
+        handler(signal.SIGINT, None)
+        term = signal.getsignal(signal.SIGTERM)
+        assert callable(term)
+        term(signal.SIGTERM, None)
+        assert interrupts.interrupted
+        assert interrupts.waiting == 2
+    finally:
+        interrupts.uninstall()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
 @needs_root

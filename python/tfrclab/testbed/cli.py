@@ -88,6 +88,7 @@ def register(commands: Any) -> None:
 def _cmd_testbed(args: argparse.Namespace) -> int:
     from tfrclab.outdir import check_file_writable
     from tfrclab.testbed.emulator import Testbed
+    from tfrclab.testbed.interrupts import OneInterrupt, signals_deferred
 
     # Before the testbed comes up and CMD runs, not after.
     for option, path in (("--report", args.report), ("--log", args.log)):
@@ -119,7 +120,11 @@ def _cmd_testbed(args: argparse.Namespace) -> int:
         tick=args.tick,
         slack=args.slack,
     )
+    # The first SIGINT or SIGTERM ends the command; more cannot cut its cleanup or its report
+    # short (the testbed's own holding steps aside for this one).
+    interrupts = OneInterrupt()
     try:
+        interrupts.install(always=True)
         with bed as tb:
             env = dict(os.environ)
             env.update(
@@ -145,8 +150,12 @@ def _cmd_testbed(args: argparse.Namespace) -> int:
                 )
                 status = _wait_in_foreground(proc)
     finally:
-        # Interrupted or not, the counters the relay reported are not lost.
-        _print_report(bed.report, args.report)
+        try:
+            # Interrupted or not, the counters the relay reported are not lost.
+            with signals_deferred():
+                _print_report(bed.report, args.report)
+        finally:
+            interrupts.uninstall()
     return status
 
 
