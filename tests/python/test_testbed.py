@@ -298,6 +298,20 @@ def test_cli_refuses_bad_options_naming_them() -> None:
     assert "--loss" in done.stderr
 
 
+@needs_root
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_report_that_cannot_be_written_is_named() -> None:
+    # /dev/full opens for writing (the check before CMD passes) and then fails to write.
+    done = run_cli("testbed", "--rate", "1Mb/s", "--delay", "1ms", "--report", "/dev/full",
+                   "--", "true")  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "forward: " in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "tfrclab testbed: error: --report /dev/full: not written (No space left on device); "
+        "the counters are above"
+    )
+
+
 # -- cleanup ---------------------------------------------------------------------------------
 
 

@@ -198,7 +198,11 @@ def _wait_in_foreground(proc: Any) -> int:
 
 
 def _print_report(report: dict[str, Any] | None, path: Path | None) -> None:
-    """Print the relay's counters on stderr and write them to ``path`` (``--report``)."""
+    """Print the relay's counters on stderr and write them to ``path`` (``--report``).
+
+    Raises:
+        OSError: naming ``--report`` and ``path``, if it cannot be written.
+    """
     if report is None:
         if path is not None:
             print(
@@ -216,4 +220,11 @@ def _print_report(report: dict[str, Any] | None, path: Path | None) -> None:
             file=sys.stderr,
         )
     if path is not None:
-        path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        try:
+            path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        except OSError as err:
+            # The OS's message alone (a full disk, /dev/full) names no file.
+            reason = err.strerror or str(err)
+            raise OSError(
+                f"--report {path}: not written ({reason}); the counters are above"
+            ) from None
