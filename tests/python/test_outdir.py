@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import tfrclab
-from conftest import SMALL_SCENARIO
+from conftest import REPO_ROOT, SMALL_SCENARIO
 from tfrclab import _native
 from tfrclab.cli import main
 
@@ -152,6 +152,8 @@ for _module in (
     "tfrclab.testbed.cli",
     "tfrclab.testbed.experiments",
     "tfrclab.transport_cli",
+    "tfrclab.twin_cli",
+    "tfrclab.evaluate.cli",
 ):
     importlib.import_module(_module)
 
@@ -190,6 +192,15 @@ _UNWRITABLE = [
         ["recv", "--bind", "127.0.0.1:0", "--duration", "60s", "--out", "/proc/tfrclab-test"],
         "tfrclab.transport.recv",
     ),
+    (
+        ["send", "--to", "127.0.0.1:9", "--duration", "1s", "--out", "/proc/tfrclab-test"],
+        "tfrclab.transport.send",
+    ),
+    (["twin", "{twin}", "--out", "/proc/tfrclab-test/twin"], "tfrclab.twin.twin"),
+    (
+        ["evaluate", "tfrc", "--quick", "--out", "/sys/tfrclab-test"],
+        "tfrclab.evaluate.scorecard.evaluate",
+    ),
 ]
 
 
@@ -207,7 +218,8 @@ def test_an_unwritable_output_is_refused_before_any_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(work, _no_work)
-    argv = [arg.replace("{scenario}", str(small_file)) for arg in args]
+    twin = REPO_ROOT / "python" / "tfrclab" / "scenarios" / "twin" / "cubic-tfrc.toml"
+    argv = [arg.replace("{scenario}", str(small_file)).replace("{twin}", str(twin)) for arg in args]
     place = next(arg for arg in argv if arg.startswith(("/proc/", "/sys/")))
     started = time.perf_counter()
     status = main(argv)
