@@ -157,7 +157,8 @@ def _sweep_start_only(out: Path) -> bool:
     from tfrclab.sweep_store import DATASETS
 
     for entry in out.iterdir():
-        if entry.name in (".lock", ".sweep.json.tmp") and entry.is_file():
+        plain = entry.is_file() and not entry.is_symlink()
+        if entry.name in (".lock", ".sweep.json.tmp") and plain:
             continue
         if entry.name in DATASETS and entry.is_dir() and not any(entry.iterdir()):
             continue

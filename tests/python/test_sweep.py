@@ -362,6 +362,22 @@ main(sys.argv[1:])
 """
 
 
+def test_a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_kept(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, target = tmp_path / "out", tmp_path / "precious.txt"
+    args = ["sweep", str(scenario_file), "--out", str(out), "--quiet"]
+    assert main([*args, "--json"]) == 0
+    capsys.readouterr()
+    target.write_text("precious\n")
+    (out / ".lock").symlink_to(target)
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert f"{out / '.lock'}" in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert target.read_text() == "precious\n"
+
+
 def test_a_sweep_killed_while_starting_leaves_a_directory_the_next_one_takes(
     scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
