@@ -29,6 +29,7 @@ __all__ = [
     "directory_kind",
     "replace_directory",
     "replace_files",
+    "write_named",
     "write_text_atomically",
 ]
 
@@ -234,6 +235,25 @@ def write_text_atomically(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def write_named(path: Path, text: str, option: str) -> None:
+    """Write ``text`` to the file ``path`` a command was given as ``option``, in place.
+
+    In place, not renamed into place: ``path`` may be a device (/dev/stdout) or a file another
+    program watches. For the error: the OS's own message for a write that fails once the file
+    is open (a full disk) names no file.
+
+    Raises:
+        OSError: naming ``option``, ``path`` and why, in one line.
+    """
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        reason = err.strerror or " ".join(str(err).split())
+        error = OSError(f"{option} {path}: not written ({reason})")
+        error.errno = err.errno
+        raise error from None
 
 
 def replace_files(directory: Path, name: str, write: Callable[[Path], T]) -> T:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -258,3 +259,16 @@ def test_plot_refuses_a_directory_it_cannot_write_before_drawing(
         run_dir.chmod(0o755)
     err = capsys.readouterr().err
     assert err == f"tfrclab plot: error: {run_dir}: cannot write there (read-only)\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_file_that_cannot_be_written_is_named(
+    small_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # /dev/full opens for writing (the check before the work passes), then every write fails
+    # with ENOSPC, whose own message names no file.
+    assert main(["export", "ns2", str(small_file), "-o", "/dev/full"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "tfrclab export: error: --output /dev/full: not written (No space left on device)\n"
+    )

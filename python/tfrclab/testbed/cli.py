@@ -220,11 +220,6 @@ def _print_report(report: dict[str, Any] | None, path: Path | None) -> None:
             file=sys.stderr,
         )
     if path is not None:
-        try:
-            path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        except OSError as err:
-            # The OS's message alone (a full disk, /dev/full) names no file.
-            reason = err.strerror or str(err)
-            raise OSError(
-                f"--report {path}: not written ({reason}); the counters are above"
-            ) from None
+        from tfrclab.outdir import write_named
+
+        write_named(path, json.dumps(report, indent=1) + "\n", "--report")
