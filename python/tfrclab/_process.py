@@ -1,9 +1,11 @@
-"""Processes: whether one still exists, and worker pools whose processes die with their parent.
+"""Processes: whether one exists, killing one with its group, pools that die with their parent.
 
-:func:`alive` is for lock files and namespaces left by processes that died. :func:`worker_pool`
-makes the pools of the sweeps and reproductions: a worker process is killed as soon as the
-process that started it ends, even by ``SIGKILL`` (which leaves it no chance to stop its pool),
-instead of waiting forever for work that will never come.
+:func:`alive` is for lock files and namespaces left by processes that died. :func:`kill_group`
+ends a started command with what it left running in its process group (the testbed's
+commands and relay). :func:`worker_pool` makes the pools of the sweeps and reproductions: a
+worker process is killed as soon as the process that started it ends, even by ``SIGKILL``
+(which leaves it no chance to stop its pool), instead of waiting forever for work that will
+never come.
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ import sys
 import threading
 import time
 
-__all__ = ["alive", "die_with_parent", "worker_pool"]
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing
+if TYPE_CHECKING:
+    import subprocess
+    from typing import Any
+
+__all__ = ["alive", "die_with_parent", "group_alive", "kill_group", "worker_pool"]
 
 _PR_SET_PDEATHSIG = 1
 """``prctl`` option: the signal this process gets when its parent (thread) ends (Linux)."""
@@ -30,6 +37,44 @@ def alive(pid: int) -> bool:
     """Whether a process with id ``pid`` exists (one owned by another user counts as alive)."""
     try:
         os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def kill_group(proc: subprocess.Popen[Any]) -> None:
+    """SIGTERM ``proc``'s process group, SIGKILL what is left of it after 1 s, and reap ``proc``.
+
+    For processes started in a group of their own (``start_new_session`` or ``setpgid``), such
+    as the testbed's commands and relay: what they started goes with them.
+
+    The group is killed even when ``proc`` itself has ended (its children may still run in it),
+    as long as ``proc`` was not reaped before: until then its id cannot name another process's
+    group. A ``proc`` already reaped is left alone.
+    """
+    if proc.returncode is not None:
+        return
+    for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except ProcessLookupError:
+            break  # the group is empty
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            proc.poll()
+            if not group_alive(proc.pid):
+                proc.poll()
+                return
+            time.sleep(0.01)
+    proc.poll()
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether process group ``pgid`` has a member (a zombie not yet reaped counts)."""
+    try:
+        os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:

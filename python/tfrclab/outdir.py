@@ -29,6 +29,7 @@ __all__ = [
     "directory_kind",
     "replace_directory",
     "replace_files",
+    "write_named",
     "write_text_atomically",
 ]
 
@@ -139,12 +140,31 @@ def _check_out(out: Path, kind: Literal["run", "sweep"], force: bool) -> None:
         )
     if found == "file":
         raise ValueError(f"{out} is a file, not a directory; choose another --out")
-    if found == "other":
+    if found == "other" and not (kind == "sweep" and _sweep_start_only(out)):
         raise ValueError(
             f"{out} holds files that are not a tfrclab {kind}; choose another --out (nothing "
             "was changed)"
         )
     check_directory_writable(out, replaced=kind == "run")
+
+
+def _sweep_start_only(out: Path) -> bool:
+    """Whether ``out`` holds only what a sweep leaves before its ``sweep.json`` is in place.
+
+    That is its lock file, the manifest's temporary file and empty dataset directories: a
+    sweep killed while starting leaves them, and the next sweep into ``out`` starts over
+    there rather than refusing a directory that holds nothing of anybody's.
+    """
+    from tfrclab.sweep_store import DATASETS
+
+    for entry in out.iterdir():
+        plain = entry.is_file() and not entry.is_symlink()
+        if entry.name in (".lock", ".sweep.json.tmp") and plain:
+            continue
+        if entry.name in DATASETS and entry.is_dir() and not any(entry.iterdir()):
+            continue
+        return False
+    return True
 
 
 def check_run_out(out: Path, force: bool) -> None:
@@ -158,6 +178,9 @@ def check_run_out(out: Path, force: bool) -> None:
 
 def check_sweep_out(out: Path) -> None:
     """Refuse ``--out`` for a sweep unless it is new, empty, or a sweep directory.
+
+    A directory a sweep killed while starting left (its lock file and empty dataset
+    directories, no ``sweep.json`` yet) counts as empty.
 
     Raises:
         ValueError: naming the problem, in one line.
@@ -212,6 +235,25 @@ def write_text_atomically(path: Path, text: str) -> None:
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
+
+
+def write_named(path: Path, text: str, option: str) -> None:
+    """Write ``text`` to the file ``path`` a command was given as ``option``, in place.
+
+    In place, not renamed into place: ``path`` may be a device (/dev/stdout) or a file another
+    program watches. For the error: the OS's own message for a write that fails once the file
+    is open (a full disk) names no file.
+
+    Raises:
+        OSError: naming ``option``, ``path`` and why, in one line.
+    """
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as err:
+        reason = err.strerror or " ".join(str(err).split())
+        error = OSError(f"{option} {path}: not written ({reason})")
+        error.errno = err.errno
+        raise error from None
 
 
 def replace_files(directory: Path, name: str, write: Callable[[Path], T]) -> T:

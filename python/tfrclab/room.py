@@ -6,6 +6,8 @@ adds what writing ``--out`` costs (:func:`write_cost`) to the estimate, and comp
 with what the machine has available and the bytes each destination takes (``--out``, the pcap
 and ns-2 trace files) with the free space of its file system. A run that does not fit is
 refused with a one-line :class:`~tfrclab.CostError` unless forced, like one over the budget.
+:func:`tfrclab.run` checks the free disk for the trace files it is asked for the same way
+(:func:`trace_destinations`, :func:`check_disk`), with its ``force``.
 """
 
 from __future__ import annotations
@@ -13,15 +15,20 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from tfrclab.scenario import Scenario
 
 __all__ = [
     "VALUES_PER_WALL_SECOND",
     "WRITE_MEMORY_BYTES",
     "WriteCost",
     "available_memory",
+    "check_disk",
     "check_room",
     "free_disk",
+    "trace_destinations",
     "write_cost",
 ]
 
@@ -172,6 +179,20 @@ def check_room(
             f"{_size(available)} available{mostly}; free memory, make the run cheaper or "
             "force the run to go ahead anyway"
         )
+    check_disk(destinations)
+
+
+def check_disk(destinations: Sequence[tuple[str, Path, int]]) -> None:
+    """Refuse files that will not fit the free disk where they are to be written.
+
+    ``destinations`` are (what, path, bytes), as for :func:`check_room`; those on one file
+    system are added up and compared with its free space (:func:`free_disk`).
+
+    Raises:
+        CostError: naming the files, how much they need and how much is free.
+    """
+    from tfrclab import _native
+
     by_device: dict[int, tuple[int, Path, list[str], int]] = {}
     for what, path, size in destinations:
         free, asked = free_disk(path)
@@ -186,3 +207,35 @@ def check_room(
                 "write elsewhere, trace fewer links (`monitor.pcap`, `monitor.ns2_trace`, "
                 "`monitor.trace_limit`) or force the run to go ahead anyway"
             )
+
+
+TRACE_KEYS = {"pcap": "monitor.pcap", "ns2_trace": "monitor.ns2_trace"}
+"""The scenario key that chooses the links of each kind of trace file."""
+
+
+def trace_destinations(
+    scenario: Scenario, traces: Sequence[tuple[str, Path, str]]
+) -> tuple[dict[str, Any], list[tuple[str, Path, int]]]:
+    """The estimate of ``scenario`` written with ``traces``, and what each trace will take.
+
+    ``traces`` are (what, path, kind) for each trace destination given, ``kind`` ``"pcap"``
+    or ``"ns2_trace"`` (:data:`TRACE_KEYS`). A trace whose key the scenario does not set
+    covers every link, and is estimated so. Returns the estimate
+    (:func:`tfrclab.estimate`) and the destinations as (what, path, bytes on disk), for
+    :func:`check_disk` or :func:`check_room`.
+    """
+    from tfrclab.simulate import estimate
+
+    changes = {TRACE_KEYS[kind]: "all" for _, _, kind in traces if not _sets(scenario, kind)}
+    cost = estimate(scenario.with_(**changes) if changes else scenario)
+    disk = {part["path"]: int(part["disk_bytes"]) for part in cost["parts"]}
+    return cost, [(what, path, disk.get(TRACE_KEYS[kind], 0)) for what, path, kind in traces]
+
+
+def _sets(scenario: Scenario, kind: str) -> bool:
+    """Whether ``scenario`` sets the key that chooses the links of trace ``kind``."""
+    try:
+        scenario.get(TRACE_KEYS[kind])
+    except KeyError:
+        return False
+    return True

@@ -7,7 +7,9 @@ same order either way).
 
 Before anything runs, netsim estimates what the run will cost (:func:`estimate`); a run
 expected to take more than about 10 minutes of wall time or 4 GiB of memory is refused with
-:class:`~tfrclab.CostError` unless ``force=True``. Ctrl-C interrupts a run within a few tens of
+:class:`~tfrclab.CostError` unless ``force=True``; so is one whose trace files (``pcap_dir``,
+``ns2_trace``) will not fit the free disk where they go (:func:`tfrclab.room.check_disk`, as
+``tfrclab run`` checks them). Ctrl-C interrupts a run within a few tens of
 milliseconds in every mode (``KeyboardInterrupt``).
 """
 
@@ -46,7 +48,8 @@ def run(
     ``scenario`` may be a :class:`Scenario` or the path of a scenario file. With ``progress``,
     the run is cut into ``steps`` slices of simulated time and ``progress(t_s, end_s)`` is
     called after each. The same scenario and seed always give the same result. A run whose
-    estimate (:func:`estimate`) is over the budget is refused unless ``force`` is true.
+    estimate (:func:`estimate`) is over the budget is refused unless ``force`` is true, and so
+    is one whose trace files will not fit the free disk of their file system.
     With ``pcap_dir`` a pcap file per link of ``monitor.pcap`` (every link without it) is
     written into that directory as the run goes; with ``ns2_trace`` an ns-2 trace file of the
     links of ``monitor.ns2_trace`` (docs/traces.md). :attr:`Result.traces` says what each
@@ -64,8 +67,9 @@ def run(
 
     Raises:
         ScenarioError: if the scenario is refused (naming the field).
-        CostError: if the run would cost more than the budget and ``force`` is false (a
-            ScenarioError naming the costliest part).
+        CostError: if the run would cost more than the budget, or its trace files more than
+            the free disk, and ``force`` is false (a ScenarioError naming the costliest part,
+            or the trace files and the space free).
         MemoryError: if the monitors' series for the whole run cannot be had.
         OSError: if a trace file or directory cannot be created.
         KeyboardInterrupt: on Ctrl-C, within a few tens of milliseconds.
@@ -75,6 +79,8 @@ def run(
         scenario = Scenario.load(scenario)
     if steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
+    if not force:
+        _check_trace_disk(scenario, pcap_dir, ns2_trace)
     # CPU times are the calling thread's: the native calls run on it (with the GIL released).
     building = time.thread_time()
     simulation = _native.Simulation(scenario.toml, seed, force, pcap_dir, ns2_trace)
@@ -101,6 +107,31 @@ def run(
     )
     result.traces = list(raw["traces"])
     return result
+
+
+def _check_trace_disk(
+    scenario: Scenario, pcap_dir: str | Path | None, ns2_trace: str | Path | None
+) -> None:
+    """Refuse trace files that will not fit the free disk (before anything is written).
+
+    Over the budget, netsim's own refusal (naming the costliest parts) comes first: it is left
+    to the simulation's constructor.
+    """
+    traces = [
+        (what, Path(given), kind)
+        for what, given, kind in (
+            ("pcap_dir", pcap_dir, "pcap"),
+            ("ns2_trace", ns2_trace, "ns2_trace"),
+        )
+        if given is not None
+    ]
+    if not traces:
+        return
+    from tfrclab.room import check_disk, trace_destinations
+
+    cost, destinations = trace_destinations(scenario, traces)
+    if cost["refusal"] is None:
+        check_disk(destinations)
 
 
 def estimate(scenario: Scenario | str | Path) -> dict[str, Any]:

@@ -515,7 +515,8 @@ class _Lock:
         import fcntl
 
         for _ in range(100):  # each retry follows another process's release: a few at most
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            # Never through a symbolic link: the holder's id would overwrite the file it names.
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -276,13 +276,29 @@ def _rows_from_streams(streams: dict[str, bytes]) -> Rows:
 
 
 def _write_atomically(table: pa.Table, path: Path) -> None:
-    """Write ``table`` to ``path`` under a temporary name, then rename it into place."""
+    """Write ``table`` to ``path`` under a temporary name, then rename it into place.
+
+    Raises:
+        OSError: naming ``path`` and why (a full disk), the temporary file removed; pyarrow's
+            own message names no file.
+    """
     import pyarrow.parquet as pq
 
     tmp = path.with_name(f".{path.name}.tmp")
-    # Snappy, as pandas' to_parquet; page checksums let check_file find damage anywhere.
-    pq.write_table(table, tmp, write_page_checksum=True)
-    os.replace(tmp, path)
+    try:
+        # Snappy, as pandas' to_parquet; page checksums let check_file find damage anywhere.
+        pq.write_table(table, tmp, write_page_checksum=True)
+        os.replace(tmp, path)
+    except OSError as err:
+        tmp.unlink(missing_ok=True)
+        reason = os.strerror(err.errno) if err.errno else " ".join(str(err).split())
+        sweep = path.parent.parent
+        error = OSError(
+            f"{path}: could not be written ({reason}); the runs written before are kept: run "
+            f"the sweep again into {sweep} to finish it"
+        )
+        error.errno = err.errno
+        raise error from None
 
 
 class BatchWriter:

@@ -18,11 +18,14 @@ __all__ = ["register"]
 
 
 def _cmd_twin(args: argparse.Namespace) -> int:
+    from tfrclab.outdir import check_directory_writable
     from tfrclab.scenario import Scenario
     from tfrclab.twin import plan, testbed_available, twin
 
     scenario = Scenario.load(args.scenario)
     twin_plan = plan(scenario)
+    # Before minutes on the testbed, not after them.
+    check_directory_writable(args.out)
     why = testbed_available()
     if why is not None:
         print(f"tfrclab twin: error: {why}", file=sys.stderr)

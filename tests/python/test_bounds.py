@@ -155,17 +155,20 @@ def test_ping_under_heavy_loss_runs_within_twice_its_estimate() -> None:
     scenario = tfrclab.Scenario.from_toml(one_flow("4s", flow))
     cost = tfrclab.estimate(scenario)
     limit = 2 * cost["wall_s"] + 0.5
-    started = time.perf_counter()
+    # CPU time, not wall time: on a loaded shared machine the wall clock runs several times
+    # the CPU time (3 runs in 5 failed on wall time with the load at 7 on 2 cores). The run
+    # steps on this thread, so its CPU time is the simulation's.
+    started = time.thread_time()
 
     def stop_when_too_slow(_t: float, _end: float) -> None:
-        if time.perf_counter() - started > limit:
+        if time.thread_time() - started > limit:
             raise _TooSlow
 
     try:
         result = tfrclab.run(scenario, progress=stop_when_too_slow, steps=40)
     except _TooSlow:
-        pytest.fail(f"not done after {limit:.2f} s (estimate {cost['wall_s']:.2f} s)")
+        pytest.fail(f"not done after {limit:.2f} s of CPU (estimate {cost['wall_s']:.2f} s)")
     flows = result.flows
     assert flows.loc[0, "packet_loss_rate"] > 0.5
     assert 0.5 <= cost["events"] / result.info.events <= 2.0
-    assert result.info.wall_seconds <= limit
+    assert result.info.cpu_seconds <= limit

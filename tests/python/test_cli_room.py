@@ -92,6 +92,28 @@ def test_files_larger_than_the_free_disk_are_refused_naming_them(
     assert any(pcap.iterdir())
 
 
+def test_the_api_refuses_traces_larger_than_the_free_disk_unless_forced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # tfrclab.run checks the disk for its trace files as the CLI does, before writing any.
+    monkeypatch.setattr(room, "free_disk", lambda path: (1_000, tmp_path))
+    scenario = tfrclab.Scenario.from_toml(SMALL_SCENARIO)
+    pcap, ns2 = tmp_path / "pcap", tmp_path / "run.tr"
+    with pytest.raises(tfrclab.CostError) as caught:
+        tfrclab.run(scenario, pcap_dir=pcap, ns2_trace=ns2)
+    message = str(caught.value)
+    assert f"on disk needed for pcap_dir {pcap} and ns2_trace {ns2}" in message
+    assert "0.1 MB free" in message
+    assert "\n" not in message
+    assert not pcap.exists()
+    assert not ns2.exists()
+    with pytest.raises(tfrclab.CostError, match=f"ns2_trace {ns2}"):
+        tfrclab.run(scenario, ns2_trace=ns2)
+    result = tfrclab.run(scenario, pcap_dir=pcap, force=True)
+    assert result.traces
+    assert any(pcap.iterdir())
+
+
 def test_a_plain_pcap_shows_its_disk_use(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import tfrclab
-from conftest import SMALL_SCENARIO
+from conftest import REPO_ROOT, SMALL_SCENARIO
 from tfrclab import _native
 from tfrclab.cli import main
 
@@ -152,6 +153,8 @@ for _module in (
     "tfrclab.testbed.cli",
     "tfrclab.testbed.experiments",
     "tfrclab.transport_cli",
+    "tfrclab.twin_cli",
+    "tfrclab.evaluate.cli",
 ):
     importlib.import_module(_module)
 
@@ -190,6 +193,15 @@ _UNWRITABLE = [
         ["recv", "--bind", "127.0.0.1:0", "--duration", "60s", "--out", "/proc/tfrclab-test"],
         "tfrclab.transport.recv",
     ),
+    (
+        ["send", "--to", "127.0.0.1:9", "--duration", "1s", "--out", "/proc/tfrclab-test"],
+        "tfrclab.transport.send",
+    ),
+    (["twin", "{twin}", "--out", "/proc/tfrclab-test/twin"], "tfrclab.twin.twin"),
+    (
+        ["evaluate", "tfrc", "--quick", "--out", "/sys/tfrclab-test"],
+        "tfrclab.evaluate.scorecard.evaluate",
+    ),
 ]
 
 
@@ -207,7 +219,8 @@ def test_an_unwritable_output_is_refused_before_any_work(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(work, _no_work)
-    argv = [arg.replace("{scenario}", str(small_file)) for arg in args]
+    twin = REPO_ROOT / "python" / "tfrclab" / "scenarios" / "twin" / "cubic-tfrc.toml"
+    argv = [arg.replace("{scenario}", str(small_file)).replace("{twin}", str(twin)) for arg in args]
     place = next(arg for arg in argv if arg.startswith(("/proc/", "/sys/")))
     started = time.perf_counter()
     status = main(argv)
@@ -246,3 +259,16 @@ def test_plot_refuses_a_directory_it_cannot_write_before_drawing(
         run_dir.chmod(0o755)
     err = capsys.readouterr().err
     assert err == f"tfrclab plot: error: {run_dir}: cannot write there (read-only)\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_file_that_cannot_be_written_is_named(
+    small_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # /dev/full opens for writing (the check before the work passes), then every write fails
+    # with ENOSPC, whose own message names no file.
+    assert main(["export", "ns2", str(small_file), "-o", "/dev/full"]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        "tfrclab export: error: --output /dev/full: not written (No space left on device)\n"
+    )

@@ -346,6 +346,59 @@ def test_a_locked_directory_is_refused(
     assert not (tmp_path / ".lock").exists()
 
 
+_KILLED_STARTING = r"""
+import os, signal, sys
+from tfrclab.cli import main
+
+real = os.replace
+
+def replace(src, dst, *args, **kwargs):
+    if str(dst).endswith("sweep.json"):
+        os.kill(os.getpid(), signal.SIGKILL)  # its lock taken, its manifest not in place
+    return real(src, dst, *args, **kwargs)
+
+os.replace = replace
+main(sys.argv[1:])
+"""
+
+
+def test_a_lock_file_that_is_a_symbolic_link_is_refused_and_its_target_kept(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, target = tmp_path / "out", tmp_path / "precious.txt"
+    args = ["sweep", str(scenario_file), "--out", str(out), "--quiet"]
+    assert main([*args, "--json"]) == 0
+    capsys.readouterr()
+    target.write_text("precious\n")
+    (out / ".lock").symlink_to(target)
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert f"{out / '.lock'}" in err
+    assert len(err.strip().splitlines()) == 1, err
+    assert target.read_text() == "precious\n"
+
+
+def test_a_sweep_killed_while_starting_leaves_a_directory_the_next_one_takes(
+    scenario_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ["sweep", str(scenario_file), "--seeds", "1-2", "--out", str(out), "--quiet"]
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED_STARTING, *args], timeout=120, check=False
+    )
+    assert killed.returncode == -signal.SIGKILL
+    assert {path.name for path in out.iterdir()} >= {".lock", ".sweep.json.tmp", "runs"}
+    assert not (out / "sweep.json").exists()
+    assert main([*args, "--json"]) == 0, capsys.readouterr().err
+    assert json.loads(capsys.readouterr().out)["runs"] == 2
+    # Anything else in the directory is still refused, untouched.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / ".lock").write_text("1\n")
+    (tmp_path / "other" / "notes.txt").write_text("mine")
+    assert main([*args[:5], str(tmp_path / "other"), "--quiet"]) == 2
+    assert "holds files that are not a tfrclab sweep" in capsys.readouterr().err
+
+
 def test_a_truncated_run_file_is_run_again(scenario_file: Path, tmp_path: Path) -> None:
     grid = sweep.Grid(scenario=Scenario.load(scenario_file), vary=(), seeds=(1, 2))
     sweep.run_sweep(grid, tmp_path)

@@ -411,3 +411,37 @@ def test_a_batch_with_a_damaged_or_missing_dataset_file_runs_again(tmp_path: Pat
     remaining.clear()
     sweep.run_sweep(plain, tmp_path / "plain", on_start=lambda left, _: remaining.append(left))
     assert remaining == [0]
+
+
+def test_a_full_disk_names_the_file_and_the_sweep_finishes_when_run_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pyarrow's own error ("Error writing bytes to file") names no file; the temporary file it
+    # leaves would hold on to the disk that is short.
+    real = pq.write_table
+    writes: list[Path] = []
+
+    def full_on_the_fifth(table: pa.Table, where: Path, **kwargs: Any) -> None:
+        writes.append(Path(where))
+        if len(writes) == 5:  # links/ of the second batch
+            Path(where).write_bytes(b"PAR1 partial")
+            raise OSError(28, "Error writing bytes to file. Detail: [errno 28] No space left")
+        real(table, where, **kwargs)
+
+    monkeypatch.setattr(pq, "write_table", full_on_the_fifth)
+    g = grid(seeds=2)
+    with pytest.raises(OSError, match="could not be written") as caught:
+        sweep.run_sweep(g, tmp_path, flush=Flush(runs=1))
+    failed = writes[4].with_name(writes[4].name.removeprefix(".").removesuffix(".tmp"))
+    assert str(caught.value) == (
+        f"{failed}: could not be written (No space left on device); the runs written before "
+        f"are kept: run the sweep again into {tmp_path} to finish it"
+    )
+    assert caught.value.errno == 28
+    assert not writes[4].exists()
+    monkeypatch.setattr(pq, "write_table", real)
+    remaining: list[int] = []
+    sweep.run_sweep(g, tmp_path, on_start=lambda left, _: remaining.append(left))
+    assert remaining == [3]
+    sweep.run_sweep(g, tmp_path / "whole")
+    assert_same_datasets(tmp_path, tmp_path / "whole")

@@ -33,6 +33,7 @@ from tfrclab import testbed as tbmod
 from tfrclab.testbed import flows, netns, read_log, throughput
 from tfrclab.testbed import log as tblog
 from tfrclab.testbed.config import queue_table
+from tfrclab.testbed.interrupts import OneInterrupt
 
 CAN_RUN = os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
 SKIP_REASON = "the testbed needs root, /dev/net/tun and iproute2's ip (namespaces, TUN devices)"
@@ -297,6 +298,19 @@ def test_cli_refuses_bad_options_naming_them() -> None:
     assert "--loss" in done.stderr
 
 
+@needs_root
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_a_report_that_cannot_be_written_is_named() -> None:
+    # /dev/full opens for writing (the check before CMD passes) and then fails to write.
+    done = run_cli("testbed", "--rate", "1Mb/s", "--delay", "1ms", "--report", "/dev/full",
+                   "--", "true")  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "forward: " in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == (
+        "tfrclab testbed: error: --report /dev/full: not written (No space left on device)"
+    )
+
+
 # -- cleanup ---------------------------------------------------------------------------------
 
 
@@ -384,6 +398,28 @@ def test_a_sigkilled_creator_leaves_nothing_running_and_its_namespaces_are_remov
     assert _wait_gone(made["ns"], made["dev"], [sleeper]) == []
 
 
+@needs_root
+def test_testbeds_racing_to_remove_a_stale_namespace_both_start(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    holder, made = _start_holder()
+    holder.kill()
+    holder.wait(timeout=5)
+    assert _wait_gone([], [], made["pids"][1:]) == []  # the relay, and with it the devices
+    real = netns.ip
+
+    def raced(*args: str) -> str:
+        if args[:2] == ("netns", "delete"):
+            real(*args)  # another testbed, starting at the same time, got there first
+        return real(*args)
+
+    monkeypatch.setattr(netns, "ip", raced)
+    # Six testbeds started at once failed 7 times in 24 this way ("Cannot remove namespace").
+    assert netns.remove_stale() == []
+    monkeypatch.setattr(netns, "ip", real)
+    assert _wait_gone(made["ns"], made["dev"], made["pids"]) == []
+
+
 _STUBBORN_HOLDER = """
 import json, subprocess, sys, time
 from tfrclab.testbed import Testbed
@@ -416,6 +452,76 @@ def test_cleanup_survives_repeated_sigint_and_sigterm() -> None:
         time.sleep(0.1)
     holder.wait(timeout=20)
     assert _wait_gone(made["ns"], made["dev"], made["pids"]) == []
+
+
+_SECOND_SIGNAL_BEFORE_CLEANUP = """
+import json, os, signal, subprocess, sys, time
+from tfrclab.testbed import Testbed
+
+# A second signal that comes after the first has interrupted the testbed but before its
+# cleanup has begun: as close is entered.
+real_close = Testbed.close
+
+def close(self):
+    os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+    real_close(self)
+
+Testbed.close = close
+made = {}
+try:
+    with Testbed(rate="1Mb/s", delay="1ms") as tb:
+        made = {"ns": list(tb.namespaces.values()), "dev": list(tb.devices.values()),
+                "pids": [tb.popen("a", ["sleep", "60"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL).pid,
+                         tb._relay.pid]}
+        os.kill(os.getpid(), getattr(signal, sys.argv[1]))
+        time.sleep(60)
+except KeyboardInterrupt:
+    print(json.dumps(made), flush=True)
+"""
+
+
+@needs_root
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM"])
+def test_a_second_signal_before_the_cleanup_cannot_skip_it(sig: str) -> None:
+    done = subprocess.run(
+        [PYTHON, "-c", _SECOND_SIGNAL_BEFORE_CLEANUP, sig],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    made = json.loads(done.stdout)
+    left = _wait_gone(made["ns"], made["dev"], made["pids"])
+    for pid in made["pids"]:  # what a skipped cleanup left, not to outlive the test
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    for ns in made["ns"]:
+        subprocess.run(["ip", "netns", "delete", ns], capture_output=True, check=False)
+    assert left == []
+
+
+def test_one_interrupt_raises_once_and_holds_the_rest() -> None:
+    # The handler, called as the signal would call it, with Python's default in place.
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    interrupts = OneInterrupt()
+    interrupts.install()
+    try:
+        handler = signal.getsignal(signal.SIGINT)
+        assert callable(handler)
+        with pytest.raises(KeyboardInterrupt):
+            handler(signal.SIGINT, None)
+        handler(signal.SIGINT, None)
+        term = signal.getsignal(signal.SIGTERM)
+        assert callable(term)
+        term(signal.SIGTERM, None)
+        assert interrupts.interrupted
+        assert interrupts.waiting == 2
+    finally:
+        interrupts.uninstall()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
 
 
 @needs_root

@@ -67,7 +67,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     to_stdout = args.output is None or str(args.output) == "-"
     if not to_stdout:
-        from tfrclab.outdir import check_file_writable
+        from tfrclab.outdir import check_file_writable, write_named
 
         check_file_writable(args.output, "--output")
     scenario = Scenario.load(args.scenario)
@@ -75,7 +75,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if to_stdout:
         sys.stdout.write(script)
     else:
-        Path(args.output).write_text(script, encoding="utf-8")
+        write_named(Path(args.output), script, "--output")
     return 0
 
 

@@ -88,6 +88,7 @@ def register(commands: Any) -> None:
 def _cmd_testbed(args: argparse.Namespace) -> int:
     from tfrclab.outdir import check_file_writable
     from tfrclab.testbed.emulator import Testbed
+    from tfrclab.testbed.interrupts import OneInterrupt, signals_deferred
 
     # Before the testbed comes up and CMD runs, not after.
     for option, path in (("--report", args.report), ("--log", args.log)):
@@ -119,7 +120,11 @@ def _cmd_testbed(args: argparse.Namespace) -> int:
         tick=args.tick,
         slack=args.slack,
     )
+    # The first SIGINT or SIGTERM ends the command; more cannot cut its cleanup or its report
+    # short (the testbed's own holding steps aside for this one).
+    interrupts = OneInterrupt()
     try:
+        interrupts.install(always=True)
         with bed as tb:
             env = dict(os.environ)
             env.update(
@@ -145,8 +150,12 @@ def _cmd_testbed(args: argparse.Namespace) -> int:
                 )
                 status = _wait_in_foreground(proc)
     finally:
-        # Interrupted or not, the counters the relay reported are not lost.
-        _print_report(bed.report, args.report)
+        try:
+            # Interrupted or not, the counters the relay reported are not lost.
+            with signals_deferred():
+                _print_report(bed.report, args.report)
+        finally:
+            interrupts.uninstall()
     return status
 
 
@@ -162,7 +171,7 @@ def _wait_in_foreground(proc: Any) -> int:
     process, which removes the testbed once it has ended). What it leaves running in its group
     is killed when it ends.
     """
-    from tfrclab.testbed.emulator import _kill_group
+    from tfrclab._process import kill_group
 
     fd = sys.stdin.fileno() if sys.stdin is not None and sys.stdin.isatty() else -1
     handed = False
@@ -175,7 +184,7 @@ def _wait_in_foreground(proc: Any) -> int:
         # Wait without reaping: CMD's zombie keeps its group id ours while what CMD left running
         # in its group is killed; then reap it.
         os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOWAIT)
-        _kill_group(proc)
+        kill_group(proc)
         return int(proc.wait())
     finally:
         if handed:
@@ -189,7 +198,11 @@ def _wait_in_foreground(proc: Any) -> int:
 
 
 def _print_report(report: dict[str, Any] | None, path: Path | None) -> None:
-    """Print the relay's counters on stderr and write them to ``path`` (``--report``)."""
+    """Print the relay's counters on stderr and write them to ``path`` (``--report``).
+
+    Raises:
+        OSError: naming ``--report`` and ``path``, if it cannot be written.
+    """
     if report is None:
         if path is not None:
             print(
@@ -207,4 +220,6 @@ def _print_report(report: dict[str, Any] | None, path: Path | None) -> None:
             file=sys.stderr,
         )
     if path is not None:
-        path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        from tfrclab.outdir import write_named
+
+        write_named(path, json.dumps(report, indent=1) + "\n", "--report")

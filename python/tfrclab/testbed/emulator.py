@@ -8,7 +8,9 @@ code), a transmitter at the configured rate and a propagation delay. See docs/te
 Everything a :class:`Testbed` creates is removed when its ``with`` block ends, whether normally,
 by an exception, by Ctrl-C or by SIGTERM: the processes it started with their process groups,
 any other process left in its namespaces, the relay, the namespaces (and with them the devices
-and addresses). More SIGINTs and SIGTERMs during that cleanup wait until it is done.
+and addresses). While the testbed is up, the first SIGINT or SIGTERM raises ``KeyboardInterrupt``
+and more wait until the cleanup is done, however many come and however soon, from its set-up on
+(:mod:`tfrclab.testbed.interrupts`).
 If the creating process is SIGKILLed, the relay stops by itself (its stop pipe closes) and the
 next testbed removes the namespaces left behind (:func:`tfrclab.testbed.netns.remove_stale`).
 If the relay stops by itself while the testbed is up (its ``max_duration``, one hour by
@@ -23,20 +25,20 @@ import json
 import os
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
-import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import Any, Literal
 
 from tfrclab import _native
+from tfrclab._process import kill_group
 from tfrclab.testbed import netns
 from tfrclab.testbed.config import relay_document
+from tfrclab.testbed.interrupts import OneInterrupt, signals_deferred
 from tfrclab.testbed.netns import TestbedError
 
 Side = Literal["a", "b"]
@@ -124,7 +126,7 @@ class Testbed:
         self._stopping = False
         self._children: list[subprocess.Popen[Any]] = []
         self._workdir: str | None = None
-        self._previous_sigterm: Any = None
+        self._interrupts: OneInterrupt | None = None
         self._entered = False
 
     # -- life cycle ---------------------------------------------------------------------------
@@ -134,10 +136,13 @@ class Testbed:
         document = self._document()
         _native.testbed_check(document)
         netns.require_privileges()
-        netns.remove_stale()
-        self._entered = True
-        self._catch_sigterm()
+        # From here one interrupt tears the testbed down: a second one cannot cut the set-up's
+        # or the cleanup's own handling short (see close).
+        self._interrupts = OneInterrupt()
+        self._interrupts.install()
         try:
+            netns.remove_stale()
+            self._entered = True
             self._workdir = tempfile.mkdtemp(prefix="tfrclab-testbed-")
             config = Path(self._workdir) / "relay.toml"
             config.write_text(document, encoding="utf-8")
@@ -169,22 +174,26 @@ class Testbed:
 
         Every step is attempted even if an earlier one failed; the first failure is raised at
         the end as :class:`TestbedError`. SIGINT and SIGTERM arriving meanwhile do not cut it
-        short: the first of them is raised as ``KeyboardInterrupt`` once everything is removed.
+        short: once everything is removed, ``KeyboardInterrupt`` is raised if one came during
+        the cleanup or after an earlier one interrupted the testbed.
         """
-        if not self._entered:
-            return
+        interrupts, self._interrupts = self._interrupts, None
         try:
-            with _signals_deferred():
-                self._entered = False
-                self._remove_everything()
+            if self._entered:
+                with signals_deferred():
+                    self._entered = False
+                    self._remove_everything()
         finally:
-            self._restore_sigterm()
+            if interrupts is not None:
+                interrupts.uninstall()
+        if interrupts is not None and interrupts.waiting:
+            raise KeyboardInterrupt
 
     def _remove_everything(self) -> None:
         """The steps of :meth:`close`."""
         errors: list[str] = []
         for child in self._children:
-            _kill_group(child)
+            kill_group(child)
         self._children.clear()
         for ns in self.namespaces.values():
             netns.kill_all_in(ns)
@@ -248,7 +257,7 @@ class Testbed:
         try:
             out, err = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:
-            _kill_group(proc)
+            kill_group(proc)
             raise
         done = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
         if check:
@@ -304,7 +313,7 @@ class Testbed:
         ready, _, _ = select.select([self._relay.stdout], [], [], _READY_TIMEOUT_S)
         line = self._relay.stdout.readline() if ready else ""
         if not line.startswith("ready "):
-            _kill_group(self._relay)
+            kill_group(self._relay)
             _, err = self._relay.communicate()
             self._relay = None
             detail = (err or "").strip() or f"no ready line within {_READY_TIMEOUT_S:.0f} s"
@@ -353,7 +362,7 @@ class Testbed:
             relay.stdin.close()  # the stop pipe
         watcher.join(_STOP_TIMEOUT_S)
         if watcher.is_alive():
-            _kill_group(relay)
+            kill_group(relay)
             raise TestbedError(f"the relay did not stop within {_STOP_TIMEOUT_S:.0f} s")
         assert relay.stderr is not None
         err = relay.stderr.read()
@@ -362,83 +371,7 @@ class Testbed:
             raise TestbedError(f"the relay failed: {err.strip()}")
         self.report = json.loads(self._relay_output.strip().splitlines()[-1])
 
-    def _catch_sigterm(self) -> None:
-        """Turn SIGTERM into KeyboardInterrupt while the testbed runs.
-
-        Only if nobody else handles it; ``__exit__`` then cleans up.
-        """
-        if threading.current_thread() is not threading.main_thread():
-            return
-        if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
-            self._previous_sigterm = signal.signal(signal.SIGTERM, _sigterm)
-
-    def _restore_sigterm(self) -> None:
-        if self._previous_sigterm is not None:
-            signal.signal(signal.SIGTERM, self._previous_sigterm)
-            self._previous_sigterm = None
-
-
-def _sigterm(_signum: int, _frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT and SIGTERM back while the block runs, then raise ``KeyboardInterrupt``.
-
-    Raised only if one came; outside the main thread, where no handler can be set, it does
-    nothing.
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    came: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    previous = {sig: signal.signal(sig, lambda signum, _frame: came.append(signum)) for sig in held}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if came:
-        raise KeyboardInterrupt
-
 
 def _python_module(*args: str) -> list[str]:
     """``python -m tfrclab.testbed ARGS`` with this interpreter."""
     return [sys.executable, "-m", "tfrclab.testbed", *args]
-
-
-def _kill_group(proc: subprocess.Popen[Any]) -> None:
-    """SIGTERM ``proc``'s process group, SIGKILL what is left of it after 1 s, and reap ``proc``.
-
-    The group is killed even when ``proc`` itself has ended (its children may still run in it),
-    as long as ``proc`` was not reaped before: until then its id cannot name another process's
-    group. A ``proc`` already reaped is left alone.
-    """
-    if proc.returncode is not None:
-        return
-    for sig, grace in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.killpg(proc.pid, sig)
-        except ProcessLookupError:
-            break  # the group is empty
-        deadline = time.monotonic() + grace
-        while time.monotonic() < deadline:
-            proc.poll()
-            if not _group_alive(proc.pid):
-                proc.poll()
-                return
-            time.sleep(0.01)
-    proc.poll()
-
-
-def _group_alive(pgid: int) -> bool:
-    """Whether process group ``pgid`` has a member (a zombie not yet reaped counts)."""
-    try:
-        os.killpg(pgid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
