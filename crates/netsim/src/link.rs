@@ -76,8 +76,9 @@ pub(crate) struct AttachedLoss {
 /// that line), then, in the third, the rest of what an offer reads (the serialization cache and
 /// the loss models); the monitor starts on a line of its own, its hot fields in its first two
 /// lines (see [`LinkMonitor`]). An offer to an idle access link thus reads five lines of the
-/// record, where the compiler's order spread the same fields over eight (callgrind, 2048 flows,
-/// 3 s: 3.9% fewer first-level and second-level data misses, docs/performance.md).
+/// record, where the compiler's order spread the same fields over about eight (callgrind, 2048
+/// flows, 3 s: 3.9% fewer first-level and second-level data misses; no time gain measurable on
+/// this project's shared machines, docs/performance.md).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub(crate) struct Link {
