@@ -356,8 +356,8 @@ impl Simulation {
             let model = LossModel::try_new(&setup.model, setup.flow)
                 .map_err(|error| BuildError::Loss { index, error })?;
             let name = &topology.link(setup.link).name;
-            let k = link.losses.len();
-            link.losses.push(AttachedLoss {
+            let k = link.loss_count();
+            link.attach_loss(AttachedLoss {
                 model,
                 rng: stream(seed, &format!("link:{name}:loss:{k}")),
             });
