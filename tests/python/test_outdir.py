@@ -139,7 +139,7 @@ def test_a_sweep_of_seeds_alone_draws_its_figure(small_file: Path, tmp_path: Pat
 for _module in (
     "tfrclab.demo",
     "tfrclab.examples",
-    "tfrclab.fluid.cli",
+    "tfrclab.cli.fluid",
     "tfrclab.fluid.compare",
     "tfrclab.ns2.classes",
     "tfrclab.ns2.cli",
@@ -151,7 +151,7 @@ for _module in (
     "tfrclab.testbed.bench",
     "tfrclab.testbed.cli",
     "tfrclab.testbed.experiments",
-    "tfrclab.transport_cli",
+    "tfrclab.cli.transport",
 ):
     importlib.import_module(_module)
 
