@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     import argparse
     from typing import Any
 
+    from tfrclab.result import Result
+
 __all__ = ["register", "run_directory_kind"]
 
 
@@ -27,6 +29,24 @@ def run_directory_kind(directory: Path) -> str:
             f"{directory}: neither a complete run directory (run.json) nor a sweep (sweep.json)"
         )
     return kind
+
+
+def _check_reference_group(reference: str, result: Result, directory: Path) -> None:
+    """Refuse a ``--reference-group`` that is no flow's group, naming the option and the groups.
+
+    The scenario's own ``[measure] reference_group`` was checked when it was read; the option
+    is checked here, against the groups the run's flows have (a group with no flow active in
+    the window is refused by the summary itself).
+    """
+    from tfrclab.summary import flow_labels
+
+    groups = list(dict.fromkeys(flow_labels(result)[0]))
+    if reference not in groups:
+        listed = ", ".join(repr(group) for group in groups) or "none"
+        raise ValueError(
+            f"--reference-group: expected the group of a flow of {directory}, one of {listed}, "
+            f"found {reference!r}"
+        )
 
 
 def _cmd_summary(args: argparse.Namespace) -> int:
@@ -45,6 +65,8 @@ def _cmd_summary(args: argparse.Namespace) -> int:
     from tfrclab.result import Result
 
     result = Result.from_parquet(directory)
+    if args.reference_group is not None:
+        _check_reference_group(args.reference_group, result, directory)
     summary = result.summary(args.measure_from_s, args.measure_to_s, args.reference_group)
     if args.json:
         print(json.dumps(json_summary(result, summary)))
