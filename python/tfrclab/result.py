@@ -37,12 +37,12 @@ if TYPE_CHECKING:
 
     from tfrclab.summary import Summary
 
-__all__ = ["FORMAT_VERSION", "Result", "RunInfo"]
+__all__ = ["FLOW_SERIES", "FORMAT_VERSION", "LINK_SERIES", "Result", "RunInfo"]
 
 FORMAT_VERSION = 2
 """The version of the on-disk layout :meth:`Result.to_parquet` writes (1 is still read)."""
 
-_FLOW_SERIES = (
+FLOW_SERIES = (
     "sent_packets",
     "sent_bytes",
     "received_packets",
@@ -51,7 +51,9 @@ _FLOW_SERIES = (
     "dropped_bytes",
     "loss_events",
 )
-_LINK_SERIES = (
+"""The per-bin series every flow keeps (``Result.flow_bins``), in the order they cross the
+binding; :mod:`tfrclab.room` counts them to size a run's memory."""
+LINK_SERIES = (
     "mean_queue_packets",
     "mean_queue_bytes",
     "max_queue_packets",
@@ -62,6 +64,7 @@ _LINK_SERIES = (
     "utilization",
     "red_average",
 )
+"""The per-bin series every binned link keeps (``Result.link_bins``), in binding order."""
 
 
 @dataclass(frozen=True)
@@ -288,7 +291,7 @@ class Result:
             "red_in_bytes": np.asarray(link["red_in_bytes"], dtype=bool),
         }
         n_binned = int(links["binned"].sum())
-        flow_bin_rows = {key: list(raw["flow_bins"][key]) for key in _FLOW_SERIES}
+        flow_bin_rows = {key: list(raw["flow_bins"][key]) for key in FLOW_SERIES}
         link_bins = {
             key: _as_2d(
                 raw["link_bins"][key],
@@ -298,7 +301,7 @@ class Result:
                 if key in ("mean_queue_packets", "mean_queue_bytes", "utilization", "red_average")
                 else np.int64,
             )
-            for key in _LINK_SERIES
+            for key in LINK_SERIES
         }
         state_blobs = [
             (tuple(str(name) for name in fields), bytes(blob))
@@ -870,8 +873,7 @@ class Result:
                     f"x {bins} bins (run.json)"
                 )
             flow_bins = {
-                key: flow_table.column(key).to_numpy().reshape(n_flows, bins)
-                for key in _FLOW_SERIES
+                key: flow_table.column(key).to_numpy().reshape(n_flows, bins) for key in FLOW_SERIES
             }
         with _reading(src / "link_bins.parquet"):
             link_table = pq.read_table(src / "link_bins.parquet")
@@ -881,7 +883,7 @@ class Result:
                     if key in link_table.column_names
                     else np.full((n_binned, bins), np.nan)  # format 1 kept no RED average
                 )
-                for key in _LINK_SERIES
+                for key in LINK_SERIES
             }
         states: list[tuple[tuple[str, ...], NDArray[np.float64]]] = []
         with _reading(src / "flow_states.parquet"):

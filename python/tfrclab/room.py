@@ -75,11 +75,11 @@ def write_cost(cost: Mapping[str, Any]) -> WriteCost:
     the time :data:`VALUES_PER_WALL_SECOND` per value the results hold (bins times the flows'
     and binned links' series and the flows' traced state fields).
     """
-    from tfrclab.result import _FLOW_SERIES, _LINK_SERIES
+    from tfrclab.result import FLOW_SERIES, LINK_SERIES
 
     series = (
-        int(cost["flows"]) * len(_FLOW_SERIES)
-        + int(cost["binned_links"]) * len(_LINK_SERIES)
+        int(cost["flows"]) * len(FLOW_SERIES)
+        + int(cost["binned_links"]) * len(LINK_SERIES)
         + int(cost["state_fields"])
     )
     values = int(cost["bins"]) * series

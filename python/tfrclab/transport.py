@@ -23,6 +23,7 @@ __all__ = [
     "TRACE_FORMAT",
     "Session",
     "Trace",
+    "check_trace_out",
     "load_trace",
     "parse_rate",
     "recv",
@@ -225,7 +226,7 @@ def _bins_table(session: Session) -> pd.DataFrame:
     return frame
 
 
-def _check_trace_out(out: Path, force: bool) -> None:
+def check_trace_out(out: Path, force: bool) -> None:
     """Refuse ``--out`` for a trace unless it is new, empty, or a trace with ``force``."""
     from tfrclab.outdir import check_directory_writable, directory_kind
 
@@ -261,7 +262,7 @@ def write_trace(session: Session, out: str | Path, force: bool = False) -> Path:
     from tfrclab.outdir import replace_directory
 
     path = Path(out)
-    _check_trace_out(path, force)
+    check_trace_out(path, force)
     meta = {
         "format": TRACE_FORMAT,
         "role": session.role,

@@ -14,7 +14,8 @@ import pytest
 import tfrclab
 from conftest import REPO_ROOT, SMALL_SCENARIO
 from tfrclab import room
-from tfrclab.cli import _load_scenario, main
+from tfrclab.cli import main
+from tfrclab.cli.scenario_io import load_scenario
 from tfrclab.result import Result
 
 DUMBBELL = REPO_ROOT / "scenarios" / "examples" / "dumbbell.toml"
@@ -37,7 +38,7 @@ def small(tmp_path: Path) -> Path:
 def test_writing_a_run_peaks_near_its_estimate(tmp_path: Path) -> None:
     # 16 flows, 60 s in 1 ms bins: 48 MB of Parquet, once written with a 2.5 GB peak.
     sets = ["--set", "monitor.bin=1ms"]
-    scenario = _load_scenario(DUMBBELL, [("monitor.bin", "1ms")])
+    scenario = load_scenario(DUMBBELL, [("monitor.bin", "1ms")])
     cost = tfrclab.estimate(scenario)
     memory, disk = room.write_cost(cost)[:2]
     out = tmp_path / "out"

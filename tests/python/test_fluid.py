@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tfrclab.cli.fluid import register  # noqa: F401  (the CLI module imports)
 from tfrclab.equation import throughput_packets_per_s
 from tfrclab.fluid import FluidFlow, FluidModel, solve
-from tfrclab.fluid.cli import register  # noqa: F401  (the CLI module imports)
 from tfrclab.fluid.result import model_from_scenario, to_result
 from tfrclab.result import Result
 from tfrclab.scenario import Scenario

@@ -140,7 +140,7 @@ def test_a_sweep_of_seeds_alone_draws_its_figure(small_file: Path, tmp_path: Pat
 for _module in (
     "tfrclab.demo",
     "tfrclab.examples",
-    "tfrclab.fluid.cli",
+    "tfrclab.cli.fluid",
     "tfrclab.fluid.compare",
     "tfrclab.ns2.classes",
     "tfrclab.ns2.cli",
@@ -152,8 +152,8 @@ for _module in (
     "tfrclab.testbed.bench",
     "tfrclab.testbed.cli",
     "tfrclab.testbed.experiments",
-    "tfrclab.transport_cli",
-    "tfrclab.twin_cli",
+    "tfrclab.cli.transport",
+    "tfrclab.cli.twin",
     "tfrclab.evaluate.cli",
 ):
     importlib.import_module(_module)

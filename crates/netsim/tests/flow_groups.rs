@@ -86,6 +86,15 @@ fn bad_reporting_keys_are_refused_naming_the_field() {
             BASE.replacen("[topology]", "[measure]\nreference = \"x\"\n[topology]", 1),
             "measure.reference",
         ),
+        (
+            // Refused when the file is read, listing the groups the flows have.
+            BASE.replacen(
+                "[topology]",
+                "[measure]\nreference_group = \"tcp\"\n[topology]",
+                1,
+            ),
+            "measure.reference_group: expected the group of a flow, one of \"tcp/",
+        ),
     ] {
         let error = Scenario::from_toml_str(&text).unwrap_err().to_string();
         assert!(error.contains(expected), "{error} lacks {expected}");
@@ -107,4 +116,27 @@ fn the_reporting_keys_never_change_the_run() {
     let mut marked = simulate(&labelled, 7);
     marked.scenario.clone_from(&plain.scenario);
     assert_eq!(format!("{plain:?}"), format!("{marked:?}"));
+}
+
+#[test]
+fn an_unknown_reference_group_is_refused_before_the_run_listing_the_groups() {
+    let text = add_keys(BASE, 1, "group = \"steady cbr\"\n").replacen(
+        "[topology]",
+        "[measure]\nreference_group = \"tcp/reno\"\n[topology]",
+        1,
+    );
+    let error = Scenario::from_toml_str(&text).unwrap_err().to_string();
+    let web = Scenario::from_toml_str(BASE).unwrap().flows[3].group_label();
+    assert_eq!(
+        error,
+        format!(
+            "measure.reference_group: expected the group of a flow, one of \"tcp/sack\", \
+             \"steady cbr\", \"{web}\", \"tfrc/rfc5348\", found \"tcp/reno\""
+        )
+    );
+    // A protocol class and a given group are both accepted.
+    for group in ["tcp/sack", "steady cbr"] {
+        let ok = text.replace("\"tcp/reno\"", &format!("{group:?}"));
+        assert!(Scenario::from_toml_str(&ok).is_ok(), "{group}");
+    }
 }

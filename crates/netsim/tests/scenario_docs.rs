@@ -78,7 +78,15 @@ fn every_complete_example_parses_and_runs() {
 #[test]
 fn the_examples_say_what_the_prose_says() {
     let blocks = netsim::scenario::toml_blocks(&doc());
-    let dumbbell = Scenario::from_toml_str(&blocks[0]).unwrap();
+    // The two complete examples the prose walks through, found by what they hold (other
+    // sections' fragments may come before them).
+    let example = |needle: &str| {
+        blocks
+            .iter()
+            .find(|b| b.lines().any(|l| l.starts_with("duration =")) && b.contains(needle))
+            .unwrap_or_else(|| panic!("no complete example holds {needle:?}"))
+    };
+    let dumbbell = Scenario::from_toml_str(example("name = \"bursty\"")).unwrap();
     let names: Vec<(&str, &str, &str)> = dumbbell
         .flows
         .iter()
@@ -94,7 +102,7 @@ fn the_examples_say_what_the_prose_says() {
             ("back", "right0", "left0"),
         ]
     );
-    let graph = Scenario::from_toml_str(&blocks[1]).unwrap();
+    let graph = Scenario::from_toml_str(example("name = \"core\"")).unwrap();
     let results = run(&graph, 1).unwrap();
     let links: Vec<&str> = results.links.iter().map(|l| l.name.as_str()).collect();
     assert_eq!(

@@ -202,7 +202,7 @@ blockquote { margin: 0.3em 1em; color: #333; }
 
 
 def _html(card: Scorecard) -> str:
-    from tfrclab.reproduce.report import _STYLE  # the reproduction report's look
+    from tfrclab.reproduce.report import STYLE  # the reproduction report's look
 
     esc = html.escape
     header = "".join(f"<p>{esc(line)}</p>" for line in _header(card) if line)
@@ -210,7 +210,7 @@ def _html(card: Scorecard) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         f"<title>tfrclab evaluate: {esc(card.algorithm.label)}</title>",
-        f"<style>{_STYLE}{_VERDICT_STYLE}</style></head><body>",
+        f"<style>{STYLE}{_VERDICT_STYLE}</style></head><body>",
         f"<h1>tfrclab evaluate: {esc(card.algorithm.label)}</h1>",
         header,
         '<table class="claims"><thead><tr><th>criterion</th><th>setting</th>'

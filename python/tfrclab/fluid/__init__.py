@@ -15,8 +15,8 @@ if TYPE_CHECKING:
     from tfrclab.fluid.model import FluidFlow, FluidModel
     from tfrclab.fluid.solver import FluidRun, solve
 
-# Imported when first used: the CLI imports tfrclab.fluid.cli at every start, and the solver
-# needs numpy.
+# Imported when first used: the solver needs numpy, and the CLI's `fluid` command
+# (tfrclab.cli.fluid) registers at every start without it.
 __getattr__ = lazy_exports(
     __name__,
     {"FluidFlow": "model", "FluidModel": "model", "FluidRun": "solver", "solve": "solver"},

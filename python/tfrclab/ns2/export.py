@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from tfrclab.ns2.plan import ExportError, FlowPlan, LinkPlan, LossPlan, Plan
+from tfrclab.ns2.two_state import two_state_tcl
 from tfrclab.ns2.values import duration_s, rate_bps, size_bytes
 
 __all__ = ["TCP_PRESETS", "export_tcl", "monitored_links"]
@@ -632,6 +633,9 @@ def _loss_model(loss: LossPlan, table: Mapping[str, Any], name: str, path: str) 
             f"${name} set burstlen_ 0",
             f"${name} set default_drop_ 0",
         ]
+    if kind == "gilbert_elliott" and table.get("sojourn") == "time":
+        seed = f"$tfrclab_seed * 1000 + {loss.index * 37 + len(name)}"
+        return two_state_tcl(table, name, seed, path)
     if kind == "list":
         # ListErrorModel counts arrivals from 0 and needs its list sorted.
         indices = " ".join(str(int(i)) for i in sorted(table["indices"]))
@@ -691,6 +695,12 @@ def _losses(plan: Plan, lines: list[str]) -> None:
             for j, step in enumerate(steps):
                 name = f"em{loss.index}_{j}"
                 step_path = f"{path}.steps[{j}]"
+                if step.get("sojourn") == "time":
+                    # ns-2's TwoState timer starts at setup, not at the step's start.
+                    raise ExportError(
+                        f"{step_path}.sojourn: ns-2's ErrorModel/TwoState in time starts its "
+                        "stays when the script is set up, not at a schedule step"
+                    )
                 lines += _loss_model(loss, step, name, step_path)
                 at = duration_s(step["at"])
                 action = f"tfrclab_insert_loss {link_index} ${name}"

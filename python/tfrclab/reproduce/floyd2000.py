@@ -86,7 +86,9 @@ def _fig02_analyze(_runs: Any, plan: Plan) -> Analysis:
     }
 
 
-def _single(key: str, note: str = "deterministic run (no seeds)") -> Any:
+def single_measure(key: str, note: str = "deterministic run (no seeds)") -> Any:
+    """A claim's measure: the analysis value ``key`` of a run without seeds, as it is."""
+
     def measure(analysis: Analysis) -> Measurement:
         value = float(analysis[key])
         return Measurement(value, float("nan"), 1, note)
@@ -120,7 +122,7 @@ FIG02 = Experiment(
             how="relative range (max - min) / mean of p over the feedback reports in [4 s, 6 s)",
             tolerance="at most 0.05",
             accept=(0.0, 0.05),
-            measure=_single("p_relative_range_4_6"),
+            measure=single_measure("p_relative_range_4_6"),
             robust_to_quick=True,
         ),
         Claim.in_band(
@@ -129,7 +131,7 @@ FIG02 = Experiment(
             statement="The sending rate is cut within a few RTTs once the loss rate rises at 6 s.",
             paper_value="a few RTTs (App. A.2: 3-8 RTTs to halve under persistent congestion)",
             how="RTTs (R = 100 ms) from 6 s until X is at most half its value at 6 s",
-            measure=_single("halve_rtts"),
+            measure=single_measure("halve_rtts"),
             unit="RTTs",
             robust_to_quick=True,
         ),
@@ -140,7 +142,7 @@ FIG02 = Experiment(
             how="largest relative increase of X from one feedback report to the next after 9 s",
             tolerance="at most 0.10 per report",
             accept=(0.0, 0.10),
-            measure=_single("largest_rise_per_report"),
+            measure=single_measure("largest_rise_per_report"),
             robust_to_quick=True,
         ),
     ),
@@ -387,7 +389,8 @@ def _table25_cells() -> tuple[tuple[str, str, dict[str, Any]], ...]:
     return tuple(cells)
 
 
-def _table25_analyze(data: Any, _plan: Plan) -> Analysis:
+def table25_analyze(data: Any, _plan: Plan) -> Analysis:
+    """Table 25's analysis: each cell's bottleneck utilization and drop rate (%), per seed."""
     out: dict[str, Any] = {}
     for label, cell in data.items():
         links = cell.links[cell.links["name"] == "bottleneck"].sort_values("seed")
@@ -396,7 +399,9 @@ def _table25_analyze(data: Any, _plan: Plan) -> Analysis:
     return out
 
 
-def _per_seed(key: str, note: str = "") -> Any:
+def per_seed_measure(key: str, note: str = "") -> Any:
+    """A claim's measure: the per-seed values of ``key``, as a mean with its interval."""
+
     def measure(analysis: Analysis) -> Measurement:
         return measure_seeds(analysis[key], note)
 
@@ -422,7 +427,7 @@ def _table25_claims() -> tuple[Claim, ...]:
                 tolerance=f"within {_UTILIZATION_TOLERANCE_PP:g} percentage points: "
                 f"[{low_u:g}%, {high_u:g}%]",
                 accept=(low_u, high_u),
-                measure=_per_seed(f"{label}/utilization"),
+                measure=per_seed_measure(f"{label}/utilization"),
                 unit="%",
             )
         )
@@ -435,7 +440,7 @@ def _table25_claims() -> tuple[Claim, ...]:
                 tolerance=f"within a factor of {_DROP_FACTOR:g}: "
                 f"[{drop / _DROP_FACTOR:.3g}%, {drop * _DROP_FACTOR:.3g}%]",
                 accept=(drop / _DROP_FACTOR, drop * _DROP_FACTOR),
-                measure=_per_seed(f"{label}/drop_rate"),
+                measure=per_seed_measure(f"{label}/drop_rate"),
                 unit="%",
             )
         )
@@ -490,7 +495,7 @@ TABLE25_EXPERIMENT = Experiment(
     quick=Plan(seeds=(1, 2)),
     metrics=("link_utilization", "drop_rate"),
     claims=_table25_claims(),
-    analyze=_table25_analyze,
+    analyze=table25_analyze,
     plot=_table25_plot,
 )
 

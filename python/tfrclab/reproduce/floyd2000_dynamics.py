@@ -28,9 +28,9 @@ from tfrclab.reproduce.floyd2000 import (
     HALVE_AT_LEAST_3_RTTS,
     HALVE_AT_MOST_8_RTTS,
     TABLE25_EXPERIMENT,
-    _per_seed,
-    _single,
-    _table25_analyze,
+    per_seed_measure,
+    single_measure,
+    table25_analyze,
 )
 from tfrclab.reproduce.registry import Experiment, Plan
 
@@ -258,7 +258,7 @@ FIG19 = Experiment(
             "of the 2 s before 10 s",
             tolerance="within 5 RTTs (0.5 s): [10.25 s, 11.25 s]",
             accept=(10.25, 11.25),
-            measure=_single("increase_start_s", _DETERMINISTIC),
+            measure=single_measure("increase_start_s", _DETERMINISTIC),
             unit="s",
             robust_to_quick=True,
         ),
@@ -272,7 +272,7 @@ FIG19 = Experiment(
             "increase to the first report with history discounting",
             tolerance="within a third: [0.08, 0.16]",
             accept=(0.08, 0.16),
-            measure=_single("plain_increase_per_rtt", _DETERMINISTIC),
+            measure=single_measure("plain_increase_per_rtt", _DETERMINISTIC),
             unit="packets/RTT per RTT",
             robust_to_quick=True,
         ),
@@ -283,7 +283,7 @@ FIG19 = Experiment(
             how="time of the first report after 10 s with a discount factor below 1",
             tolerance="within 5 RTTs (0.5 s): [11.0 s, 12.0 s]",
             accept=(11.0, 12.0),
-            measure=_single("discount_start_s", _DETERMINISTIC),
+            measure=single_measure("discount_start_s", _DETERMINISTIC),
             unit="s",
             robust_to_quick=True,
         ),
@@ -296,7 +296,7 @@ FIG19 = Experiment(
             "reports after discounting starts",
             tolerance="within a third: [0.20, 0.38]",
             accept=(0.20, 0.38),
-            measure=_single("discounted_increase_per_rtt", _DETERMINISTIC),
+            measure=single_measure("discounted_increase_per_rtt", _DETERMINISTIC),
             unit="packets/RTT per RTT",
             robust_to_quick=True,
         ),
@@ -385,7 +385,7 @@ FIG20 = Experiment(
             "half its value at 10 s",
             tolerance=f"5 +- 1: [4, 6] ({_ONE_RTT})",
             accept=(4.0, 6.0),
-            measure=_single("halve_rtts", _DETERMINISTIC),
+            measure=single_measure("halve_rtts", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
             known_deviation="6.6 RTTs; ns-2.35 gives the same: the schedule on a link (one TFRC "
@@ -453,7 +453,7 @@ FIG21 = Experiment(
             "never fewer than three.",
             paper_value="at least 3 RTTs",
             how="the fewest RTTs to halve (as in fig20) over the six initial drop rates",
-            measure=_single("fewest", _DETERMINISTIC),
+            measure=single_measure("fewest", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
         ),
@@ -464,7 +464,7 @@ FIG21 = Experiment(
             "never more than eight.",
             paper_value="at most 8 RTTs",
             how="the most RTTs to halve (as in fig20) over the six initial drop rates",
-            measure=_single("most", _DETERMINISTIC),
+            measure=single_measure("most", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
             known_deviation="only the 20% rate misses (14.7 RTTs; 0.5%-10% take 6.6-8.0): at "
@@ -480,7 +480,7 @@ FIG21 = Experiment(
             how="the fewest RTTs to halve (as in fig20) over the initial drop rates up to 2%",
             tolerance=f"at least 4 ({_ONE_RTT})",
             accept=(4.0, 1000.0),
-            measure=_single("fewest_lower", _DETERMINISTIC),
+            measure=single_measure("fewest_lower", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
         ),
@@ -604,7 +604,7 @@ def _peak_claims(limit: int) -> list[Claim]:
             "end, per seed",
             tolerance=f"at most {limit + 1} (one packet for where the bins fall)",
             accept=(0.0, float(limit + 1)),
-            measure=_per_seed(f"{label}/peak"),
+            measure=per_seed_measure(f"{label}/peak"),
             unit="packets",
             robust_to_quick=True,
         )
@@ -638,7 +638,7 @@ FIG22 = Experiment(
                 "the first drop after 30 s, per seed",
                 tolerance="within half a packet: [0.5, 1.5]",
                 accept=(0.5, 1.5),
-                measure=_per_seed(f"{label}/queue_growth_per_rtt"),
+                measure=per_seed_measure(f"{label}/queue_growth_per_rtt"),
                 unit="packets/RTT",
             )
             for label in _FIG22_RTTS
@@ -673,7 +673,7 @@ FIG23 = Experiment(
                 tolerance="within a factor of 2: [0.8 s, 3.2 s] (it scales with the unstated "
                 "link and RTT)",
                 accept=(0.8, 3.2),
-                measure=_per_seed(f"{label}/onset_after_stop_s"),
+                measure=per_seed_measure(f"{label}/onset_after_stop_s"),
                 unit="s",
                 # At 100 ms the 2 quick seeds' interval (5.1 +- 6.4 s) crosses the band.
                 robust_to_quick=label == "rtt50",
@@ -691,7 +691,7 @@ FIG23 = Experiment(
                 "(or up to the first drop) divided by its slope from 30 s to the onset, per seed",
                 tolerance="at most half the earlier rise: [-1, 0.5]",
                 accept=(-1.0, 0.5),
-                measure=_per_seed(f"{label}/flatten_ratio"),
+                measure=per_seed_measure(f"{label}/flatten_ratio"),
                 robust_to_quick=label == "rtt50",  # rtt100: -0.07 +- 0.9 on 2 quick seeds
             )
             for label in _FIG22_RTTS
@@ -720,7 +720,7 @@ def _table25_cells(*labels: str) -> tuple[tuple[str, str, Mapping[str, Any]], ..
 
 def _queue_measures(data: Mapping[str, Any]) -> Analysis:
     """Table 25's per-seed utilization and drop rate, plus per-seed queue measures per cell."""
-    out: dict[str, Any] = dict(_table25_analyze(data, TABLE25_EXPERIMENT.full))
+    out: dict[str, Any] = dict(table25_analyze(data, TABLE25_EXPERIMENT.full))
     for label, cell in data.items():
         t, q = _link_matrix(cell, "mean_queue_packets")
         _t, drops = _link_matrix(cell, "drops")
@@ -788,7 +788,7 @@ FIG14 = Experiment(
                 "buffer, per seed",
                 tolerance="most: at least 0.5",
                 accept=(0.5, 1.0),
-                measure=_per_seed(f"droptail-{traffic}-40/nearly_full"),
+                measure=per_seed_measure(f"droptail-{traffic}-40/nearly_full"),
                 # TFRC's 0.93 on 2 quick seeds has an interval of +-0.5: undecided there.
                 robust_to_quick=traffic == "tcp",
             )
@@ -972,7 +972,7 @@ def _periodicity_claim(
         "first zero, lags up to 5 s, per seed",
         tolerance=f"{'at least' if oscillates else 'below'} {_PERIODIC:g} (defined before running)",
         accept=(_PERIODIC, 1.0) if oscillates else (-1.0, _PERIODIC),
-        measure=_per_seed(f"{label}/periodicity"),
+        measure=per_seed_measure(f"{label}/periodicity"),
         robust_to_quick=robust,
         known_deviation=known_deviation,
     )
@@ -1006,7 +1006,7 @@ FIG28 = Experiment(
             how="95th minus 5th percentile of the queue (10 ms bin means, 20-30 s), per seed",
             tolerance="at least 10 packets (a fifth of the 50-packet buffer)",
             accept=(10.0, 1000.0),
-            measure=_per_seed("droptail-tcp/amplitude"),
+            measure=per_seed_measure("droptail-tcp/amplitude"),
             unit="packets",
             robust_to_quick=True,
         ),
@@ -1020,7 +1020,7 @@ FIG28 = Experiment(
                 "per seed",
                 tolerance="at most 1%",
                 accept=(0.0, 0.01),
-                measure=_per_seed(f"{label}/idle"),
+                measure=per_seed_measure(f"{label}/idle"),
                 # 2 quick seeds leave both intervals across the 1% line (0.07 +- 0.1).
                 robust_to_quick=False,
                 known_deviation=None

@@ -22,9 +22,9 @@ from tfrclab.reproduce.claims import VERDICTS, ClaimResult
 from tfrclab.reproduce.registry import Experiment
 from tfrclab.reproduce.runner import SEED_CAP, Outcome
 
-__all__ = ["count_verdicts", "write_report"]
+__all__ = ["STYLE", "count_verdicts", "write_report"]
 
-_STYLE = """
+STYLE = """
 body { font-family: sans-serif; max-width: 70em; margin: 2em auto; line-height: 1.4; }
 table.claims { border-collapse: collapse; width: 100%; font-size: 0.9em; }
 table.claims th, table.claims td { border: 1px solid #bbb; padding: 0.3em 0.5em;
@@ -35,6 +35,7 @@ table.counts { border-collapse: collapse; margin-bottom: 1em; }
 table.counts th, table.counts td { border: 1px solid #bbb; padding: 0.2em 0.6em; }
 img { max-width: 100%; }
 """
+"""The report's CSS; the evaluation scorecard (:mod:`tfrclab.evaluate.scorecard`) shares it."""
 
 
 def _scenarios(e: Experiment) -> str:
@@ -141,7 +142,7 @@ def _html(outcomes: Sequence[Outcome]) -> str:
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
         "<title>tfrclab reproduction report</title>",
-        f"<style>{_STYLE}</style></head><body>",
+        f"<style>{STYLE}</style></head><body>",
         "<h1>tfrclab reproduction report</h1>",
         f"<p>Claims: {esc(_sentence(counts['all']))}. {esc(_RULE)}</p>",
         '<table class="counts"><thead><tr><th>paper</th>'

@@ -19,6 +19,14 @@ pub enum LossModelError {
         /// The value given.
         value: f64,
     },
+    /// A time-based Gilbert-Elliott state's mean sojourn (`good` or `bad`) is under 1 µs; the
+    /// model catches up switches one by one, so shorter stays would cost unbounded work.
+    SojournTooShort {
+        /// The field's name, `"good"` or `"bad"`.
+        field: &'static str,
+        /// The mean sojourn given.
+        mean: std::time::Duration,
+    },
     /// `Periodic::every` is 0; a period is at least one packet.
     ZeroPeriod,
     /// `PeriodicTime::interval` is 0; one drop per interval needs a positive interval.
@@ -56,11 +64,13 @@ pub enum LossModelError {
 impl LossModelError {
     /// The name of the offending field as it appears in
     /// [`LossModelConfig`](super::LossModelConfig): `"p"`, `"p_good_to_bad"`, `"p_bad_to_good"`,
-    /// `"loss_in_good"`, `"loss_in_bad"`, `"every"`, `"interval"`, `"indices"` or `"steps"`. For an invalid
+    /// `"loss_in_good"`, `"loss_in_bad"`, `"good"`, `"bad"`, `"every"`, `"interval"`, `"indices"`
+    /// or `"steps"`. For an invalid
     /// schedule step it is the field inside that step's model.
     pub fn field(&self) -> &'static str {
         match self {
-            LossModelError::ProbabilityOutOfRange { field, .. } => field,
+            LossModelError::ProbabilityOutOfRange { field, .. }
+            | LossModelError::SojournTooShort { field, .. } => field,
             LossModelError::ZeroPeriod => "every",
             LossModelError::ZeroInterval => "interval",
             LossModelError::DuplicateIndex { .. } => "indices",
@@ -78,6 +88,11 @@ impl fmt::Display for LossModelError {
             LossModelError::ProbabilityOutOfRange { field, value } => {
                 write!(f, "{field} = {value} is not a probability in [0, 1]")
             }
+            LossModelError::SojournTooShort { field, mean } => write!(
+                f,
+                "{field} has a mean sojourn of {mean:?}: each state's mean stay must be at \
+                 least 1µs"
+            ),
             LossModelError::ZeroPeriod => write!(f, "every = 0: the period must be at least 1"),
             LossModelError::ZeroInterval => {
                 write!(f, "interval = 0 s: the interval must be positive")

@@ -13,6 +13,7 @@
 mod bernoulli;
 mod error;
 mod gilbert_elliott;
+mod gilbert_elliott_time;
 mod list;
 mod periodic;
 mod periodic_time;
@@ -24,6 +25,7 @@ use std::time::Duration;
 
 use tfrc::Time;
 
+use crate::dist::DurationDist;
 use crate::packet::{FlowId, Packet};
 use crate::rng::SimRng;
 
@@ -72,6 +74,22 @@ pub enum LossModelConfig {
         /// Drop probability of a packet in Bad, in [0, 1].
         loss_in_bad: f64,
     },
+    /// Two-state loss whose stays last a time, not a number of packets: ns-2's
+    /// `ErrorModel/TwoState` with `unit time` (ns-2.35 `queue/errmodel.cc`). Starts in Good when
+    /// the model begins; each stay's length is drawn from its state's distribution (a Bad stay
+    /// cut at 120 s, as ns-2 does); a packet is dropped with its state's loss probability.
+    /// One 64-bit draw at the first packet seeds the sojourns' own generator; then one uniform
+    /// draw per packet (the loss), so the state at a time does not depend on the traffic.
+    GilbertElliottTime {
+        /// How long a stay in Good lasts (ns-2 `ranvar 0`); mean at least 1 µs.
+        good: DurationDist,
+        /// How long a stay in Bad lasts (ns-2 `ranvar 1`); mean at least 1 µs.
+        bad: DurationDist,
+        /// Drop probability of a packet in Good, in [0, 1] (ns-2: 0).
+        loss_in_good: f64,
+        /// Drop probability of a packet in Bad, in [0, 1] (ns-2: 1).
+        loss_in_bad: f64,
+    },
     /// Drop exactly the arrivals with these 0-based indices (ns-2 `ErrorModel/List`): any order,
     /// no duplicates. Draws no randomness.
     List {
@@ -108,6 +126,12 @@ impl LossModelConfig {
                 *loss_in_good,
                 *loss_in_bad,
             ),
+            LossModelConfig::GilbertElliottTime {
+                good,
+                bad,
+                loss_in_good,
+                loss_in_bad,
+            } => gilbert_elliott_time::validate(good, bad, *loss_in_good, *loss_in_bad),
             LossModelConfig::List { indices } => list::validate(indices),
             LossModelConfig::Schedule { steps } => schedule::validate(steps),
         }
@@ -116,7 +140,9 @@ impl LossModelConfig {
     /// The long-run fraction of packets dropped, for the stationary models: 1/`every` for
     /// Periodic, `p` for Bernoulli, and for Gilbert-Elliott pi_good * `loss_in_good` + pi_bad *
     /// `loss_in_bad` with pi_bad = p_gb / (p_gb + p_bg) (a chain with both transition
-    /// probabilities 0 never leaves Good: `loss_in_good`). `None` for List, Schedule and
+    /// probabilities 0 never leaves Good: `loss_in_good`); for the time-based Gilbert-Elliott,
+    /// the same with pi_bad the mean Bad stay over the mean cycle (packets arriving at a
+    /// constant rate; the 120 s cap ignored). `None` for List, Schedule and
     /// PeriodicTime (its drop fraction depends on the flow's packet rate), and for Periodic with
     /// `every` = 0. Meaningful only for a config that passes
     /// [`validate`](LossModelConfig::validate).
@@ -133,6 +159,17 @@ impl LossModelConfig {
             } => Some(gilbert_elliott::loss_rate(
                 *p_good_to_bad,
                 *p_bad_to_good,
+                *loss_in_good,
+                *loss_in_bad,
+            )),
+            LossModelConfig::GilbertElliottTime {
+                good,
+                bad,
+                loss_in_good,
+                loss_in_bad,
+            } => Some(gilbert_elliott_time::loss_rate(
+                good,
+                bad,
                 *loss_in_good,
                 *loss_in_bad,
             )),
@@ -193,7 +230,8 @@ impl LossModel {
     /// Whether the packet arriving at `now` is dropped. Arrivals are offered in non-decreasing
     /// `now` (the simulator's event order). Allocates nothing; draws from `rng` only as the
     /// model's docs say (none for Periodic and List, one per packet for Bernoulli, two for
-    /// Gilbert-Elliott, none before a schedule's first step).
+    /// Gilbert-Elliott, one for the time-based Gilbert-Elliott plus one seed at its first
+    /// packet, none before a schedule's first step).
     pub fn should_drop(&mut self, now: Time, packet: &Packet, rng: &mut SimRng) -> bool {
         if self.flow.is_some_and(|flow| flow != packet.flow) {
             return false;
@@ -225,6 +263,7 @@ enum Model {
     PeriodicTime(periodic_time::PeriodicTime),
     Bernoulli(bernoulli::Bernoulli),
     GilbertElliott(gilbert_elliott::GilbertElliott),
+    GilbertElliottTime(gilbert_elliott_time::GilbertElliottTime),
     List(list::List),
     Schedule(schedule::Schedule),
 }
@@ -252,6 +291,18 @@ impl Model {
                 *loss_in_good,
                 *loss_in_bad,
             )),
+            LossModelConfig::GilbertElliottTime {
+                good,
+                bad,
+                loss_in_good,
+                loss_in_bad,
+            } => Model::GilbertElliottTime(gilbert_elliott_time::GilbertElliottTime::new(
+                *good,
+                *bad,
+                *loss_in_good,
+                *loss_in_bad,
+                start,
+            )),
             LossModelConfig::List { indices } => Model::List(list::List::new(indices)),
             LossModelConfig::Schedule { steps } => Model::Schedule(schedule::Schedule::new(steps)),
         }
@@ -264,6 +315,7 @@ impl Model {
             Model::PeriodicTime(model) => model.should_drop(now),
             Model::Bernoulli(model) => model.should_drop(rng),
             Model::GilbertElliott(model) => model.should_drop(rng),
+            Model::GilbertElliottTime(model) => model.should_drop(now, rng),
             Model::List(model) => model.should_drop(),
             Model::Schedule(model) => model.should_drop(now, rng),
         }

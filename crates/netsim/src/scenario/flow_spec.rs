@@ -64,6 +64,22 @@ pub struct FlowSpec {
     pub background: bool,
 }
 
+impl FlowSpec {
+    /// The group the analysis pools the flow in: its `group`, else its protocol class as the
+    /// tables print it (`kind/variant`, or `kind` alone without a variant: `"tcp/sack"`,
+    /// `"cbr"`; Python's `tfrclab.summary.class_label`). Lets `[measure] reference_group` be
+    /// checked against the flows before a run.
+    pub fn group_label(&self) -> String {
+        if let Some(group) = &self.group {
+            return group.clone();
+        }
+        match self.agent.variant() {
+            "" => self.agent.kind().to_string(),
+            variant => format!("{}/{variant}", self.agent.kind()),
+        }
+    }
+}
+
 /// The kinds that are background traffic unless a flow says `background = false`: they do not
 /// take a share of the link like a long-lived flow (web sessions, short-TCP aggregates, ON/OFF
 /// and CBR sources).

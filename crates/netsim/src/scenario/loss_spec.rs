@@ -17,6 +17,12 @@ const KINDS: &[&str] = &[
     "schedule",
 ];
 
+/// How a Gilbert-Elliott model's stays are counted: in packets (the chain stepped per packet) or
+/// in time (ns-2's `ErrorModel/TwoState` with `unit time`).
+const SOJOURNS: &[&str] = &["packet", "time"];
+const SOJOURN_DIST: &str =
+    r#"a stay length like "50ms", { uniform = ["10ms", "90ms"] } or { exponential = "1s" }"#;
+
 /// A loss model as the scenario places it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LossSpec {
@@ -76,12 +82,7 @@ fn parse_model(
         "bernoulli" => LossModelConfig::Bernoulli {
             p: fields.required("p", "a drop probability in [0, 1]")?,
         },
-        "gilbert_elliott" => LossModelConfig::GilbertElliott {
-            p_good_to_bad: fields.required("p_good_to_bad", "a probability in [0, 1]")?,
-            p_bad_to_good: fields.required("p_bad_to_good", "a probability in [0, 1]")?,
-            loss_in_good: fields.or("loss_in_good", 0.0)?,
-            loss_in_bad: fields.or("loss_in_bad", 1.0)?,
-        },
+        "gilbert_elliott" => parse_gilbert_elliott(fields)?,
         "list" => LossModelConfig::List {
             indices: fields.required("indices", "a list of arrival indices")?,
         },
@@ -97,6 +98,47 @@ fn parse_model(
                 return Err(fields.missing("steps", "at least one [[losses.steps]] table"));
             }
             LossModelConfig::Schedule { steps }
+        }
+    })
+}
+
+/// A Gilbert-Elliott model: stepped per packet (`sojourn = "packet"`, the default: transition
+/// probabilities) or with stays in time as ns-2's `ErrorModel/TwoState` (`sojourn = "time"`:
+/// `good` and `bad` durations). The other form's keys are refused, naming the key.
+fn parse_gilbert_elliott(fields: &mut Fields<'_>) -> Result<LossModelConfig, ScenarioError> {
+    let sojourn = fields.choice("sojourn", SOJOURNS)?.unwrap_or("packet");
+    let (ours, theirs): (&[&'static str], &[&'static str]) = if sojourn == "time" {
+        (&["good", "bad"], &["p_good_to_bad", "p_bad_to_good"])
+    } else {
+        (&["p_good_to_bad", "p_bad_to_good"], &["good", "bad"])
+    };
+    for &key in theirs {
+        if let Some(value) = fields.value(key) {
+            return Err(ScenarioError::invalid(
+                fields.child_path(key),
+                format!(
+                    "no {key} with sojourn = {sojourn:?}, which takes {} and {}",
+                    ours[0], ours[1]
+                ),
+                value,
+            ));
+        }
+    }
+    let loss_in_good = fields.or("loss_in_good", 0.0)?;
+    let loss_in_bad = fields.or("loss_in_bad", 1.0)?;
+    Ok(if sojourn == "time" {
+        LossModelConfig::GilbertElliottTime {
+            good: fields.required("good", SOJOURN_DIST)?,
+            bad: fields.required("bad", SOJOURN_DIST)?,
+            loss_in_good,
+            loss_in_bad,
+        }
+    } else {
+        LossModelConfig::GilbertElliott {
+            p_good_to_bad: fields.required("p_good_to_bad", "a probability in [0, 1]")?,
+            p_bad_to_good: fields.required("p_bad_to_good", "a probability in [0, 1]")?,
+            loss_in_good,
+            loss_in_bad,
         }
     })
 }

@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use super::error::ScenarioError;
 use super::fields::Fields;
+use super::flow_spec::FlowSpec;
 use super::units::format_duration;
 
 /// The part of the run summaries cover: `[from, to)`, with `to` at most the run's duration.
@@ -74,4 +75,42 @@ pub(super) fn parse_measure(
         ));
     }
     Ok((MeasureWindow { from, to }, reference))
+}
+
+/// `[measure] reference_group` must name the group of one of the flows (their `group`, else their
+/// protocol class), checked when the scenario is read so that a misspelt group is refused before
+/// the run rather than after it: `measure.reference_group: expected the group of a flow, one of
+/// "tcp/sack", "tfrc/rfc5348", found "tcp"`. Whether that group has a flow active in the
+/// measurement window is only known after the run (the summary checks it).
+pub(super) fn check_reference_group(
+    reference: Option<&str>,
+    flows: &[FlowSpec],
+) -> Result<(), ScenarioError> {
+    let Some(reference) = reference else {
+        return Ok(());
+    };
+    let mut groups: Vec<String> = Vec::new();
+    for flow in flows {
+        let label = flow.group_label();
+        if label == reference {
+            return Ok(());
+        }
+        if !groups.contains(&label) {
+            groups.push(label);
+        }
+    }
+    let listed = if groups.is_empty() {
+        "none (the scenario has no flows)".to_string()
+    } else {
+        groups
+            .iter()
+            .map(|g| format!("{g:?}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Err(ScenarioError::invalid_text(
+        "measure.reference_group",
+        format!("the group of a flow, one of {listed}"),
+        format!("{reference:?}"),
+    ))
 }

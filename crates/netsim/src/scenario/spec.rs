@@ -9,7 +9,7 @@ use super::error::ScenarioError;
 use super::fields::{parse_document, Fields};
 use super::flow_spec::{parse_flows, DefaultEndpoints, FlowSpec};
 use super::loss_spec::{parse_loss, LossSpec};
-use super::measure_spec::{parse_measure, MeasureWindow};
+use super::measure_spec::{check_reference_group, parse_measure, MeasureWindow};
 use super::queue_spec::queue_error;
 use super::topology_spec::{parse_topology, QueuePaths, TopologySpec};
 use super::trace_spec::{parse_trace, TraceSpec};
@@ -155,6 +155,7 @@ impl Scenario {
             _ => DefaultEndpoints::None,
         };
         let flows = parse_flows(root.tables("flows")?, endpoints)?;
+        check_reference_group(reference_group.as_deref(), &flows)?;
         let losses = root
             .tables("losses")?
             .into_iter()

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use super::error::ScenarioError;
-use super::fields::Fields;
+use super::fields::{Fields, FromToml};
 use super::queue_spec::parse_queue;
 use super::units::BitRate;
 use crate::dist::{DurationDist, RateDist};
@@ -187,7 +187,7 @@ fn parse_dumbbell(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths),
             ));
         }
         let delay: Option<DurationDist> = access.optional("delay")?;
-        let rtt: Option<DurationDist> = access.optional("rtt")?;
+        let rtt = parse_pair_rtt(&mut access, left_hosts, &forward, &reverse)?;
         access_delay = match (delay, rtt) {
             (Some(_), Some(_)) => {
                 return Err(ScenarioError::invalid_text(
@@ -196,7 +196,7 @@ fn parse_dumbbell(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths),
                     "both",
                 ))
             }
-            (_, Some(rtt)) => AccessDelay::PairRtt(rtt),
+            (_, Some(rtt)) => rtt,
             (delay, None) => {
                 AccessDelay::PerHost(delay.unwrap_or(DurationDist::Fixed(Duration::ZERO)))
             }
@@ -232,6 +232,45 @@ fn parse_dumbbell(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths),
     ];
     queue_paths.push(("*".into(), format!("{access_path}.queue")));
     Ok((TopologySpec::Dumbbell(Box::new(config)), queue_paths))
+}
+
+/// `access.rtt`: one RTT (fixed or random) every host pair draws, or a list with one per pair,
+/// pair i taking the i-th. A list of another length than the pairs is refused here, naming both
+/// counts; so is an entry whose smallest draw is below the bottleneck's round trip, naming its
+/// index (a single RTT is checked by [`DumbbellConfig::validate`]).
+fn parse_pair_rtt(
+    access: &mut Fields<'_>,
+    pairs: usize,
+    forward: &LinkParams,
+    reverse: &LinkParams,
+) -> Result<Option<AccessDelay>, ScenarioError> {
+    let path = access.child_path("rtt");
+    let Some(value) = access.value("rtt") else {
+        return Ok(None);
+    };
+    if !value.is_array() {
+        return DurationDist::from_toml(value, &path).map(|rtt| Some(AccessDelay::PairRtt(rtt)));
+    }
+    let rtts: Vec<DurationDist> = Vec::from_toml(value, &path)?;
+    if rtts.len() != pairs {
+        return Err(ScenarioError::invalid_text(
+            path,
+            format!(
+                "one RTT per host pair ({pairs} pair{})",
+                if pairs == 1 { "" } else { "s" }
+            ),
+            format!("{} RTTs", rtts.len()),
+        ));
+    }
+    let bottleneck = forward.delay + reverse.delay;
+    if let Some(i) = rtts.iter().position(|rtt| rtt.min() < bottleneck) {
+        return Err(ScenarioError::invalid_text(
+            format!("{path}[{i}]"),
+            format!("at least the bottleneck's round-trip delay ({bottleneck:?}) for every draw"),
+            "a value that does not fit",
+        ));
+    }
+    Ok(Some(AccessDelay::PairRttList(rtts)))
 }
 
 fn parse_parking_lot(fields: &mut Fields<'_>) -> Result<(TopologySpec, QueuePaths), ScenarioError> {

@@ -9,7 +9,8 @@
 //! Access links may differ per host: their rate and delay are drawn from each host's own stream
 //! (`dumbbell:left3`), or, given a target RTT distribution, each host pair i (`left{i}` with
 //! `right{i}`) draws one RTT from `dumbbell:pair{i}` and its four access links share the part
-//! of it the bottleneck does not cover.
+//! of it the bottleneck does not cover. A list of RTT distributions gives pair i the i-th one
+//! (a study of 20 ms against 200 ms flows on one bottleneck), drawn from the same stream.
 
 use std::time::Duration;
 
@@ -30,7 +31,7 @@ pub struct LinkParams {
 }
 
 /// How the access links' propagation delays are set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AccessDelay {
     /// Each host's access link (both directions) gets its own draw.
     PerHost(DurationDist),
@@ -38,6 +39,22 @@ pub enum AccessDelay {
     /// directions) each get (RTT - forward bottleneck delay - reverse bottleneck delay) / 4.
     /// Needs as many hosts on each side, and RTTs no smaller than the bottleneck's round trip.
     PairRtt(DurationDist),
+    /// As [`PairRtt`](AccessDelay::PairRtt), but pair i draws its RTT from the i-th
+    /// distribution: exactly one per host pair, so that each pair's RTT is the one the list
+    /// names for it.
+    PairRttList(Vec<DurationDist>),
+}
+
+impl AccessDelay {
+    /// The RTT distribution of host pair `i`, for the per-pair variants (`None` for
+    /// [`PerHost`](AccessDelay::PerHost), or past the end of a list).
+    fn pair_rtt(&self, i: usize) -> Option<DurationDist> {
+        match self {
+            AccessDelay::PerHost(_) => None,
+            AccessDelay::PairRtt(rtt) => Some(*rtt),
+            AccessDelay::PairRttList(rtts) => rtts.get(i).copied(),
+        }
+    }
 }
 
 /// The parameters of a dumbbell.
@@ -74,15 +91,30 @@ impl DumbbellConfig {
                 rule: "above 0 b/s".into(),
             });
         }
-        if let AccessDelay::PairRtt(rtt) = self.access_delay {
-            if self.left_hosts != self.right_hosts {
+        if matches!(self.access_delay, AccessDelay::PerHost(_)) {
+            return Ok(());
+        }
+        if self.left_hosts != self.right_hosts {
+            return Err(TopologyError::Invalid {
+                field: "access.rtt",
+                rule: "used with as many hosts on the left as on the right".into(),
+            });
+        }
+        if let AccessDelay::PairRttList(rtts) = &self.access_delay {
+            if rtts.len() != self.left_hosts {
                 return Err(TopologyError::Invalid {
                     field: "access.rtt",
-                    rule: "used with as many hosts on the left as on the right".into(),
+                    rule: format!("one RTT per host pair ({})", self.left_hosts),
                 });
             }
-            let bottleneck = self.forward.delay + self.reverse.delay;
-            if rtt.min() < bottleneck {
+        }
+        let bottleneck = self.forward.delay + self.reverse.delay;
+        for i in 0..self.left_hosts {
+            if self
+                .access_delay
+                .pair_rtt(i)
+                .is_some_and(|rtt| rtt.min() < bottleneck)
+            {
                 return Err(TopologyError::Invalid {
                     field: "access.rtt",
                     rule: format!(
@@ -118,15 +150,13 @@ impl DumbbellConfig {
                 queue: params.queue.clone(),
             })?;
         }
-        let pair_delays: Vec<Duration> = match self.access_delay {
-            AccessDelay::PairRtt(rtt) => (0..self.left_hosts)
-                .map(|i| {
-                    let drawn = rtt.sample(&mut stream(seed, &format!("dumbbell:pair{i}")));
-                    drawn.saturating_sub(self.forward.delay + self.reverse.delay) / 4
-                })
-                .collect(),
-            AccessDelay::PerHost(_) => Vec::new(),
-        };
+        let pair_delays: Vec<Duration> = (0..self.left_hosts)
+            .map_while(|i| self.access_delay.pair_rtt(i).map(|rtt| (i, rtt)))
+            .map(|(i, rtt)| {
+                let drawn = rtt.sample(&mut stream(seed, &format!("dumbbell:pair{i}")));
+                drawn.saturating_sub(self.forward.delay + self.reverse.delay) / 4
+            })
+            .collect();
         for (side, hosts, router) in [
             ("left", self.left_hosts, router_left),
             ("right", self.right_hosts, router_right),
@@ -135,9 +165,9 @@ impl DumbbellConfig {
                 let name = format!("{side}{i}");
                 let mut rng = stream(seed, &format!("dumbbell:{name}"));
                 let rate = self.access_rate.sample(&mut rng);
-                let delay = match self.access_delay {
+                let delay = match &self.access_delay {
                     AccessDelay::PerHost(dist) => dist.sample(&mut rng),
-                    AccessDelay::PairRtt(_) => pair_delays.get(i).copied().unwrap_or_default(),
+                    _ => pair_delays.get(i).copied().unwrap_or_default(),
                 };
                 let host = t.add_node(name)?;
                 t.add_duplex(host, router, rate, delay, &self.access_queue)?;

@@ -21,7 +21,8 @@ __all__ = ["register"]
 def register(commands: Any) -> None:
     """Add ``fluid`` to the ``tfrclab`` command's subparsers."""
     # The seed is read as `tfrclab run` reads it (0 to 2^64-1, the same message).
-    from tfrclab.cli import _argument_type, _seed
+    from tfrclab.cli.options import seed_number
+    from tfrclab.cli.parser import argument_type
 
     fluid = commands.add_parser(
         "fluid",
@@ -34,7 +35,10 @@ def register(commands: Any) -> None:
     fluid.add_argument("scenario", type=Path, help="scenario file (TOML)")
     fluid.add_argument("--out", type=Path, default=None, help="result directory")
     fluid.add_argument(
-        "--seed", type=_argument_type(_seed), default=None, help="seed (default: the scenario's)"
+        "--seed",
+        type=argument_type(seed_number),
+        default=None,
+        help="seed (default: the scenario's)",
     )
     fluid.add_argument(
         "--step",
@@ -53,7 +57,7 @@ def register(commands: Any) -> None:
 
 
 def _cmd_fluid(args: argparse.Namespace) -> int:
-    from tfrclab.cli import _load_scenario, _write_run
+    from tfrclab.cli.scenario_io import load_scenario, write_run
     from tfrclab.fluid.compare import compare, plot_comparison
     from tfrclab.fluid.result import loss_event_note, model_from_scenario, to_result
     from tfrclab.fluid.solver import solve
@@ -66,7 +70,7 @@ def _cmd_fluid(args: argparse.Namespace) -> int:
             raise ValueError(f"--set expects PATH=VALUE, got {item!r}")
         key, value = item.split("=", 1)
         sets.append((key.strip(), parse_value(value.strip())))
-    scenario = _load_scenario(args.scenario, sets)
+    scenario = load_scenario(args.scenario, sets)
     if args.step is not None and not args.step > 0:
         raise ValueError(f"--step must be above 0, got {args.step!r}")
     if args.out is not None:
@@ -77,7 +81,7 @@ def _cmd_fluid(args: argparse.Namespace) -> int:
     else:
         model = model_from_scenario(scenario, seed=args.seed, step_s=args.step)
         result = to_result(solve(model), scenario.toml)
-    figures = _write_run(result, args.out) if args.out is not None else []
+    figures = write_run(result, args.out) if args.out is not None else []
     if args.compare and args.out is not None:
         figures.append(plot_comparison(comparison, args.out / "compare.png", scenario.name))
     if args.json:

@@ -1,4 +1,4 @@
-"""The ``tfrclab send`` and ``tfrclab recv`` commands (registered by tfrclab.cli).
+"""The ``tfrclab send`` and ``tfrclab recv`` commands (registered by tfrclab.cli.app).
 
 Kept apart from :mod:`tfrclab.transport` so that building the command line, for ``--help`` or
 any other command, does not import the transport's dependencies: each handler imports it when
@@ -117,12 +117,12 @@ def _session_with_events(args: argparse.Namespace, run: Callable[[], Session]) -
 
 
 def _cmd_send(args: argparse.Namespace) -> int:
-    from tfrclab.transport import _check_trace_out, send
+    from tfrclab.transport import check_trace_out, send
 
     if args.sqrt_rtt_spacing is not None:
         args.sqrt_rtt_spacing = args.sqrt_rtt_spacing == "on"
     if args.out is not None:
-        _check_trace_out(args.out, args.force)
+        check_trace_out(args.out, args.force)
     session = _session_with_events(
         args,
         lambda: send(
@@ -141,10 +141,10 @@ def _cmd_send(args: argparse.Namespace) -> int:
 
 
 def _cmd_recv(args: argparse.Namespace) -> int:
-    from tfrclab.transport import _check_trace_out, recv
+    from tfrclab.transport import check_trace_out, recv
 
     if args.out is not None:
-        _check_trace_out(args.out, args.force)
+        check_trace_out(args.out, args.force)
     session = _session_with_events(
         args,
         lambda: recv(
@@ -162,7 +162,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--duration", type=_duration, default=30.0, help="how long to run (default 30s)"
     )
-    from tfrclab.cli import PRESETS
+    from tfrclab.cli.options import PRESETS
 
     parser.add_argument(
         "--preset", choices=PRESETS, default="rfc5348", help="TFRC preset (default rfc5348)"

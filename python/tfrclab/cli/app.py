@@ -1,0 +1,140 @@
+"""The ``tfrclab`` command: its parser and :func:`main`.
+
+Each command's subparser is added by its module's ``register``; :func:`main` turns every input
+error into one line on stderr and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+
+from tfrclab import ConfigError, ControllerError, ScenarioError, __version__
+from tfrclab._native import build as native_build
+from tfrclab.cli.parser import Parser, reset_terminal_columns
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time)
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+__all__ = ["build_parser", "main", "version_line"]
+
+
+def version_line() -> str:
+    """What ``tfrclab --version`` prints: the version and how the native module was built.
+
+    The build is ``profile-guided``, ``plain`` or ``instrumented`` (the one that records the
+    profile): the speed differs, the results do not.
+    """
+    return f"tfrclab {__version__} ({native_build()} build)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``tfrclab`` command, with one subparser per command."""
+    reset_terminal_columns()
+    parser = Parser(
+        prog="tfrclab",
+        description="A toolkit for TCP-friendly congestion control (TFRC, RFC 5348).",
+    )
+    parser.add_argument("--version", action="version", version=version_line())
+    commands = parser.add_subparsers(title="commands", dest="command", required=True)
+
+    from tfrclab.cli import demo, equation, examples, plot, run, summary, sweep
+
+    for module in (run, sweep, plot, summary, equation, examples, demo):
+        module.register(commands)
+
+    from tfrclab.ns2 import cli as ns2_cli
+
+    ns2_cli.register(commands)
+    from tfrclab.reproduce import cli as reproduce_cli
+
+    reproduce_cli.register(commands)
+    from tfrclab.cli import transport
+
+    transport.register(commands)
+    from tfrclab.testbed import cli as testbed_cli
+
+    testbed_cli.register(commands)
+    from tfrclab.cli import fluid
+
+    fluid.register(commands)
+    from tfrclab.cli import twin
+
+    twin.register(commands)
+    from tfrclab.evaluate import cli as evaluate_cli
+
+    evaluate_cli.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``tfrclab`` command with ``argv`` (default: ``sys.argv[1:]``).
+
+    Returns:
+        The exit status: 0 on success, 2 for bad arguments, 1 for failures while running.
+    """
+    # numpy's OpenBLAS starts a thread per core when imported, and those threads take CPU from
+    # the simulation (0.1-0.15 s of a 0.8 s fig09 run on 2 cores). No command does linear
+    # algebra; a value the user set is kept. Sweep workers inherit it.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
+    handler: Callable[[argparse.Namespace], int] = args.handler
+
+    # SIGTERM ends a command like Ctrl-C: sweeps stop their workers, nothing half-written stays.
+    previous = signal.getsignal(signal.SIGTERM)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return handler(args)
+    except ScenarioError as err:
+        one_line = " ".join(str(err).split())
+        print(f"tfrclab {args.command}: error: {one_line}", file=sys.stderr)
+        return 2
+    except ControllerError as err:
+        print(f"tfrclab {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    except (ConfigError, ValueError, KeyError) as err:
+        text = str(err.args[0]) if isinstance(err, KeyError) and err.args else str(err)
+        print(f"tfrclab {args.command}: error: {' '.join(text.split())}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"tfrclab {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # The reader went away (``tfrclab summary DIR | head``): not an error. Point stdout at
+        # nothing so that the interpreter's final flush does not complain again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+    except (RuntimeError, OSError) as err:
+        if isinstance(err, OSError):
+            print(f"tfrclab {args.command}: error: {err}", file=sys.stderr)
+            return 1
+        if not _is_sweep_error(err):
+            raise
+        print(f"tfrclab {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _is_sweep_error(err: BaseException) -> bool:
+    """Whether ``err`` is a :class:`tfrclab.sweep.SweepError`.
+
+    Checked without importing the sweep module (and so pandas) for commands that never load it.
+    """
+    sweep = sys.modules.get("tfrclab.sweep")
+    return sweep is not None and isinstance(err, sweep.SweepError)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
