@@ -143,6 +143,38 @@ def test_ctrl_c_stops_a_quiet_cli_run_promptly_with_status_130(tmp_path: Path) -
     assert waited < 2.0, waited
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_a_storm_of_signals_ends_a_cli_run_once_without_a_traceback(tmp_path: Path) -> None:
+    # The first signal interrupts; the rest, arriving every millisecond while the command
+    # cleans up and exits, are ignored: status 130, one "interrupted", no traceback.
+    path = long_dumbbell(tmp_path, "30000s")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
+    for trial in range(3):
+        process = subprocess.Popen(
+            [sys.executable, "-m", "tfrclab", "run", str(path), "--quiet"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        try:
+            time.sleep(3.0)
+            assert process.poll() is None, process.communicate()
+            for i in range(300):
+                if process.poll() is not None:
+                    break
+                process.send_signal(signal.SIGINT if i % 2 == 0 else signal.SIGTERM)
+                time.sleep(0.001)
+            _, stderr = process.communicate(timeout=10)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
+        assert process.returncode == 130, (trial, stderr)
+        assert stderr.count("interrupted") == 1, (trial, stderr)
+        assert "Traceback" not in stderr, (trial, stderr)
+
+
 class _TooSlow(Exception):
     """A run went past the time its test allows."""
 

@@ -189,3 +189,19 @@ def test_writing_that_would_take_the_run_past_the_wall_time_budget_is_refused(
     assert "writing --out" in err
     assert not out.exists()
     assert main(["run", str(small(tmp_path)), "--quiet"]) == 0
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_an_ns2_trace_that_cannot_be_written_is_one_error_and_not_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One ns-2 trace file holds every link: a full disk is one error line naming the file,
+    # and the summary does not count records that never reached it.
+    scenario = small(tmp_path)
+    assert main(["run", str(scenario), "--ns2-trace", "/dev/full"]) == 1
+    out, err = capsys.readouterr()
+    errors = [line for line in err.splitlines() if "error:" in line]
+    assert len(errors) == 1, err
+    assert "/dev/full" in errors[0]
+    assert "ns2: /dev/full (failed" in out
+    assert "records)" not in out

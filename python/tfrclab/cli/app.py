@@ -89,9 +89,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
 
     # SIGTERM ends a command like Ctrl-C: sweeps stop their workers, nothing half-written stays.
-    previous = signal.getsignal(signal.SIGTERM)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _interrupt)
+    # Only the first of them interrupts: later ones (a second Ctrl-C, a storm of signals) are
+    # ignored while the command cleans up and says so, and, for the program's own command
+    # line (``argv`` None), until the process exits.
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    if main_thread:
+        for sig in previous:
+            signal.signal(sig, _interrupt)
     try:
         return handler(args)
     except ScenarioError as err:
@@ -107,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         print(f"tfrclab {args.command}: interrupted", file=sys.stderr)
+        if main_thread and argv is None and hasattr(signal, "pthread_sigmask"):
+            # The interpreter restores the default handlers as it shuts down, where one more
+            # signal would still kill the process: hold them back until it has exited.
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
         return 130
     except BrokenPipeError:
         # The reader went away (``tfrclab summary DIR | head``): not an error. Point stdout at
@@ -123,8 +132,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tfrclab {args.command}: error: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     finally:
-        if threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, previous)
+        if main_thread and argv is not None:
+            for sig, handler_before in previous.items():
+                signal.signal(sig, handler_before)
 
 
 def _is_sweep_error(err: BaseException) -> bool:
@@ -137,4 +147,13 @@ def _is_sweep_error(err: BaseException) -> bool:
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
+    """The first SIGINT or SIGTERM: ignore the next ones, and end the command."""
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        # A Python handler that does nothing, not SIG_IGN: a signal already caught by the
+        # interpreter and not yet handled would then raise "ignored due to race condition".
+        signal.signal(sig, _ignore)
     raise KeyboardInterrupt
+
+
+def _ignore(_signum: int, _frame: object) -> None:
+    """A signal after the first interrupt: the command is already ending."""

@@ -114,22 +114,18 @@ def _check_room(args: argparse.Namespace, scenario: Scenario) -> None:
     (``--out``, ``--pcap``, ``--ns2-trace``) the free disk; what the traces will take on
     disk is told on stderr in any case.
     """
-    from tfrclab.room import check_room, write_cost
-    from tfrclab.simulate import estimate
+    from tfrclab.room import check_room, trace_destinations, write_cost
 
     traces = [
-        (option, given, key)
-        for option, given, key in (
-            ("--pcap", args.pcap, "monitor.pcap"),
-            ("--ns2-trace", args.ns2_trace, "monitor.ns2_trace"),
+        (option, given, kind)
+        for option, given, kind in (
+            ("--pcap", args.pcap, "pcap"),
+            ("--ns2-trace", args.ns2_trace, "ns2_trace"),
         )
         if given is not None
     ]
-    # Without the key a trace covers every link: estimate it so.
-    changes = {key: "all" for _, _, key in traces if not _has(scenario, key)}
-    cost = estimate(scenario.with_(**changes) if changes else scenario)
-    disk = {part["path"]: int(part["disk_bytes"]) for part in cost["parts"]}
-    destinations = [(option, given, disk.get(key, 0)) for option, given, key in traces]
+    # Without its key a trace covers every link, and is estimated so (the API does the same).
+    cost, destinations = trace_destinations(scenario, traces)
     for option, given, size in destinations:
         print(
             f"tfrclab run: note: {option} {given} will take about {size / 1e6:.1f} MB on disk",
@@ -156,10 +152,17 @@ def _has(scenario: Scenario, path: str) -> bool:
 def _report_traces(result: Result) -> bool:
     """Tell stderr which trace files hit their cap or failed; True if one failed."""
     failed = False
+    told: set[tuple[str, str]] = set()
     for trace in result.traces:
         where = f"{trace['kind']} trace {trace['path']} (link {trace['link']})"
         if trace["error"] is not None:
-            print(f"tfrclab run: error: {where}: {trace['error']}", file=sys.stderr)
+            # One file (an ns-2 trace holds every link) fails once, not once per link.
+            if (trace["kind"], trace["path"]) not in told:
+                told.add((trace["kind"], trace["path"]))
+                print(
+                    f"tfrclab run: error: {trace['kind']} trace {trace['path']}: {trace['error']}",
+                    file=sys.stderr,
+                )
             failed = True
         elif trace["over_limit"]:
             print(
@@ -215,11 +218,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
         for figure in figures:
             console.print(f"figure: {figure}")
     records_by_file: dict[tuple[str, str], int] = {}
+    failed_files = {(t["kind"], t["path"]) for t in result.traces if t["error"] is not None}
     for trace in result.traces:
         file = (trace["kind"], trace["path"])
         records_by_file[file] = records_by_file.get(file, 0) + trace["written"]
     for (kind, path), records in records_by_file.items():
-        console.print(f"{kind}: {path} ({records} records)")
+        if (kind, path) in failed_files:
+            console.print(f"{kind}: {path} (failed: see the error above; not complete)")
+        else:
+            console.print(f"{kind}: {path} ({records} records)")
     return 1 if failed else 0
 
 
