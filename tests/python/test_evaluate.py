@@ -1,7 +1,7 @@
 """``tfrclab evaluate``: ALGO's shorthand and its errors, the verdict rules.
 
-Also the battery's verdicts on a deliberately unfriendly and a TCP-like algorithm, and a quick
-run end to end.
+Also the battery's verdicts on a deliberately unfriendly and a TCP-like algorithm, a quick run
+end to end, and the real quick battery against its committed scorecard.
 """
 
 from __future__ import annotations
@@ -11,11 +11,13 @@ import json
 import math
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 import tfrclab.evaluate
+from conftest import REPO_ROOT
 from tfrclab.cli import main
 from tfrclab.evaluate import algorithm, battery, verdict
 from tfrclab.evaluate.algorithm import parse_algorithm, parse_competitors
@@ -324,3 +326,19 @@ def test_a_scorecard_replaces_the_previous_one_whole(tmp_path: Path) -> None:
     assert not list(tmp_path.glob(".card.partial-*"))
     # A CBR never backs off: flagged on the loss of all feedback.
     assert {r.id: r.verdict for r in card.rows}["feedback-loss"] == "flag"
+
+
+def test_the_quick_battery_reproduces_its_committed_scorecard(tmp_path: Path) -> None:
+    # The real --quick battery (5 seeds of 60 s), end to end, for TFRC: every row's value and
+    # verdict as committed under docs/evaluation/quick/ (regenerate them with
+    # scripts/evaluation_scorecards.sh when the simulator's behaviour changes).
+    out = tmp_path / "card"
+    args = ["evaluate", "tfrc:preset=rfc5348", "--quick", "--quiet", "--jobs", "2"]
+    assert main([*args, "--out", str(out)]) == 0
+    committed = REPO_ROOT / "docs" / "evaluation" / "quick" / "tfrc-rfc5348" / "scorecard.json"
+
+    def rows(path: Path) -> list[tuple[str, str, Any]]:
+        card = json.loads(path.read_text(encoding="utf-8"))
+        return [(row["id"], row["verdict"], row["value"]) for row in card["rows"]]
+
+    assert rows(out / "scorecard.json") == rows(committed)
