@@ -30,9 +30,13 @@ range is found, not masked by an impossible value. The domain is read from the v
 NaN stays NaN. Every value of an array moves together, so a measure over seeds or timescales
 sees a contrary run, not one odd seed.
 
-The domain read from the values is a guess on the safe side: a claim reported unmoved may
-still be able to fail (a quantity that happened to lie in [0, 1], under a band inside [0, 1]),
-so an unmoved claim is a finding to read, not a verdict.
+The domain read from the values is a guess, wrong both ways at times: a claim reported unmoved
+may still be able to fail (a quantity that happened to lie in [0, 1], under a band inside
+[0, 1]), so an unmoved claim is a finding to read, not a verdict; and a claim reported moved
+may have moved only on values no run can give (a share scaled past 1 because the claim's band
+reaches past 1; a perturbation that breaks a relation between values, such as a share and its
+complement). The check finds claims that cannot fail at all; it does not prove that a real run
+could have failed one.
 """
 
 from __future__ import annotations
