@@ -237,6 +237,14 @@ def test_inconclusive_claims_get_more_seeds_up_to_the_cap(tmp_path: Path) -> Non
         _seed_experiment((_narrowing((0, 0.5), 0.5),), kind="channel"), tmp_path, seed_cap=4
     )
     assert channel.plan.seeds == (1, 2)
+    # A channel (or ns-2) experiment that makes one run per seed of its plan is extended too.
+    seeded = replace(_seed_experiment((_narrowing((0, 0.9), 0.5),), kind="channel"), seeded=True)
+    assert seeded.extendable
+    extended = run_experiment(seeded, tmp_path, seed_cap=4)
+    assert extended.plan.seeds == (1, 2, 3, 4)
+    assert extended.analysis["seeds"] == [1, 2, 3, 4]
+    assert [r.verdict for r in extended.results] == ["holds"]
+    assert "2 planned, 2 added" in extended.describe_plan()
 
     # The reports count the verdicts per paper.
     write_report([decided, capped], tmp_path)

@@ -999,6 +999,7 @@ FIG01_03 = Experiment(
     "events per packet), the monitor's (base-RTT grouping; CBR's, 'measured the same way as "
     "TFRC') and, for TFRC and TCP, the same grouping with the flow's measured RTT.",
     kind="channel",
+    seeded=True,
     scenarios=(_SCENARIO,),
     cells=(),
     full=_FULL,
@@ -1016,6 +1017,7 @@ FIG04 = Experiment(
     "the one CBR flow whose rate is nearest TCP's (TFRC's), the CBR loss event rate at TCP's "
     "(TFRC's) mean rate is interpolated log-log over the 14 CBR flows of each run.",
     kind="channel",
+    seeded=True,
     scenarios=(_SCENARIO,),
     cells=(),
     full=_FULL,
@@ -1034,6 +1036,7 @@ FIG05 = Experiment(
     "also runs one scaled flow of each (the figure's dotted lines), since the 5 + 5 take a "
     "large share of the link. The claims read the 5 + 5 runs.",
     kind="channel",
+    seeded=True,
     scenarios=(_SCALED,),
     cells=(),
     full=_FULL,
@@ -1053,6 +1056,7 @@ TFRC_VS_TCP = Experiment(
     + "; ".join(f"{label}: {what}" for label, what, _ in VARIANTS)
     + ".",
     kind="channel",
+    seeded=True,
     scenarios=(_SCENARIO,),
     cells=(),
     full=_FULL,

@@ -476,6 +476,7 @@ _LOSS = Experiment(
     "event's first opens a new event); ns-2's drops from a trace on the bottleneck. "
     "--quick: loads 10 and 50, one seed, 60 s measured after 20 s.",
     kind="ns2",
+    seeded=True,
     scenarios=("rhee2005/base.toml",),
     cells=(),
     full=_LOSS_FULL,
@@ -497,6 +498,7 @@ _RTO = Experiment(
     "paper's t_RTO = 4R has no ns-2.35 knob. 300 s measured after 100 s, 3 seeds (the paper: "
     "1000 s after 200 s). --quick: one seed, 60 s.",
     kind="ns2",
+    seeded=True,
     scenarios=("rhee2005/ns2-rto10ms.toml",),
     cells=(),
     full=_RTO_FULL,

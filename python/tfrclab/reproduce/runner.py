@@ -12,7 +12,9 @@ re-evaluates every claim on all of them, and repeats until no claim is inconclus
 seeds reach :data:`SEED_CAP` times the plan's number. The verdicts reported are those on the
 last set of seeds, which the report's plan line states. ``--quick`` plans are not extended (they
 are smoke tests): their inconclusive claims stay so. Channel, testbed and ns-2 experiments are
-not extended either (their runs are not kept per seed).
+extended only when they make one run per seed of their plan
+(:attr:`~tfrclab.reproduce.registry.Experiment.seeded`, as rhee2005's load sweeps and ns-2
+runs do); the others run one deterministic case or a fixed set of runs.
 """
 
 from __future__ import annotations
@@ -373,9 +375,10 @@ def run_experiment(
     ``executor``/``scheduler`` choose where sweep runs go, as for :func:`tfrclab.sweep.run_sweep`
     (``"dask"`` with a scheduler address sends them to that ``dask.distributed`` cluster).
 
-    While a claim is inconclusive, a sweep experiment runs more seeds, as many as its plan has
-    each time, up to ``seed_cap`` times the plan's number (default :data:`SEED_CAP` for the
-    full plan, 1, no extension, for ``quick``); see the module documentation.
+    While a claim is inconclusive, a sweep (or ``seeded``) experiment runs more seeds, as many
+    as its plan has each time, up to ``seed_cap`` times the plan's number (default
+    :data:`SEED_CAP` for the full plan, 1, no extension, for ``quick``); see the module
+    documentation.
 
     Each decided claim is then re-decided on perturbed copies of the analysis, to show that
     contrary data would have moved its verdict (:mod:`tfrclab.reproduce.falsify`).
@@ -398,7 +401,7 @@ def run_experiment(
         results = tuple(evaluate(claim, analysis) for claim in experiment.claims)
         open_claims = [r.claim.id for r in results if r.verdict == "inconclusive"]
         base = len(planned.seeds)
-        if experiment.kind != "sweep" or not open_claims or len(plan.seeds) >= cap * base:
+        if not experiment.extendable or not open_claims or len(plan.seeds) >= cap * base:
             break
         plan = extended_plan(plan, min(base, cap * base - len(plan.seeds)))
         say(
@@ -419,7 +422,7 @@ def run_experiment(
         time.perf_counter() - started,
         analysis,
         planned_seeds=len(planned.seeds),
-        seed_cap=cap if experiment.kind == "sweep" else 1,
+        seed_cap=cap if experiment.extendable else 1,
         contraries=contraries,
     )
     _write_json(directory / "claims.json", outcome.as_dict())
