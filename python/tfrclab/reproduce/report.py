@@ -5,8 +5,8 @@ comparable). Per experiment: its setup, the plan it ran (seeds, changes, and the
 while a claim was inconclusive), its figure, and a claims table with the paper's value beside
 the measured one (mean ± 95% CI half-width over seeds), the tolerance, the verdict and its
 reason, then the claims no contrary data moved (:mod:`tfrclab.reproduce.falsify`). The HTML
-embeds the figures as base64 PNGs and colours each claim's row by its verdict,
-so the one file can be mailed or archived alone. ``claims.json`` holds every experiment's
+embeds the figures as base64 PNGs and colours each claim's row by its verdict, so the one file
+can be mailed or archived alone. ``claims.json`` holds every experiment's
 record (:meth:`tfrclab.reproduce.runner.Outcome.as_dict`, with its verdict counts) and
 ``counts.json`` the counts per paper and in all.
 """
@@ -87,8 +87,8 @@ _RULE = (
 
 _CONTRARY = (
     "Every decided claim is also re-decided on contrary data: the numbers its measure reads from "
-    "the runs, perturbed one array at a time within their domain "
-    "(`tfrclab.reproduce.falsify`); a claim whose verdict no perturbation moves may not test "
+    "the runs, perturbed within their domain (all together, each alone, then pushed apart; "
+    "`tfrclab.reproduce.falsify`); a claim whose verdict no perturbation moves may not test "
     "the simulation at all, and is listed under its experiment."
 )
 
