@@ -121,6 +121,45 @@ def test_verdicts_are_decided_on_the_whole_interval() -> None:
     assert evaluate(_claim((0, 1), 0.95, half=math.nan), {}).as_dict()["ci"] is None
 
 
+def test_a_strict_edge_is_not_met_by_a_tie() -> None:
+    # "above 0" (strict low edge) against "at least 0": a tie, or an interval reaching the
+    # edge, does not hold.
+    above = replace(_claim((0, 1), 0.0, half=math.nan), strict=(True, False))
+    tie = evaluate(above, {})
+    assert tie.verdict == "fails"
+    assert tie.reason == "0 is outside (0, 1]"
+    at_least = evaluate(_claim((0, 1), 0.0, half=math.nan), {})
+    assert at_least.verdict == "holds"
+    reaching = evaluate(replace(_claim((0, 1), 0.1), strict=(True, False)), {})
+    assert reaching.verdict == "inconclusive"  # [0, 0.2] touches the excluded 0
+    assert "edge 0 of (0, 1]" in reaching.reason
+    assert evaluate(replace(_claim((0, 1), 0.2), strict=(True, False)), {}).verdict == "holds"
+    below = replace(_claim((0, 1), 1.0, half=0.0), strict=(False, True))
+    assert evaluate(below, {}).verdict == "fails"  # [1, 1] against [0, 1)
+    assert evaluate(replace(below, strict=(False, False)), {}).verdict == "holds"
+    assert below.as_dict()["strict"] == [False, True]
+
+
+_STRICT_WORDS = {"above": 0, "over": 0, "more than": 0, "below": 1, "under": 1, "less than": 1}
+
+
+def test_above_and_below_tolerances_exclude_their_edge() -> None:
+    # A paper's "above N" accepts neither N nor less (nor "below N" N or more): every
+    # tolerance written so has that edge at N and strict, and no other tolerance is strict.
+    for e in registry():
+        for c in e.claims:
+            text = c.tolerance.lower()
+            word = next((w for w in _STRICT_WORDS if text.startswith(w + " ")), None)
+            key = f"{e.id}/{c.id}"
+            if word is None:
+                assert c.strict == (False, False), key
+                continue
+            side = _STRICT_WORDS[word]
+            number = float(text[len(word) :].split()[0].rstrip(":,"))
+            assert c.accept[side] == number, (key, c.tolerance, c.accept)
+            assert c.strict == (side == 0, side == 1), (key, c.tolerance, c.strict)
+
+
 def _seed_experiment(claims: tuple[Claim, ...], kind: str = "sweep") -> Experiment:
     """A small sweep experiment (2 quick seeds of a 2 s fig22 run) with the given claims.
 
@@ -198,6 +237,14 @@ def test_inconclusive_claims_get_more_seeds_up_to_the_cap(tmp_path: Path) -> Non
         _seed_experiment((_narrowing((0, 0.5), 0.5),), kind="channel"), tmp_path, seed_cap=4
     )
     assert channel.plan.seeds == (1, 2)
+    # A channel (or ns-2) experiment that makes one run per seed of its plan is extended too.
+    seeded = replace(_seed_experiment((_narrowing((0, 0.9), 0.5),), kind="channel"), seeded=True)
+    assert seeded.extendable
+    extended = run_experiment(seeded, tmp_path, seed_cap=4)
+    assert extended.plan.seeds == (1, 2, 3, 4)
+    assert extended.analysis["seeds"] == [1, 2, 3, 4]
+    assert [r.verdict for r in extended.results] == ["holds"]
+    assert "2 planned, 2 added" in extended.describe_plan()
 
     # The reports count the verdicts per paper.
     write_report([decided, capped], tmp_path)
@@ -242,6 +289,9 @@ def test_quick_run_of_floyd2000(tmp_path: Path) -> None:
         for claim in experiment["claims"]:
             verdicts[f"{experiment['id']}/{claim['id']}"] = claim
             assert claim["verdict"] in ("holds", "fails", "inconclusive", "not comparable")
+    # Every decided claim's verdict moves under contrary data (null: not comparable).
+    unmoved = {k: v["contrary"] for k, v in verdicts.items() if v["contrary"] is not None}
+    assert {k: v["summary"] for k, v in unmoved.items() if not v["can_fail"]} == {}
     for e in experiments(list(_FLOYD2000_PY)):
         for c in e.claims:
             if c.robust_to_quick:

@@ -22,9 +22,12 @@ def test_every_berumen_experiment_is_registered() -> None:
 def test_quick_plan_robust_claims_hold(experiment: object, tmp_path: Path) -> None:
     outcome = run_experiment(experiment, tmp_path, quick=True)  # type: ignore[arg-type]
     assert outcome.figure.is_file()
-    for result in outcome.results:
+    for k, result in enumerate(outcome.results):
         if result.claim.robust_to_quick:
             assert result.verdict == "holds", (result.claim.id, result.reason)
+        # Every decided claim's verdict moves under contrary data.
+        found = outcome.contrary_of(k)
+        assert found is None or found.can_fail, (result.claim.id, found.describe())
 
 
 def test_packet_connections_are_the_fluid_connections() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -128,8 +129,8 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, dic
     write_report(outcomes, out)
     verdicts: dict[str, dict[str, object]] = {}
     for o in outcomes:
-        for r in o.results:
-            verdicts[f"{o.experiment.id}/{r.claim.id}"] = r.as_dict()
+        for record in o.as_dict()["claims"]:
+            verdicts[f"{o.experiment.id}/{record['id']}"] = record
     return out, verdicts
 
 
@@ -139,6 +140,18 @@ def test_quick_robust_claims(quick: tuple[Path, dict[str, dict[str, object]]]) -
         assert verdicts[key]["verdict"] == expected, (key, verdicts[key])
     for key, record in verdicts.items():
         assert record["verdict"] in ("holds", "fails", "inconclusive", "not comparable"), key
+
+
+@pytest.mark.parametrize(
+    "key", [f"{e.id}/{c.id}" for e in experiments(list(OWNED)) for c in e.claims]
+)
+def test_contrary_data_moves_the_verdict(
+    quick: tuple[Path, dict[str, dict[str, Any]]], key: str
+) -> None:
+    found = quick[1][key]["contrary"]
+    if found is None:
+        pytest.skip("not comparable in the quick run: nothing to move")
+    assert found["can_fail"], found["summary"]
 
 
 def test_quick_run_files_and_shared_sweeps(

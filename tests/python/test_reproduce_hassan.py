@@ -137,6 +137,15 @@ def quick(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Outcome]:
     return {e.id: run_experiment(e, out, quick=True, jobs=2) for e in hassan.EXPERIMENTS}
 
 
+@pytest.mark.parametrize("key", [f"{e.id}/{c.id}" for e in hassan.EXPERIMENTS for c in e.claims])
+def test_contrary_data_moves_the_verdict(quick: dict[str, Outcome], key: str) -> None:
+    experiment_id, claim_id = key.rsplit("/", 1)
+    found = quick[experiment_id].contrary_for(claim_id)
+    if found is None:
+        pytest.skip("not comparable in the quick run: nothing to move")
+    assert found.can_fail, found.describe()
+
+
 def test_quick_run_gives_the_robust_verdicts(quick: dict[str, Outcome]) -> None:
     for experiment_id, outcome in quick.items():
         assert outcome.figure.is_file()

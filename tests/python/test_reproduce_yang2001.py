@@ -134,6 +134,11 @@ def test_quick_run_of_yang2001(tmp_path: Path) -> None:
         assert outcome.figure.is_file()
         for result in outcome.results:
             verdicts[f"{outcome.experiment.id}/{result.claim.id}"] = result
+    # Every decided claim's verdict moves under contrary data.
+    unmoved = {
+        f"{o.experiment.id}/{r.claim.id}": c.describe() for o in outcomes for r, c in o.unmoved
+    }
+    assert unmoved == {}
     assert robust_claim_keys(yang2001.EXPERIMENTS) == set(EXPECTED_QUICK)
     for key, expected in EXPECTED_QUICK.items():
         assert verdicts[key].verdict == expected, (key, verdicts[key])

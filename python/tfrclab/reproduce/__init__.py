@@ -6,6 +6,8 @@
   per paper: :mod:`tfrclab.reproduce.floyd2000`, and floyd2000's queue and response
   dynamics in :mod:`tfrclab.reproduce.floyd2000_dynamics`);
 - :mod:`tfrclab.reproduce.runner`: runs an experiment (resumable sweeps), evaluates its claims;
+- :mod:`tfrclab.reproduce.falsify`: whether contrary data (the runs' numbers perturbed) would
+  have moved each claim's verdict;
 - :mod:`tfrclab.reproduce.report`: ``report.md`` and a self-contained ``report.html``;
 - :mod:`tfrclab.reproduce.cli`: the ``tfrclab reproduce`` command.
 

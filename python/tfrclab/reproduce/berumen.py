@@ -159,6 +159,7 @@ _INFINITE_CLAIMS = (
         how="TFRC's share of the delivered packets over the second half of the fluid run",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("vegas_10_tfrc_share_end"),
         robust_to_quick=True,
     ),
@@ -170,6 +171,7 @@ _INFINITE_CLAIMS = (
         "flow's fluid in the buffer: admitted minus departed)",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("vegas_10_tfrc_queue_share_end"),
         robust_to_quick=True,
     ),
@@ -180,6 +182,7 @@ _INFINITE_CLAIMS = (
         how="TFRC's share of the delivered packets over the second half of the fluid run",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("reno_10_tfrc_share_end"),
         known_deviation=_FLUID_RENO,
     ),
@@ -191,6 +194,7 @@ _INFINITE_CLAIMS = (
         how="TFRC's share of the delivered packets over the second half of the packet run",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("reno_10_packet_tfrc_share_end", "one packet run, seed 1"),
     ),
     Claim(
@@ -200,6 +204,7 @@ _INFINITE_CLAIMS = (
         how="Vegas's share of the delivered packets over the first 10 s (fluid)",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("vegas_540_tcp_share_first10"),
         robust_to_quick=True,
     ),
@@ -210,6 +215,7 @@ _INFINITE_CLAIMS = (
         how="TFRC's share of the delivered packets over the second half of the fluid run",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("vegas_540_tfrc_share_end"),
     ),
     Claim(
@@ -220,6 +226,7 @@ _INFINITE_CLAIMS = (
         how="TFRC's share of the delivered packets over the second half of the fluid run",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("vegas_540x2_tfrc_share_end"),
         known_deviation="With a 1080 ms round trip the fluid TFRC is still climbing after 300 s "
         "(one packet per RTT per report at most), so 'in the end' depends on the run length and "
@@ -232,6 +239,7 @@ _INFINITE_CLAIMS = (
         how="TFRC's share of the delivered packets over the second half of the fluid run",
         tolerance="above 0.5",
         accept=(0.5, 1.0),
+        strict=(True, False),
         measure=_single("vegas_200_tfrc_share_end"),
     ),
     Claim(
@@ -441,6 +449,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 how="TFRC's share of both flows' throughput at 10 ms, equal means 240 s",
                 tolerance="above 0.5",
                 accept=(0.5, 1.0),
+                strict=(True, False),
                 measure=_single(f"{tcp}_tfrc_share_short"),
                 # Reno's value sits near the 0.5 edge (0.45 in a quick run): not robust.
                 robust_to_quick=tcp == "vegas",
@@ -453,6 +462,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 how="TCP ratio at 540 ms minus TCP ratio at 10 ms, equal means 240 s",
                 tolerance="above 0",
                 accept=(0.0, 1.0),
+                strict=(True, False),
                 measure=_single(f"{tcp}_tfrc_share_fall"),
             ),
             Claim(
@@ -462,6 +472,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 how="occupation at 10 ms minus occupation at 540 ms, equal means 240 s",
                 tolerance="above 0",
                 accept=(0.0, 1.0),
+                strict=(True, False),
                 measure=_single(f"{tcp}_occupation_fall"),
                 robust_to_quick=True,
             ),
@@ -474,6 +485,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 how="as the fluid claim, on the packet run of the same connections",
                 tolerance="above 0.5",
                 accept=(0.5, 1.0),
+                strict=(True, False),
                 measure=_single(f"{tcp}_packet_tfrc_share_short", "one packet run, seed 1"),
             ),
             Claim(
@@ -483,6 +495,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 how="as the fluid claim, on the packet run of the same connections",
                 tolerance="above 0",
                 accept=(0.0, 1.0),
+                strict=(True, False),
                 measure=_single(f"{tcp}_packet_tfrc_share_fall", "one packet run, seed 1"),
             ),
             Claim(
@@ -492,6 +505,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 how="as the fluid claim, on the packet run of the same connections",
                 tolerance="above 0",
                 accept=(0.0, 1.0),
+                strict=(True, False),
                 measure=_single(f"{tcp}_packet_occupation_fall", "one packet run, seed 1"),
             ),
         ]
@@ -505,6 +519,7 @@ def _restart_claims() -> tuple[Claim, ...]:
                 "the same with TCP 30 s / TFRC 240 s (full plan only)",
                 tolerance="above 0",
                 accept=(0.0, 1.0),
+                strict=(True, False),
                 measure=_single(f"{tcp}_longer_tcp_gain"),
                 known_deviation="Short TCP connections gain at long delays: each restart is "
                 "a slow start that outruns TFRC's, while the rarely restarted fluid TFRC climbs "
@@ -521,6 +536,7 @@ def _restart_claims() -> tuple[Claim, ...]:
             how="mean over delays of the TCP ratio, Reno minus Vegas, equal means 240 s",
             tolerance="above 0",
             accept=(0.0, 1.0),
+            strict=(True, False),
             measure=_single("reno_minus_vegas_long"),
             robust_to_quick=True,
         )

@@ -17,6 +17,9 @@ and a :class:`ClaimResult` with one of four verdicts, decided on the whole inter
   and the verdict is ``inconclusive`` only if the interval still crosses on all of them;
 - ``not comparable``: nothing could be measured (a NaN mean), with the measurement's note.
 
+``accept`` is closed unless the claim marks an edge ``strict``: a paper's "above N" is not met
+by N itself, so a tie does not hold (nor does an interval reaching N), where "at least N" is.
+
 A measurement without an interval (a deterministic run, a single seed, or a measure that is one
 number over all seeds such as a maximum) is decided on its value alone, as a point: it holds
 or fails, never inconclusive.
@@ -100,9 +103,11 @@ class Band:
     statement: str
     """The paper's statement and where it is (e.g. ``floyd2000 App. A.2: three to eight``)."""
     accept: tuple[float, float]
-    """The closed interval the claims' measured values must fall in."""
+    """The interval the claims' measured values must fall in (closed unless ``strict``)."""
     tolerance: str
     """The acceptance rule in words (matching ``accept``)."""
+    strict: tuple[bool, bool] = (False, False)
+    """Whether the low and the high edge of ``accept`` are excluded (see :attr:`Claim.strict`)."""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -125,7 +130,8 @@ class Claim:
     tolerance: str
     """The acceptance rule in words (matching ``accept``)."""
     accept: tuple[float, float]
-    """The closed interval the measured value (its whole 95% interval) must fall in."""
+    """The interval the measured value (its whole 95% interval) must fall in: closed, unless
+    ``strict`` excludes an edge."""
     measure: Callable[[Analysis], Measurement] = field(repr=False, compare=False)
     unit: str = ""
     robust_to_quick: bool = False
@@ -136,11 +142,15 @@ class Claim:
     band: Band | None = None
     """The shared band its ``accept`` and ``tolerance`` come from, when other claims check the
     same quantity under the same paper statement (they must then equal the band's)."""
+    strict: tuple[bool, bool] = (False, False)
+    """Whether the low and the high edge of ``accept`` are excluded: a paper's "above N" or
+    "more than N" is not met by N itself (a tie), where its "at least N" is."""
 
     def __post_init__(self) -> None:
-        if self.band is not None and (self.accept, self.tolerance) != (
+        if self.band is not None and (self.accept, self.tolerance, self.strict) != (
             self.band.accept,
             self.band.tolerance,
+            self.band.strict,
         ):
             raise ValueError(
                 f"claim {self.id}: accept {self.accept} and tolerance {self.tolerance!r} differ "
@@ -149,8 +159,29 @@ class Claim:
 
     @classmethod
     def in_band(cls, band: Band, **fields: Any) -> Claim:
-        """A claim whose ``accept`` and ``tolerance`` are ``band``'s."""
-        return cls(accept=band.accept, tolerance=band.tolerance, band=band, **fields)
+        """A claim whose ``accept``, ``tolerance`` and ``strict`` are ``band``'s."""
+        return cls(
+            accept=band.accept, tolerance=band.tolerance, strict=band.strict, band=band, **fields
+        )
+
+    def band_text(self) -> str:
+        """``accept`` in interval notation: ``[a, b]``, with ``(`` or ``)`` at a strict edge."""
+        low, high = self.accept
+        return f"{'(' if self.strict[0] else '['}{low:g}, {high:g}{')' if self.strict[1] else ']'}"
+
+    def admits(self, low: float, high: float) -> bool:
+        """Whether ``[low, high]`` (a value: ``low == high``) lies wholly inside ``accept``."""
+        a, b = self.accept
+        above = a < low if self.strict[0] else a <= low
+        below = high < b if self.strict[1] else high <= b
+        return above and below
+
+    def excludes(self, low: float, high: float) -> bool:
+        """Whether ``[low, high]`` lies wholly outside ``accept``."""
+        a, b = self.accept
+        under = high <= a if self.strict[0] else high < a
+        over = low >= b if self.strict[1] else low > b
+        return under or over
 
     def as_dict(self) -> dict[str, Any]:
         """The claim as written in the registry, as plain JSON-ready values."""
@@ -161,6 +192,7 @@ class Claim:
             "how": self.how,
             "tolerance": self.tolerance,
             "accept": list(self.accept),
+            "strict": list(self.strict),
             "unit": self.unit,
         }
 
@@ -197,28 +229,28 @@ def evaluate(claim: Claim, analysis: Analysis) -> ClaimResult:
 
 def judge(claim: Claim, measured: Measurement) -> ClaimResult:
     """The verdict of ``claim`` on ``measured``: its whole 95% interval against ``accept``."""
-    low, high = claim.accept
-    band = f"[{low:g}, {high:g}]"
+    band = claim.band_text()
     if math.isnan(measured.mean):
         return ClaimResult(claim, measured, "not comparable", measured.note or "nothing measured")
     interval = measured.interval
     if interval is None:
         # No interval (deterministic, one seed, or one number over the seeds): the value decides.
         shown = f"{measured.mean:.3g}"
-        if low <= measured.mean <= high:
+        if claim.admits(measured.mean, measured.mean):
             return ClaimResult(claim, measured, "holds", f"{shown} is in {band}")
         if claim.known_deviation is not None:
             return ClaimResult(claim, measured, "fails", claim.known_deviation)
         return ClaimResult(claim, measured, "fails", f"{shown} is outside {band}")
     lo, hi = interval
     shown = f"the 95% interval [{lo:.3g}, {hi:.3g}]"
-    if low <= lo and hi <= high:
+    if claim.admits(lo, hi):
         return ClaimResult(claim, measured, "holds", f"{shown} is in {band}")
-    if hi < low or lo > high:
+    if claim.excludes(lo, hi):
         if claim.known_deviation is not None:
             return ClaimResult(claim, measured, "fails", claim.known_deviation)
         return ClaimResult(claim, measured, "fails", f"{shown} is outside {band}")
-    edge = low if lo < low <= hi else high
+    low, high = claim.accept
+    edge = low if not claim.admits(lo, max(lo, low)) else high
     return ClaimResult(
         claim,
         measured,
@@ -232,8 +264,8 @@ def band_conflicts(claims: Iterable[tuple[str, Claim]]) -> list[str]:
 
     Claims are grouped by their band's :attr:`Band.key`, or without a band by their statement,
     paper value and measure together (a claim written out twice); a group whose claims do not
-    all have the same ``accept`` is a conflict. One line per conflict, naming the claims and
-    their intervals; empty when every statement has one band.
+    all have the same ``accept`` (and strict edges) is a conflict. One line per conflict,
+    naming the claims and their intervals; empty when every statement has one band.
     """
     groups: dict[tuple[str, ...], list[tuple[str, Claim]]] = {}
     for name, claim in claims:
@@ -245,7 +277,7 @@ def band_conflicts(claims: Iterable[tuple[str, Claim]]) -> list[str]:
         groups.setdefault(key, []).append((name, claim))
     found = []
     for key, members in groups.items():
-        if len({claim.accept for _name, claim in members}) > 1:
+        if len({(claim.accept, claim.strict) for _name, claim in members}) > 1:
             shown = ", ".join(f"{name} {list(claim.accept)}" for name, claim in members)
             found.append(f"{' / '.join(key[1:])}: {shown}")
     return found

@@ -407,6 +407,7 @@ def _order_claim(
         how=f"average F of {num.label} / average F of {den.label}, per seed (100 B, window 20)",
         tolerance="above 1" if above else "below 1",
         accept=accept,
+        strict=(above, not above),
         measure=_ratio_of(num.key, den.key),
     )
 
@@ -443,6 +444,7 @@ def _table34_claims(table: str, queue: str) -> tuple[Claim, ...]:
                 how="the row with the smallest average F (100 B, window 20), its per-seed F",
                 tolerance="above 1.50 (worse than 'satisfactory', Table 1)",
                 accept=(1.50, 1e9),
+                strict=(True, False),
                 measure=_smallest(rows),
             )
         )

@@ -78,6 +78,10 @@ class Experiment:
     :class:`~pathlib.Path`) for the testbed."""
     plot: Callable[[Analysis, Path], Path] = field(repr=False, compare=False)
     """Draws the figure with the paper's axes into the PNG at the given path."""
+    seeded: bool = False
+    """For an experiment that is not a sweep: whether ``analyze`` makes one run per seed of the
+    plan it is given, so that the runner can add seeds while a claim is inconclusive, as it
+    does for sweeps (:attr:`extendable`)."""
     runs_of: str | None = None
     """The id of another experiment whose sweeps this one reads (the paper plots the same runs
     in several figures: Table 25's runs are Figs. 14, 24, 26 and 27). Its cells must be some of
@@ -87,6 +91,11 @@ class Experiment:
     def paper(self) -> str:
         """The paper id, e.g. ``floyd2000``."""
         return self.id.split("/", 1)[0]
+
+    @property
+    def extendable(self) -> bool:
+        """Whether seeds can be added to its plan: a sweep, or a ``seeded`` experiment."""
+        return self.kind == "sweep" or self.seeded
 
     def plan(self, quick: bool) -> Plan:
         """The ``--quick`` or the full plan."""

@@ -4,8 +4,9 @@ Both reports open with the verdicts counted per paper (holds, fails, inconclusiv
 comparable). Per experiment: its setup, the plan it ran (seeds, changes, and the seeds added
 while a claim was inconclusive), its figure, and a claims table with the paper's value beside
 the measured one (mean ± 95% CI half-width over seeds), the tolerance, the verdict and its
-reason. The HTML embeds the figures as base64 PNGs and colours each claim's row by its verdict,
-so the one file can be mailed or archived alone. ``claims.json`` holds every experiment's
+reason, then the claims no contrary data moved (:mod:`tfrclab.reproduce.falsify`). The HTML
+embeds the figures as base64 PNGs and colours each claim's row by its verdict, so the one file
+can be mailed or archived alone. ``claims.json`` holds every experiment's
 record (:meth:`tfrclab.reproduce.runner.Outcome.as_dict`, with its verdict counts) and
 ``counts.json`` the counts per paper and in all.
 """
@@ -85,6 +86,28 @@ _RULE = (
 )
 
 
+_CONTRARY = (
+    "Every decided claim is also re-decided on contrary data: the numbers its measure reads from "
+    "the runs, perturbed within their domain (all together, each alone, then pushed apart; "
+    "`tfrclab.reproduce.falsify`); a claim whose verdict no perturbation moves may not test "
+    "the simulation at all, and is listed under its experiment."
+)
+
+
+def _unmoved_sentence(outcomes: Sequence[Outcome]) -> str:
+    """How many claims no contrary data moved, in all."""
+    n = sum(len(o.unmoved) for o in outcomes)
+    return f"Claims whose verdict no contrary data moved: {n}."
+
+
+def _unmoved_line(o: Outcome) -> str:
+    """The experiment's claims that no contrary data moved, or that there are none."""
+    if not o.unmoved:
+        return "Contrary data moves every decided claim's verdict."
+    listed = "; ".join(f"{r.claim.id} ({c.describe()})" for r, c in o.unmoved)
+    return f"No contrary data moved these claims' verdicts: {listed}."
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -96,6 +119,8 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
         "# tfrclab reproduction report",
         "",
         f"Mode: {mode}. Claims: {_sentence(counts['all'])}. {_RULE}",
+        "",
+        f"{_CONTRARY} {_unmoved_sentence(outcomes)}",
         "",
         "| paper | " + " | ".join(VERDICTS) + " |",
         "|---|" + "---|" * len(VERDICTS),
@@ -122,7 +147,7 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
         ]
         for r in o.results:
             lines.append("| " + " | ".join(_cell(x) for x in _claim_cells(r)) + " |")
-        lines.append("")
+        lines += ["", _unmoved_line(o), ""]
     return "\n".join(lines)
 
 
@@ -145,6 +170,7 @@ def _html(outcomes: Sequence[Outcome]) -> str:
         f"<style>{STYLE}</style></head><body>",
         "<h1>tfrclab reproduction report</h1>",
         f"<p>Claims: {esc(_sentence(counts['all']))}. {esc(_RULE)}</p>",
+        f"<p>{esc(_CONTRARY)} {esc(_unmoved_sentence(outcomes))}</p>",
         '<table class="counts"><thead><tr><th>paper</th>'
         + "".join(f"<th>{esc(v)}</th>" for v in VERDICTS)
         + "</tr></thead><tbody>",
@@ -179,7 +205,8 @@ def _html(outcomes: Sequence[Outcome]) -> str:
                 + "".join(f"<td>{esc(x)}</td>" for x in cells)
                 + "</tr>"
             )
-        parts += ["</tbody></table>", "</section>"]
+        parts += ["</tbody></table>", f'<p class="contrary">{esc(_unmoved_line(o))}</p>']
+        parts.append("</section>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
 

@@ -693,6 +693,7 @@ FIG09_11 = Experiment(
             "p_tcp >= 0.05",
             tolerance="above 0",
             accept=(0.0, 1000.0),
+            strict=(True, False),
             measure=_values("fig09_high_dr", "L = 8 TCP flows at p >= 0.05"),
             known_deviation=(
                 "TCP SACK sends more than Eq. (1) with its 1 s RTO predicts (see "
@@ -719,6 +720,7 @@ FIG09_11 = Experiment(
             how="mean over runs of the difference ratio of p_tfrc against p_tcp (5 flows each)",
             tolerance="above 0",
             accept=(0.0, 100.0),
+            strict=(True, False),
             measure=_values("fig11_dr_p", "runs"),
         ),
         Claim(
@@ -1221,6 +1223,7 @@ FIG14_15 = Experiment(
             "and TCP's own mean t_RTO at the run's loss event rate, 10 ms runs around 5%",
             tolerance="above 1",
             accept=(1.0, 1000.0),
+            strict=(True, False),
             measure=_values("amplification_10ms", "10 ms runs around 5%"),
             known_deviation=(
                 "without a large loss event rate difference the throughput ratio stays below the "

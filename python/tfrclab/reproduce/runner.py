@@ -12,7 +12,9 @@ re-evaluates every claim on all of them, and repeats until no claim is inconclus
 seeds reach :data:`SEED_CAP` times the plan's number. The verdicts reported are those on the
 last set of seeds, which the report's plan line states. ``--quick`` plans are not extended (they
 are smoke tests): their inconclusive claims stay so. Channel, testbed and ns-2 experiments are
-not extended either (their runs are not kept per seed).
+extended only when they make one run per seed of their plan
+(:attr:`~tfrclab.reproduce.registry.Experiment.seeded`, as rhee2005's load sweeps and ns-2
+runs do); the others run one deterministic case or a fixed set of runs.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tfrclab.reproduce.claims import VERDICTS, Analysis, ClaimResult, evaluate
+from tfrclab.reproduce.falsify import Contrary, contrary
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
 
 if TYPE_CHECKING:
@@ -70,6 +73,34 @@ class Outcome:
     """How many seeds the registry's plan has (0: as many as :attr:`plan`)."""
     seed_cap: int = 1
     """The most seeds the run could reach, as a multiple of the planned ones."""
+    contraries: tuple[Contrary | None, ...] = ()
+    """Per claim (in the order of :attr:`results`), the verdict contrary data would give it
+    (:func:`tfrclab.reproduce.falsify.contrary`); None for a claim that is not comparable."""
+
+    def contrary_of(self, index: int) -> Contrary | None:
+        """The contrary-data check of the ``index``-th claim; None when it was not made."""
+        return self.contraries[index] if index < len(self.contraries) else None
+
+    def contrary_for(self, claim_id: str) -> Contrary | None:
+        """The contrary-data check of the claim ``claim_id``; None when it was not made.
+
+        Raises:
+            KeyError: naming a claim the experiment does not have.
+        """
+        for k, r in enumerate(self.results):
+            if r.claim.id == claim_id:
+                return self.contrary_of(k)
+        raise KeyError(f"{self.experiment.id} has no claim {claim_id!r}")
+
+    @property
+    def unmoved(self) -> tuple[tuple[ClaimResult, Contrary], ...]:
+        """The claims whose verdict no perturbation of the runs moved, with the check."""
+        found = []
+        for k, r in enumerate(self.results):
+            c = self.contrary_of(k)
+            if c is not None and not c.can_fail:
+                found.append((r, c))
+        return tuple(found)
 
     @property
     def added_seeds(self) -> int:
@@ -106,8 +137,15 @@ class Outcome:
             "figure": self.figure.name,
             "wall_s": self.wall_s,
             "counts": counts,
-            "claims": [r.as_dict() for r in self.results],
+            "claims": [
+                {**r.as_dict(), "contrary": _as_dict(self.contrary_of(k))}
+                for k, r in enumerate(self.results)
+            ],
         }
+
+
+def _as_dict(c: Contrary | None) -> dict[str, Any] | None:
+    return None if c is None else c.as_dict()
 
 
 def experiment_dir(out: Path, experiment: Experiment) -> Path:
@@ -337,9 +375,13 @@ def run_experiment(
     ``executor``/``scheduler`` choose where sweep runs go, as for :func:`tfrclab.sweep.run_sweep`
     (``"dask"`` with a scheduler address sends them to that ``dask.distributed`` cluster).
 
-    While a claim is inconclusive, a sweep experiment runs more seeds, as many as its plan has
-    each time, up to ``seed_cap`` times the plan's number (default :data:`SEED_CAP` for the
-    full plan, 1, no extension, for ``quick``); see the module documentation.
+    While a claim is inconclusive, a sweep (or ``seeded``) experiment runs more seeds, as many
+    as its plan has each time, up to ``seed_cap`` times the plan's number (default
+    :data:`SEED_CAP` for the full plan, 1, no extension, for ``quick``); see the module
+    documentation.
+
+    Each decided claim is then re-decided on perturbed copies of the analysis, to show that
+    contrary data would have moved its verdict (:mod:`tfrclab.reproduce.falsify`).
 
     Draws its figure and writes ``claims.json`` beside it, in :func:`experiment_dir`.
     """
@@ -359,7 +401,7 @@ def run_experiment(
         results = tuple(evaluate(claim, analysis) for claim in experiment.claims)
         open_claims = [r.claim.id for r in results if r.verdict == "inconclusive"]
         base = len(planned.seeds)
-        if experiment.kind != "sweep" or not open_claims or len(plan.seeds) >= cap * base:
+        if not experiment.extendable or not open_claims or len(plan.seeds) >= cap * base:
             break
         plan = extended_plan(plan, min(base, cap * base - len(plan.seeds)))
         say(
@@ -368,6 +410,9 @@ def run_experiment(
             f"({len(plan.seeds)} of at most {cap * base})"
         )
     figure = experiment.plot(analysis, directory / "figure.png")
+    contraries = tuple(
+        None if r.verdict == "not comparable" else contrary(r.claim, analysis, r) for r in results
+    )
     outcome = Outcome(
         experiment,
         quick,
@@ -377,11 +422,14 @@ def run_experiment(
         time.perf_counter() - started,
         analysis,
         planned_seeds=len(planned.seeds),
-        seed_cap=cap if experiment.kind == "sweep" else 1,
+        seed_cap=cap if experiment.extendable else 1,
+        contraries=contraries,
     )
     _write_json(directory / "claims.json", outcome.as_dict())
     for r in results:
         say(f"{experiment.id}: {r.claim.id}: {r.verdict} ({r.measured.format()})")
+    for r, c in outcome.unmoved:
+        say(f"{experiment.id}: {r.claim.id}: no contrary data moved its verdict ({c.describe()})")
     return outcome
 
 

@@ -695,6 +695,7 @@ def _fig06_claims() -> tuple[Claim, ...]:
             how="max over 0.5%-4% of CoV_TFRC - min(CoV_TCP, CoV_GAIMD), per seed",
             tolerance="below 0",
             accept=(-_INF, 0.0),
+            strict=(False, True),
             measure=lambda a: measure_seeds(
                 np.max(
                     [
@@ -716,6 +717,7 @@ def _fig06_claims() -> tuple[Claim, ...]:
             how="min over 15% and 20% of CoV_TFRC - max(CoV_TCP, CoV_GAIMD), per seed",
             tolerance="above 0",
             accept=(0.0, _INF),
+            strict=(True, False),
             measure=lambda a: measure_seeds(
                 np.min(
                     [
@@ -882,6 +884,7 @@ def _fig03_claims() -> tuple[Claim, ...]:
             how="max(CoV_TFRC, CoV_TEAR) - min(CoV_TCP, CoV_GAIMD), per seed",
             tolerance="below 0",
             accept=(-_INF, 0.0),
+            strict=(False, True),
             measure=_difference(
                 [(f"{key}-tfrc", "cov"), (f"{key}-tear", "cov")],
                 [(f"{key}-tcp", "cov"), (f"{key}-gaimd", "cov")],
@@ -1080,6 +1083,7 @@ FIG18 = _step_experiment(
             how="TCP's dip ratio minus the smallest dip ratio of the others, per seed",
             tolerance="below 0",
             accept=(-_INF, 0.0),
+            strict=(False, True),
             measure=lambda a: measure_seeds(
                 a["tcp"]["dip_ratio"] - np.min([a[p]["dip_ratio"] for p in _LATER], axis=0)
             ),
@@ -1333,6 +1337,7 @@ FIG07_08 = _multi_experiment(
             how="(95th - 5th percentile of the queue) GAIMD / TCP over [50 s, 200 s)",
             tolerance="below 1",
             accept=(0.0, 1.0),
+            strict=(False, True),
             measure=_ratio(("gaimd", "amplitude"), ("tcp", "amplitude")),
             robust_to_quick=True,
         ),
@@ -1353,6 +1358,7 @@ FIG07_08 = _multi_experiment(
             how="mean time between overflow episodes, TFRC / TCP",
             tolerance="above 1",
             accept=(1.0, _INF),
+            strict=(True, False),
             measure=_ratio(("tfrc", "cycle_s"), ("tcp", "cycle_s")),
         ),
         Claim(
@@ -1486,6 +1492,7 @@ FIG27 = _multi_experiment(
             "200 s)",
             tolerance="above 0",
             accept=(0.0, _INF),
+            strict=(True, False),
             measure=_difference(
                 [("tfrc", "rise90"), ("tear", "rise90")],
                 [("tcp", "rise90"), ("gaimd", "rise90")],
@@ -1615,6 +1622,7 @@ FIG15 = Experiment(
             how="CoV_lf(TCP) - max(CoV_lf(TFRC), CoV_lf(TEAR)) at 2%, 15 s windows",
             tolerance="above 0",
             accept=(0.0, _INF),
+            strict=(True, False),
             measure=_difference(
                 [(_fig15_label("tcp-sack", 0.02), "cov15")],
                 [(_fig15_label("tfrc", 0.02), "cov15"), (_fig15_label("tear", 0.02), "cov15")],
@@ -1628,6 +1636,7 @@ FIG15 = Experiment(
             how="CoV_lf(TFRC) - max(CoV_lf(TCP), CoV_lf(GAIMD)) at 17%, 15 s windows",
             tolerance="above 0",
             accept=(0.0, _INF),
+            strict=(True, False),
             measure=_difference(
                 [(_fig15_label("tfrc", 0.17), "cov15")],
                 [(_fig15_label("tcp-sack", 0.17), "cov15"), (_fig15_label("gaimd", 0.17), "cov15")],
