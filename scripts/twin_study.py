@@ -94,9 +94,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="no testbed: rerun netsim's side with today's code against DIR/study.json's runs",
     )
+    parser.add_argument(
+        "--table",
+        action="store_true",
+        help="no runs: print docs/twin.md's table of DIR/study.json, and its verdict counts",
+    )
     args = parser.parse_args(argv)
     if args.reanalyze:
         return reanalyze(args.out, args.duration)
+    if args.table:
+        print(docs_table(json.loads((args.out / "study.json").read_text())))
+        return 0
     chosen = [(label, s) for label, s in cells(args.duration)
               if args.only is None or any(o in label for o in args.only)]  # fmt: skip
     per_cell = (Scenario.load(BASE).duration_s + 10) * len(args.seeds)
@@ -114,6 +122,47 @@ def main(argv: list[str] | None = None) -> int:
             print(f"| {label} | {c['metric']} | {c['mean_tfrclab']:.4g} | {c['mean_ns2']:.4g} | "
                   f"{c['verdict']} |")  # fmt: skip
     return 0
+
+
+#: docs/twin.md's columns: the metric and how its means are printed.
+COLUMNS = (
+    ("TCP Mb/s", "throughput/tcp", lambda v: f"{v / 1e6:.2f}"),
+    ("TFRC/TCP", "tfrc_over_tcp", lambda v: f"{v:.2f}"),
+    ("utilization", "utilization", lambda v: f"{v:.3f}"),
+    ("drop rate (%)", "drop_rate", lambda v: f"{100 * v:.3f}"),
+    ("mean queue (packets)", "mean_queue", lambda v: f"{v:.1f}"),
+)
+LETTER = {"agree": "a", "inconclusive": "i", "differ": "**D**"}
+
+
+def docs_table(rows: dict[str, Any]) -> str:
+    """One line per cell: netsim / testbed means per metric and the verdict's letter.
+
+    The count below it covers every metric compared, TFRC's throughput included.
+    """
+    lines = [
+        "| cell | " + " | ".join(name for name, _, _ in COLUMNS) + " |",
+        "|---|" + "---|" * len(COLUMNS),
+    ]
+    counts: dict[str, int] = {}
+    for label, row in rows.items():
+        by_metric = {c["metric"]: c for c in row["comparisons"]}
+        for c in row["comparisons"]:
+            counts[c["verdict"]] = counts.get(c["verdict"], 0) + 1
+        cells = []
+        for _, metric, fmt in COLUMNS:
+            c = by_metric.get(metric)
+            if c is None:
+                cells.append("")
+                continue
+            letter = LETTER.get(c["verdict"], c["verdict"])
+            cells.append(f"{fmt(c['mean_tfrclab'])} / {fmt(c['mean_ns2'])} ({letter})")
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    total = sum(counts.values())
+    summary = ", ".join(f"{counts.get(v, 0)} {v}" for v in ("agree", "inconclusive", "differ"))
+    lines.append("")
+    lines.append(f"{len(rows)} cells, {total} metrics: {summary}.")
+    return "\n".join(lines)
 
 
 def reanalyze(out: Path, duration: str) -> int:
