@@ -211,7 +211,7 @@ fn tcp_ack(
     sport: u16,
     dport: u16,
 ) -> usize {
-    let blocks = &ack.sack[..usize::from(ack.sack_len).min(ack.sack.len())];
+    let blocks = ack.blocks();
     let mut options = Vec::with_capacity(4 + 8 * blocks.len());
     if !blocks.is_empty() {
         options.extend_from_slice(&[1, 1, 5, (2 + 8 * blocks.len()) as u8]);
@@ -448,8 +448,8 @@ mod tests {
             prop_assert_eq!(build(&p, &flow, &mut buf), size);
             let headers = IPV4_HEADER_LEN + match &p.payload {
                 Payload::TcpData(_) => TCP_HEADER_LEN,
-                Payload::TcpAck(ack) if ack.sack_len > 0 => {
-                    TCP_HEADER_LEN + 4 + 8 * usize::from(ack.sack_len)
+                Payload::TcpAck(ack) if !ack.blocks().is_empty() => {
+                    TCP_HEADER_LEN + 4 + 8 * ack.blocks().len()
                 }
                 Payload::TcpAck(_) => TCP_HEADER_LEN,
                 Payload::TfrcData(_) => UDP_HEADER_LEN + DATA_HEADER_LEN,
