@@ -84,9 +84,10 @@ impl TcpSender {
         self.ecn.high = self.maxseq;
         self.ecn.cwr_pending = true;
         self.stats.ecn_reductions += 1;
-        if self.cc.is_some() {
-            self.cwr_reduce(now, Reduction::Ecn);
-        } else if self.cfg.sack_recovery == SackRecovery::Rfc6675 && self.cfg.variant.uses_sack() {
+        // A controller's `ssthresh`, or RFC 6675's (CUBIC's) reduction; else ns-2's.
+        let rfc6675 =
+            self.cfg.sack_recovery == SackRecovery::Rfc6675 && self.cfg.variant.uses_sack();
+        if self.cc.is_some() || rfc6675 {
             self.cwr_reduce(now, Reduction::Ecn);
         } else {
             self.slowdown(now, true, CwndCut::Decrease);
