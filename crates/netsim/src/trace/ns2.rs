@@ -235,7 +235,7 @@ mod tests {
         packet.payload = Payload::TcpData(data);
         let mut ack = crate::agent::tcp::TcpAck::cumulative(9);
         ack.set_ece(true);
-        let mut ack_packet = packet.clone();
+        let mut ack_packet = packet;
         ack_packet.payload = Payload::TcpAck(ack);
         for (p, flags) in [(&packet, "--A---N"), (&ack_packet, "C-----N")] {
             let mut out = Vec::new();
