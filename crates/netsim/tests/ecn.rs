@@ -14,6 +14,13 @@ const WARM_UP: usize = 30;
 /// Two linux-preset flows of `variant` over a 10 Mb/s, 20 ms bottleneck with a marking RED
 /// queue, for 20 s; `ecn` as given.
 fn red_dumbbell(variant: &str, ecn: bool) -> Results {
+    red_path(&format!(
+        "variant = \"{variant}\"\npreset = \"linux\"\necn = {ecn}"
+    ))
+}
+
+/// Two flows with `flow`'s keys over [`red_dumbbell`]'s path.
+fn red_path(flow: &str) -> Results {
     let text = format!(
         r#"
 duration = "20s"
@@ -26,9 +33,7 @@ bottleneck = {{ rate = "10Mbps", delay = "20ms", queue = {{ kind = "red", ecn = 
 access = {{ rate = "1Gbps", rtt = "40ms" }}
 [[flows]]
 kind = "tcp"
-variant = "{variant}"
-preset = "linux"
-ecn = {ecn}
+{flow}
 count = 2
 start = {{ uniform = ["0s", "1s"] }}
 "#
@@ -74,6 +79,38 @@ fn marks_replace_drops_and_cut_the_window() {
                 .count();
             assert!(cuts >= 5, "{variant}: {cuts} mark-driven cuts");
         }
+    }
+}
+
+/// The built-in Reno and CUBIC controllers answer the `ecn` reduction as the built-in senders
+/// answer ECN-Echo: the same run, bit for bit.
+#[test]
+fn the_built_in_controllers_reproduce_the_senders_ecn_response() {
+    for (builtin, controlled) in [
+        (
+            "variant = \"sack\"",
+            "variant = \"sack\"\ncontroller = \"reno\"",
+        ),
+        (
+            "variant = \"newreno\"",
+            "variant = \"newreno\"\ncontroller = \"reno\"",
+        ),
+        (
+            "variant = \"cubic\"",
+            "variant = \"sack\"\ncontroller = \"cubic\"",
+        ),
+    ] {
+        let keys = |v: &str| format!("{v}\npreset = \"linux\"\necn = true");
+        let a = red_path(&keys(builtin));
+        let b = red_path(&keys(controlled));
+        assert!(a.link("bottleneck").unwrap().queue.marks > 20, "{builtin}");
+        let records = |r: &Results| -> Vec<String> {
+            r.flows.iter().map(|f| format!("{:?}", f.record)).collect()
+        };
+        assert!(
+            records(&a) == records(&b),
+            "{builtin} and {controlled} differ"
+        );
     }
 }
 
