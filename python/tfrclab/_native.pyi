@@ -213,6 +213,9 @@ class AckSample:
     @property
     def rtt(self) -> float | None:
         """The RTT of the newest packet acknowledged, seconds; None if it was retransmitted."""
+    @property
+    def ece(self) -> bool:
+        """The ACK carried ECN-Echo (the flow's ``ecn`` is on and a router marked a packet)."""
 
 def flush_events(timeout_s: float = 2.0) -> bool:
     """Wait until every event emitted before the call reached the handler; whether it did."""

@@ -1,4 +1,4 @@
-/* The C ABI of netsim's congestion controller plugins, version 1 (docs/controllers.md, "Native
+/* The C ABI of netsim's congestion controller plugins, version 2 (docs/controllers.md, "Native
  * plugins"): the declarations of crates/controller-abi/src/types.rs for a plugin written in C.
  * A plugin is a shared library exporting `tfrclab_controller`, which returns a pointer to a
  * static vtable whose first field is TFRCLAB_CONTROLLER_ABI_VERSION. The sizes asserted below
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TFRCLAB_CONTROLLER_ABI_VERSION 1u
+#define TFRCLAB_CONTROLLER_ABI_VERSION 2u
 
 /* Outcome statuses: keep the window, set it, or fail (the run ends with `message`). */
 #define TFRCLAB_OUTCOME_KEEP 0u
@@ -23,6 +23,7 @@
 #define TFRCLAB_REDUCTION_GO_BACK_N 1u
 #define TFRCLAB_REDUCTION_TIMEOUT 2u
 #define TFRCLAB_REDUCTION_RESTART 3u
+#define TFRCLAB_REDUCTION_ECN 4u
 #define TFRCLAB_CA_STATE_OPEN 0u
 
 /* The sender's state at a callback; packets of packet_bytes, seconds. */
@@ -34,12 +35,13 @@ typedef struct {
     bool in_recovery, first_reduction, after_timeout, app_limited;
 } tfrclab_state;
 
-/* An ACK that moved the cumulative ACK forward; rtt_seconds only if has_rtt. */
+/* An ACK that moved the cumulative ACK forward; rtt_seconds only if has_rtt; ece if it
+ * carried ECN-Echo. */
 typedef struct {
     uint64_t acked_bytes;
     double rtt_seconds;
     uint32_t acked;
-    bool has_rtt;
+    bool has_rtt, ece;
 } tfrclab_ack;
 
 /* What a callback decided, in memory the host owns (status KEEP on entry). */

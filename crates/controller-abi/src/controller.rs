@@ -15,6 +15,9 @@ pub enum Reduction {
     Timeout = 2,
     /// The sender restarts after an idle period longer than an RTO.
     Restart = 3,
+    /// An ACK carried ECN-Echo (RFC 3168): a router marked a packet instead of dropping it;
+    /// nothing is retransmitted (ABI version 2).
+    Ecn = 4,
 }
 
 impl Reduction {
@@ -25,6 +28,7 @@ impl Reduction {
             Reduction::GoBackN,
             Reduction::Timeout,
             Reduction::Restart,
+            Reduction::Ecn,
         ]
         .into_iter()
         .find(|r| *r as u32 == code)

@@ -32,7 +32,7 @@ pub use types::{
 
 /// The ABI version this crate describes. The host refuses a plugin whose vtable carries another
 /// one: a changed layout read as this one would misread every field.
-pub const ABI_VERSION: u32 = 1;
+pub const ABI_VERSION: u32 = 2;
 
 /// The name of the symbol a plugin exports: `extern "C" fn() -> *const Vtable`, NUL-terminated
 /// as `dlsym` wants it.

@@ -50,6 +50,9 @@ pub struct Ack {
     pub acked: u32,
     /// False when the newest packet acknowledged was retransmitted (Karn): no RTT sample.
     pub has_rtt: bool,
+    /// The ACK carried ECN-Echo (the flow's `ecn` is on and a router marked a packet; ABI
+    /// version 2).
+    pub ece: bool,
 }
 
 impl Ack {
@@ -207,7 +210,8 @@ mod tests {
                 acked_bytes: 1000,
                 rtt_seconds: 0.1,
                 acked: 1,
-                has_rtt: false
+                has_rtt: false,
+                ece: false,
             }
             .rtt(),
             None

@@ -64,11 +64,11 @@ impl Controller for DelayBased {
         Ok(Some(Window::new(cwnd, ssthresh)))
     }
 
-    /// Halves on a loss; one packet after a timeout or an idle restart.
+    /// Halves on a loss or an ECN-Echo; one packet after a timeout or an idle restart.
     fn ssthresh(&mut self, state: &State, reduction: Reduction) -> Decision {
         let half = (state.win / 2.0).max(2.0);
         Ok(Some(match reduction {
-            Reduction::Recovery => Window::new(half, half),
+            Reduction::Recovery | Reduction::Ecn => Window::new(half, half),
             Reduction::Restart => Window::new(1.0, state.ssthresh),
             Reduction::GoBackN | Reduction::Timeout => Window::new(1.0, half),
         }))

@@ -71,7 +71,8 @@ impl Controller for Gaimd {
                 self.ns2_rule && (state.first_reduction || slow_start || state.after_timeout);
             ssthresh = if halve { half } else { decreased }.trunc();
         }
-        let cwnd = if reduction == Reduction::Recovery {
+        // An ECN mark is a loss without the retransmission (RFC 3168 §6.1.2).
+        let cwnd = if matches!(reduction, Reduction::Recovery | Reduction::Ecn) {
             let halve =
                 (self.ns2_rule && (state.first_reduction || slow_start)) || self.beta == 0.5;
             if halve {

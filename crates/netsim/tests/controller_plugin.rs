@@ -219,7 +219,7 @@ fn a_library_that_is_no_plugin_of_this_abi_is_refused_with_the_scenario() {
     };
     let wrong_abi = library(&build("wrong_abi", "wrong_abi"), "misbehave_controller");
     let error = refused(&format!("native:{wrong_abi}"));
-    assert!(error.contains("built against version 2"), "{error}");
+    assert!(error.contains("built against version 3"), "{error}");
     let no_entry = library(&build("no_entry", "no_entry"), "misbehave_controller");
     let error = refused(&format!("native:{no_entry}"));
     assert!(error.contains("exports no `tfrclab_controller`"), "{error}");

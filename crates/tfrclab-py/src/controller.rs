@@ -97,6 +97,9 @@ pub(crate) struct PyAck {
     /// The RTT of the newest packet acknowledged, seconds; None when it was retransmitted.
     #[pyo3(get)]
     rtt: Option<f64>,
+    /// The ACK carried ECN-Echo (the flow's `ecn` is on and a router marked a packet).
+    #[pyo3(get)]
+    ece: bool,
 }
 
 impl PyAck {
@@ -105,6 +108,7 @@ impl PyAck {
             acked: ack.acked,
             acked_bytes: ack.acked_bytes,
             rtt: ack.rtt.map(|d| d.as_secs_f64()),
+            ece: ack.ece,
         }
     }
 }

@@ -7,8 +7,9 @@ sender's congestion events, as Linux calls a ``tcp_congestion_ops``:
   recovery; grow the window.
 - ``ssthresh(state, reduction)`` (required): a congestion signal, ``reduction`` one of
   ``"recovery"`` (duplicate ACKs started loss recovery), ``"go_back_n"`` (Tahoe's fast
-  retransmit), ``"timeout"`` (the retransmission timer expired) or ``"restart"`` (the sender
-  restarts after being idle).
+  retransmit), ``"timeout"`` (the retransmission timer expired), ``"restart"`` (the sender
+  restarts after being idle) or ``"ecn"`` (an ACK carried ECN-Echo, with the flow's ``ecn``:
+  nothing is retransmitted, and it comes at most once per window of data).
 - ``pkts_acked(state, ack)`` (optional): every ACK that moved the cumulative ACK, before
   ``cong_avoid``; RTT samples arrive here.
 - ``set_state(state, new_state)`` (optional): ``"open"`` when loss recovery ends.
@@ -18,7 +19,8 @@ pacing_rate)``: packets, packets, bytes per second. ``state`` is a
 :class:`tfrclab._native.ControllerState` (``now``, ``cwnd``, ``ssthresh``, ``win``, ``window``,
 ``flight``, ``highest_ack``, ``max_sent``, ``in_recovery``, ``first_reduction``,
 ``after_timeout``, ``app_limited``, ``srtt``, ``packet_bytes``); ``ack`` an
-:class:`tfrclab._native.AckSample` (``acked``, ``acked_bytes``, ``rtt`` in seconds or None).
+:class:`tfrclab._native.AckSample` (``acked``, ``acked_bytes``, ``rtt`` in seconds or None,
+``ece``: the ACK carried ECN-Echo, for DCTCP-style controllers).
 
 A scenario names a controller as ``controller = "module:Class"`` on a ``kind = "tcp"`` flow;
 this module finds it (:func:`load_class`). A native plugin, ``controller = "native:PATH"``, is

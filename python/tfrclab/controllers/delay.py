@@ -48,9 +48,9 @@ class DelayBased:
         return cwnd, ssthresh
 
     def ssthresh(self, state: Any, reduction: str) -> tuple[float, float]:
-        """Halve on a loss; one packet after a timeout or an idle restart."""
+        """Halve on a loss or an ECN mark; one packet after a timeout or an idle restart."""
         half = max(state.win / 2.0, 2.0)
-        if reduction == "recovery":
+        if reduction in ("recovery", "ecn"):
             return half, half
         if reduction == "restart":
             return 1.0, state.ssthresh

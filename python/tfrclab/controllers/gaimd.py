@@ -37,7 +37,10 @@ class Gaimd:
         return cwnd, state.ssthresh
 
     def ssthresh(self, state: Any, reduction: str) -> tuple[float, float]:
-        """Cut to beta (or half, per the rule); a timeout, restart or go-back-N: cwnd 1."""
+        """Cut to beta (or half, per the rule) on a loss or an ECN mark; else cwnd 1.
+
+        A timeout, a restart or a go-back-N sets cwnd to 1.
+        """
         if self.whole_packets:
             win = float(math.trunc(state.win))
             half = float(int(win) // 2)
@@ -52,7 +55,7 @@ class Gaimd:
         if reduction != "restart":
             halve = quirks and (state.first_reduction or slow_start or state.after_timeout)
             ssthresh = float(math.trunc(half if halve else decreased))
-        if reduction == "recovery":
+        if reduction in ("recovery", "ecn"):
             halve = (quirks and (state.first_reduction or slow_start)) or self.beta == 0.5
             cwnd = half if halve else decreased
         else:

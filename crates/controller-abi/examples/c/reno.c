@@ -54,13 +54,13 @@ static void cong_avoid(void *controller, const tfrclab_state *s, const tfrclab_a
 static void ssthresh(void *controller, const tfrclab_state *s, uint32_t code,
                      tfrclab_outcome *outcome) {
     (void)controller;
-    if (code > TFRCLAB_REDUCTION_RESTART) {
+    if (code > TFRCLAB_REDUCTION_ECN) {
         fail(outcome, "unknown reduction");
         return;
     }
     double half = floor(trunc(s->win) / 2.0);
     double threshold = code == TFRCLAB_REDUCTION_RESTART ? s->ssthresh : half;
-    double cwnd = code == TFRCLAB_REDUCTION_RECOVERY ? half : 1.0;
+    double cwnd = code == TFRCLAB_REDUCTION_RECOVERY || code == TFRCLAB_REDUCTION_ECN ? half : 1.0;
     set(outcome, cwnd, threshold > 2.0 ? threshold : 2.0);
 }
 

@@ -77,6 +77,7 @@ pub(super) fn tcp_keys(
     }
     config.tlp = fields.or("tlp", config.tlp)?;
     config.prr = fields.or("prr", config.prr)?;
+    config.ecn = fields.or("ecn", config.ecn)?;
     if let Some(name) = fields.choice("ssthresh_base", SsthreshBase::NAMES)? {
         config.ssthresh_base = if name == "cwnd" {
             SsthreshBase::Cwnd

@@ -167,9 +167,11 @@ fn byte_seq(k: i64, flow: &FlowAddressing) -> u32 {
     (1i64.wrapping_add(k.wrapping_sub(first).wrapping_mul(i64::from(flow.mss)))) as u32
 }
 
-/// TCP flags: SYN and ACK.
+/// TCP flags: SYN, ACK, and ECN's ECN-Echo and CWR (RFC 3168 §6.1).
 const SYN: u8 = 0x02;
 const ACK: u8 = 0x10;
+const ECE: u8 = 0x40;
+const CWR: u8 = 0x80;
 
 fn tcp_header(
     buf: &mut Vec<u8>,
@@ -198,7 +200,8 @@ fn tcp_data(buf: &mut Vec<u8>, data: &TcpData, flow: &FlowAddressing, sport: u16
     if flow.syn && data.seqno == 0 {
         tcp_header(buf, sport, dport, 0, 0, SYN, &[]);
     } else {
-        tcp_header(buf, sport, dport, byte_seq(data.seqno, flow), 1, ACK, &[]);
+        let flags = if data.cwr { ACK | CWR } else { ACK };
+        tcp_header(buf, sport, dport, byte_seq(data.seqno, flow), 1, flags, &[]);
     }
 }
 
@@ -211,7 +214,7 @@ fn tcp_ack(
     sport: u16,
     dport: u16,
 ) -> usize {
-    let blocks = &ack.sack[..usize::from(ack.sack_len).min(ack.sack.len())];
+    let blocks = ack.blocks();
     let mut options = Vec::with_capacity(4 + 8 * blocks.len());
     if !blocks.is_empty() {
         options.extend_from_slice(&[1, 1, 5, (2 + 8 * blocks.len()) as u8]);
@@ -221,7 +224,8 @@ fn tcp_ack(
         }
     }
     let next = byte_seq(ack.seqno().saturating_add(1), flow);
-    tcp_header(buf, sport, dport, 1, next, ACK, &options);
+    let flags = if ack.ece() { ACK | ECE } else { ACK };
+    tcp_header(buf, sport, dport, 1, next, flags, &options);
     TCP_HEADER_LEN + options.len()
 }
 
@@ -448,8 +452,8 @@ mod tests {
             prop_assert_eq!(build(&p, &flow, &mut buf), size);
             let headers = IPV4_HEADER_LEN + match &p.payload {
                 Payload::TcpData(_) => TCP_HEADER_LEN,
-                Payload::TcpAck(ack) if ack.sack_len > 0 => {
-                    TCP_HEADER_LEN + 4 + 8 * usize::from(ack.sack_len)
+                Payload::TcpAck(ack) if !ack.blocks().is_empty() => {
+                    TCP_HEADER_LEN + 4 + 8 * ack.blocks().len()
                 }
                 Payload::TcpAck(_) => TCP_HEADER_LEN,
                 Payload::TfrcData(_) => UDP_HEADER_LEN + DATA_HEADER_LEN,
@@ -473,5 +477,23 @@ mod tests {
         p.ecn_ce = true;
         build(&p, &FLOW, &mut buf);
         assert_eq!(buf[1], 0b11);
+    }
+
+    #[test]
+    fn ece_and_cwr_set_the_tcp_flags() {
+        // The flags byte is the TCP header's 14th, after the 20-byte IPv4 header.
+        let flags = |payload: Payload| {
+            let mut buf = Vec::new();
+            build(&packet(1000, payload, false), &FLOW, &mut buf);
+            buf[IPV4_HEADER_LEN + 13]
+        };
+        let mut data = TcpData::plain(3);
+        assert_eq!(flags(Payload::TcpData(data)), ACK);
+        data.cwr = true;
+        assert_eq!(flags(Payload::TcpData(data)), ACK | CWR);
+        let mut ack = TcpAck::cumulative(3);
+        assert_eq!(flags(Payload::TcpAck(ack)), ACK);
+        ack.set_ece(true);
+        assert_eq!(flags(Payload::TcpAck(ack)), ACK | ECE);
     }
 }

@@ -141,6 +141,12 @@ pub fn write_line(
     if packet.ecn_capable {
         flags[6] = b'N';
     }
+    // TCP's ECN-Echo and CWR, where ns-2 shows `ecnecho_` and `cong_action_`.
+    match packet.payload {
+        Payload::TcpAck(ack) if ack.ece() => flags[0] = b'C',
+        Payload::TcpData(data) if data.cwr => flags[2] = b'A',
+        _ => {}
+    }
     let flags = std::str::from_utf8(&flags).unwrap_or("-------");
     let (src, dst) = if packet.reverse {
         (flow.to, flow.from)
@@ -223,5 +229,19 @@ mod tests {
         let line = String::from_utf8(out).unwrap();
         assert_eq!(line, "- 0.1 2 3 tcp 1040 ------N 1 0.1 4.1 9 74\n");
         assert_eq!(line.split_whitespace().count(), 12);
+        // CWR on data shows as `A`, ECN-Echo on an ACK as `C`.
+        let mut data = TcpData::plain(9);
+        data.cwr = true;
+        packet.payload = Payload::TcpData(data);
+        let mut ack = crate::agent::tcp::TcpAck::cumulative(9);
+        ack.set_ece(true);
+        let mut ack_packet = packet;
+        ack_packet.payload = Payload::TcpAck(ack);
+        for (p, flags) in [(&packet, "--A---N"), (&ack_packet, "C-----N")] {
+            let mut out = Vec::new();
+            write_line(&mut out, Ns2Event::Dequeue, Time::ZERO, 2, 3, p, &flow).unwrap();
+            let line = String::from_utf8(out).unwrap();
+            assert_eq!(line.split_whitespace().nth(6), Some(flags), "{line}");
+        }
     }
 }

@@ -44,6 +44,9 @@ pub struct TcpData {
     /// pool knows when the message is complete, as a FIN would tell; 0 for a plain flow
     /// (unbounded).
     pub msg_len: u32,
+    /// The CWR flag (RFC 3168 §6.1.2): the sender reduced its window on an ECN-Echo, so the
+    /// receiver may stop echoing.
+    pub cwr: bool,
 }
 
 impl TcpData {
@@ -76,13 +79,19 @@ pub struct TcpAck {
     pub ack: i32,
     /// SACK blocks; only the first `sack_len` are meaningful.
     pub sack: [SackBlock; MAX_SACK_BLOCKS],
-    /// How many SACK blocks the ACK carries (0 from a non-SACK sink).
+    /// How many SACK blocks the ACK carries (0 from a non-SACK sink) in the low bits, and the
+    /// ECN-Echo flag in bit [`TcpAck::ECE`] (kept in the same byte so that the header stays 32
+    /// bytes); read them with [`TcpAck::blocks`] and [`TcpAck::ece`].
     pub sack_len: u8,
     /// The connection acknowledged (see [`TcpData::conn`]; 0 for a plain flow).
     pub conn: ConnId,
 }
 
 impl TcpAck {
+    /// The bit of [`TcpAck::sack_len`] that carries ECN-Echo (RFC 3168 §6.1.3: the receiver
+    /// saw a CE mark and has not yet seen the sender's CWR).
+    pub const ECE: u8 = 0x80;
+
     /// A plain cumulative ACK without SACK blocks.
     pub fn cumulative(ack: i64) -> TcpAck {
         TcpAck {
@@ -100,7 +109,17 @@ impl TcpAck {
 
     /// The SACK blocks carried.
     pub fn blocks(&self) -> &[SackBlock] {
-        &self.sack[..usize::from(self.sack_len).min(MAX_SACK_BLOCKS)]
+        &self.sack[..usize::from(self.sack_len & !TcpAck::ECE).min(MAX_SACK_BLOCKS)]
+    }
+
+    /// Whether the ACK carries ECN-Echo.
+    pub fn ece(&self) -> bool {
+        self.sack_len & TcpAck::ECE != 0
+    }
+
+    /// Sets or clears ECN-Echo, leaving the SACK block count alone.
+    pub fn set_ece(&mut self, ece: bool) {
+        self.sack_len = (self.sack_len & !TcpAck::ECE) | if ece { TcpAck::ECE } else { 0 };
     }
 }
 
@@ -116,5 +135,17 @@ mod tests {
         assert_eq!(ConnId::new(ConnId::MAX + 1).get(), 0);
         assert_eq!(TcpData::plain(7).conn, ConnId::default());
         assert_eq!(std::mem::size_of::<TcpAck>(), 32);
+    }
+
+    #[test]
+    fn ece_shares_a_byte_with_the_block_count() {
+        let mut ack = TcpAck::cumulative(5);
+        ack.sack_len = 2;
+        assert!(!ack.ece());
+        ack.set_ece(true);
+        assert!(ack.ece());
+        assert_eq!(ack.blocks().len(), 2);
+        ack.set_ece(false);
+        assert_eq!(ack.sack_len, 2);
     }
 }

@@ -14,6 +14,7 @@ mod bbr;
 pub mod controller;
 mod cubic;
 pub mod delivery_rate;
+mod ecn;
 mod header;
 pub mod pacing;
 mod prr;
@@ -300,6 +301,12 @@ pub struct TcpConfig {
     pub prr: bool,
     /// What RFC 6675 recovery entry halves (times `decrease_num`) for ssthresh and cwnd.
     pub ssthresh_base: SsthreshBase,
+    /// Explicit Congestion Notification (RFC 3168; docs/tcp.md, "ECN"): new data packets are
+    /// ECN-capable, the receiver echoes a CE mark as ECE until the sender's CWR, and the
+    /// sender reduces its window once per window of data on ECE, without retransmitting. Off
+    /// in every preset (Linux's `net.ipv4.tcp_ecn = 2` accepts ECN only when the peer asks).
+    /// Reno, NewReno, SACK and CUBIC only.
+    pub ecn: bool,
     /// NewReno partial window deflation (`partial_window_deflation_`).
     pub partial_window_deflation: bool,
     /// NewReno restarts the retransmit timer on the first partial ACK only
@@ -356,6 +363,7 @@ impl TcpConfig {
             tlp: false,
             prr: false,
             ssthresh_base: SsthreshBase::FlightSize,
+            ecn: false,
             partial_window_deflation: false,
             newreno_impatient: false,
             vegas: VegasParams::default(),
@@ -536,6 +544,18 @@ impl TcpConfig {
         }
         if !(1..=100_000).contains(&self.cubic.hz) {
             return fail("cubic_hz", "a kernel timer frequency from 1 to 100000 Hz");
+        }
+        if self.ecn
+            && matches!(
+                self.variant,
+                TcpVariant::Tahoe | TcpVariant::Vegas | TcpVariant::Bbr
+            )
+        {
+            return fail(
+                "ecn",
+                "false with variant \"tahoe\", \"vegas\" or \"bbr\" (ECN is implemented for \
+                 reno, newreno, sack and cubic)",
+            );
         }
         if self.variant == TcpVariant::Bbr && self.sack_recovery != SackRecovery::Rfc6675 {
             return fail(

@@ -13,7 +13,8 @@ use super::bbr::Bbr;
 use super::controller::{AckSample, CongestionControl, ControllerError};
 use super::cubic::Cubic;
 use super::delivery_rate::DeliveryRate;
-use super::header::{TcpAck, TcpData};
+use super::ecn::Ecn;
+use super::header::TcpAck;
 use super::pacing::Pacer;
 use super::prr::Prr;
 use super::rack::Rack;
@@ -68,6 +69,9 @@ pub struct TcpStats {
     pub rtt_samples: u64,
     /// Sum of those samples in seconds, unrounded (for a mean RTT over any period).
     pub rtt_sum: f64,
+    /// Window reductions in answer to ECN-Echo (RFC 3168 §6.1.2; 0 without
+    /// [`TcpConfig::ecn`]).
+    pub ecn_reductions: u64,
 }
 
 /// A TCP sender (the source agent of a `tcp` or `gaimd` flow). (Not `Clone`: it may own a
@@ -146,6 +150,8 @@ pub struct TcpSender {
     pub(super) cc_sample: AckSample,
     /// The controller's failure: the sender is silent from then on.
     pub(super) cc_error: Option<ControllerError>,
+    /// ECN's state ([`TcpConfig::ecn`]).
+    pub(super) ecn: Ecn,
     pub(super) stats: TcpStats,
 }
 
@@ -267,8 +273,10 @@ impl TcpSender {
                 acked: 0,
                 acked_bytes: 0,
                 rtt: None,
+                ece: false,
             },
             cc_error: None,
+            ecn: Ecn::default(),
             stats: TcpStats::default(),
         }
     }
@@ -384,10 +392,12 @@ impl TcpSender {
 
     /// Sends packet `seqno` (`output`): timing, retransmission count, and the timer.
     pub(super) fn output(&mut self, now: Time, seqno: i64, out: &mut Outbox) {
-        out.send(
-            self.packet_bytes(seqno),
-            Payload::TcpData(TcpData::plain(seqno)),
-        );
+        let (data, ect) = self.ecn_header(seqno);
+        if ect {
+            out.send_ecn(self.packet_bytes(seqno), Payload::TcpData(data));
+        } else {
+            out.send(self.packet_bytes(seqno), Payload::TcpData(data));
+        }
         self.stats.packets_sent += 1;
         self.first_sent.get_or_insert(now);
         self.idle_since = None;
@@ -662,6 +672,7 @@ impl TcpSender {
 
     fn handle_ack(&mut self, now: Time, ack: &TcpAck, out: &mut Outbox) {
         self.stats.acks += 1;
+        self.ecn.ack_ece = self.cfg.ecn && ack.ece();
         match self.cfg.variant {
             TcpVariant::Tahoe => self.tahoe_recv(now, ack.seqno(), out),
             TcpVariant::Reno => self.reno_recv(now, ack.seqno(), out),
@@ -669,6 +680,9 @@ impl TcpSender {
             TcpVariant::Sack | TcpVariant::Cubic => self.sack_recv(now, ack, out),
             TcpVariant::Vegas => self.vegas_recv(now, ack.seqno(), out),
             TcpVariant::Bbr => self.bbr_recv(now, ack, out),
+        }
+        if self.ecn.ack_ece {
+            self.ecn_echo(now);
         }
     }
 }

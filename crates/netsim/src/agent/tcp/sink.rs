@@ -39,6 +39,13 @@ pub struct TcpSink {
     held: Option<(Time, i64)>,
     /// Data packets still to be acked at once under delayed ACKs (quick-ACK mode).
     quick_acks: u32,
+    /// ECN is on ([`TcpConfig::ecn`]).
+    ecn: bool,
+    /// A CE mark was seen and the sender's CWR not yet: every ACK carries ECE (RFC 3168
+    /// §6.1.3; Linux's `TCP_ECN_DEMAND_CWR`).
+    demand_cwr: bool,
+    /// CE-marked data packets received.
+    ce_marks: u64,
     acks_sent: u64,
     duplicates: u64,
 }
@@ -65,6 +72,9 @@ impl TcpSink {
             history_len: 0,
             held: None,
             quick_acks: config.quick_acks,
+            ecn: config.ecn,
+            demand_cwr: false,
+            ce_marks: 0,
             acks_sent: 0,
             duplicates: 0,
         }
@@ -84,6 +94,36 @@ impl TcpSink {
     /// ACKs sent so far.
     pub fn acks_sent(&self) -> u64 {
         self.acks_sent
+    }
+
+    /// CE-marked data packets received (0 without ECN).
+    pub fn ce_marks(&self) -> u64 {
+        self.ce_marks
+    }
+
+    /// RFC 3168's receiver (§6.1.3) as Linux runs it (`tcp_ecn_accept_cwr`, then
+    /// `__tcp_ecn_check_ce`): a CWR stops the echo, a CE mark (re)starts it. Returns whether
+    /// the packet must be acked at once: a data packet with CWR (Linux sets `ICSK_ACK_NOW`),
+    /// or the first CE mark of an echo, which starts two quick ACKs, its own included
+    /// (`tcp_enter_quickack_mode(sk, 2)`: the sender's window may be small).
+    fn ecn_on_data(&mut self, data: &TcpData, ce: bool) -> bool {
+        if !self.ecn {
+            return false;
+        }
+        let mut now = false;
+        if data.cwr {
+            self.demand_cwr = false;
+            now = true;
+        }
+        if ce {
+            self.ce_marks += 1;
+            if !self.demand_cwr {
+                self.demand_cwr = true;
+                self.quick_acks = self.quick_acks.max(2);
+                now = true;
+            }
+        }
+        now
     }
 
     /// Duplicate data packets received (already delivered or already held).
@@ -183,11 +223,12 @@ impl TcpSink {
 
     fn send_ack(&mut self, seq: i64, out: &mut Outbox) {
         let (sack, sack_len) = self.sack_blocks(seq);
-        let header = TcpAck {
+        let mut header = TcpAck {
             sack,
             sack_len,
             ..TcpAck::cumulative(self.cumulative_ack())
         };
+        header.set_ece(self.demand_cwr);
         let size = self
             .ack_bytes
             .saturating_add(u32::from(sack_len) * self.sack_block_bytes);
@@ -214,12 +255,14 @@ impl Agent for TcpSink {
     fn on_stop(&mut self, _now: Time, _out: &mut Outbox) {}
 
     fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
-        let Payload::TcpData(TcpData { seqno, .. }) = packet.payload else {
+        let Payload::TcpData(data) = packet.payload else {
             return;
         };
+        let seqno = data.seqno;
         if seqno < 0 {
             return;
         }
+        let ack_now = self.ecn_on_data(&data, packet.ecn_ce);
         self.receive(seqno);
         match self.policy {
             AckPolicy::Immediate => self.send_ack(seqno, out),
@@ -232,7 +275,12 @@ impl Agent for TcpSink {
                 if quick {
                     self.quick_acks -= 1;
                 }
-                if !quick && self.held.is_none() && in_order && seqno >= self.maxseen && seqno != 0
+                if !quick
+                    && !ack_now
+                    && self.held.is_none()
+                    && in_order
+                    && seqno >= self.maxseen
+                    && seqno != 0
                 {
                     self.held = Some((now + interval, seqno));
                     return;

@@ -188,17 +188,18 @@ impl TcpSender {
         } else if seq > high {
             tlp.high = None;
             tlp.recoveries += 1;
-            self.tlp_reduce(now);
+            self.cwr_reduce(now, Reduction::Recovery);
         } else if !flags.advanced && !flags.sacked {
             tlp.high = None;
         }
     }
 
-    /// The window reduction of a loss a probe repaired (`tcp_init_cwnd_reduction` then
-    /// `tcp_end_cwnd_reduction` in CWR): ssthresh as on entering recovery and cwnd = ssthresh.
-    fn tlp_reduce(&mut self, now: Time) {
+    /// A window reduction without loss recovery, for a loss a probe repaired or an ECN-Echo
+    /// (`tcp_init_cwnd_reduction` then `tcp_end_cwnd_reduction` in CWR): ssthresh as on
+    /// entering RFC 6675 recovery (or the controller's for `reduction`) and cwnd = ssthresh.
+    pub(super) fn cwr_reduce(&mut self, now: Time, reduction: Reduction) {
         if self.cc.is_some() {
-            self.cc_reduce(now, Reduction::Recovery);
+            self.cc_reduce(now, reduction);
         } else if self.cfg.variant != TcpVariant::Bbr {
             let flight = (self.maxseq - self.highest_ack) as f64;
             self.ssthresh = match self.cubic_recovery_ssthresh() {

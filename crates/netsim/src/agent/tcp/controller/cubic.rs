@@ -76,7 +76,7 @@ impl CongestionControl for CubicController {
             f64::from(self.cubic.recalc_ssthresh(cwnd))
         };
         let cwnd = match reduction {
-            Reduction::Recovery => ssthresh,
+            Reduction::Recovery | Reduction::Ecn => ssthresh,
             Reduction::GoBackN | Reduction::Timeout | Reduction::Restart => {
                 self.cubic.on_timeout();
                 1.0

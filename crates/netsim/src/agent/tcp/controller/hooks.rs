@@ -106,6 +106,7 @@ impl TcpSender {
             acked,
             acked_bytes: u64::from(acked) * u64::from(self.cfg.size_bytes),
             rtt: newest.map(|sent: Time| -> Duration { now.saturating_since(sent) }),
+            ece: self.ecn.ack_ece,
         };
         let sample = self.cc_sample;
         self.cc_call(now, "pkts_acked", |cc, state| cc.pkts_acked(state, &sample));

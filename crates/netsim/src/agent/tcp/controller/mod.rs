@@ -47,17 +47,22 @@ pub enum Reduction {
     /// nothing outstanding (ns-2's `slow_start_restart_`): the window restarts; the built-in
     /// controllers keep ssthresh.
     Restart,
+    /// An ACK carried ECN-Echo (RFC 3168 §6.1.2, with [`TcpConfig::ecn`]): a router marked a
+    /// packet instead of dropping it. The sender retransmits nothing, sets cwnd and ssthresh
+    /// to what the controller returns and calls it again at most once per window of data.
+    Ecn,
 }
 
 impl Reduction {
     /// The name Python controllers receive (`"recovery"`, `"go_back_n"`, `"timeout"`,
-    /// `"restart"`).
+    /// `"restart"`, `"ecn"`).
     pub fn name(self) -> &'static str {
         match self {
             Reduction::Recovery => "recovery",
             Reduction::GoBackN => "go_back_n",
             Reduction::Timeout => "timeout",
             Reduction::Restart => "restart",
+            Reduction::Ecn => "ecn",
         }
     }
 }
@@ -91,6 +96,11 @@ pub struct AckSample {
     /// The RTT of the newest packet this ACK acknowledges, from its first transmission to now;
     /// `None` when that packet was retransmitted (Karn), as Linux's `ca_rtt_us`.
     pub rtt: Option<Duration>,
+    /// The ACK carried ECN-Echo (with [`TcpConfig::ecn`]; Linux's `CA_ACK_ECE`): a
+    /// DCTCP-style controller sums `acked_bytes` of such ACKs against all `acked_bytes` for
+    /// the fraction of marked data. netsim's receiver echoes as RFC 3168 says, from a CE mark
+    /// until the sender's CWR, so that fraction runs high of the true marking rate.
+    pub ece: bool,
 }
 
 /// The sender's state as a controller sees it, read-only: what Linux's congestion ops read from
@@ -189,8 +199,8 @@ pub type CcResult = Result<Option<CcWindow>, String>;
 /// must be deterministic functions of what they are given and their own state (no clock, no
 /// unseeded randomness), so that runs stay reproducible.
 ///
-/// Not called: Linux's `undo_cwnd` (netsim detects no spurious recovery) and `cwnd_event`'s ECN
-/// events (netsim's TCP senders do not negotiate ECN).
+/// Not called: Linux's `undo_cwnd` (netsim detects no spurious recovery) and `cwnd_event`
+/// (ECN arrives as [`AckSample::ece`] and [`Reduction::Ecn`] instead).
 pub trait CongestionControl: fmt::Debug + Send + Sync {
     /// The controller's name, for error messages ("reno", "mymodule:MyCC").
     fn name(&self) -> &str;

@@ -252,6 +252,7 @@ impl CongestionControl for PluginController {
             Reduction::GoBackN => AbiReduction::GoBackN,
             Reduction::Timeout => AbiReduction::Timeout,
             Reduction::Restart => AbiReduction::Restart,
+            Reduction::Ecn => AbiReduction::Ecn,
         } as u32;
         self.on_signal(self.plugin.vtable.ssthresh, state, code)
     }
@@ -291,5 +292,6 @@ fn abi_ack(ack: &AckSample) -> Ack {
         rtt_seconds: ack.rtt.map_or(0.0, |rtt| rtt.as_secs_f64()),
         acked: ack.acked,
         has_rtt: ack.rtt.is_some(),
+        ece: ack.ece,
     }
 }

@@ -48,7 +48,8 @@ impl CongestionControl for RenoController {
     }
 
     fn ssthresh(&mut self, state: &CcState, reduction: Reduction) -> CcResult {
-        if reduction == Reduction::Recovery
+        // An ECN-Echo reduces as loss recovery does (RFC 3168 §6.1.2).
+        if matches!(reduction, Reduction::Recovery | Reduction::Ecn)
             && self.cfg.variant.uses_sack()
             && self.cfg.sack_recovery == SackRecovery::Rfc6675
         {
@@ -59,7 +60,7 @@ impl CongestionControl for RenoController {
             return Ok(Some(CcWindow::new(ssthresh, ssthresh)));
         }
         let (ssthresh_cut, cut) = match reduction {
-            Reduction::Recovery => (true, CwndCut::Decrease),
+            Reduction::Recovery | Reduction::Ecn => (true, CwndCut::Decrease),
             Reduction::GoBackN | Reduction::Timeout => (true, CwndCut::One),
             Reduction::Restart => (false, CwndCut::One),
         };
