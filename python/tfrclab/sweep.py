@@ -713,22 +713,34 @@ def local_dask_cluster(jobs: int) -> Iterator[str]:
         cluster.close()
 
 
-def _dask(
-    tasks: Sequence[Task], jobs: int, scheduler: str | None, tick: float
-) -> Iterator[_Completed]:
+@contextlib.contextmanager
+def dask_client(jobs: int, scheduler: str | None) -> Iterator[Any]:
+    """A ``dask.distributed`` client for the ``with``: of the cluster at ``scheduler``.
+
+    Without an address, of a local cluster of ``jobs`` processes made for the ``with``
+    (``sweep`` and ``evaluate`` both submit their runs through it).
+    """
     import distributed
 
+    # distributed is only partly typed: its calls are made through Any.
     dist: Any = distributed
     with contextlib.ExitStack() as stack:
         if scheduler is None:
             scheduler = stack.enter_context(local_dask_cluster(jobs))
         client = dist.Client(scheduler)
         try:
-            futures = {client.submit(task_rows, task, pure=False): task for task in tasks}
-            for item in _completions(futures, tick):
-                yield None if item is None else (item[1], item[0].result())
+            yield client
         finally:
             client.close()
+
+
+def _dask(
+    tasks: Sequence[Task], jobs: int, scheduler: str | None, tick: float
+) -> Iterator[_Completed]:
+    with dask_client(jobs, scheduler) as client:
+        futures = {client.submit(task_rows, task, pure=False): task for task in tasks}
+        for item in _completions(futures, tick):
+            yield None if item is None else (item[1], item[0].result())
 
 
 def run_sweep(

@@ -115,17 +115,22 @@ def test_ctrl_c_interrupts_a_run_in_process(tmp_path: Path) -> None:
     assert time.monotonic() - started < 3.0
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-def test_ctrl_c_stops_a_quiet_cli_run_promptly_with_status_130(tmp_path: Path) -> None:
+def _long_cli_run(tmp_path: Path) -> subprocess.Popen[str]:
+    """``tfrclab run --quiet`` of a dumbbell that would run for hours, started as a process."""
     path = long_dumbbell(tmp_path, "30000s")
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "tfrclab", "run", str(path), "--quiet"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env=env,
     )
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+def test_ctrl_c_stops_a_quiet_cli_run_promptly_with_status_130(tmp_path: Path) -> None:
+    process = _long_cli_run(tmp_path)
     try:
         # Long enough for the interpreter to import tfrclab and start simulating.
         time.sleep(3.0)
@@ -147,16 +152,8 @@ def test_ctrl_c_stops_a_quiet_cli_run_promptly_with_status_130(tmp_path: Path) -
 def test_a_storm_of_signals_ends_a_cli_run_once_without_a_traceback(tmp_path: Path) -> None:
     # The first signal interrupts; the rest, arriving every millisecond while the command
     # cleans up and exits, are ignored: status 130, one "interrupted", no traceback.
-    path = long_dumbbell(tmp_path, "30000s")
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "MPLBACKEND": "Agg"}
     for trial in range(3):
-        process = subprocess.Popen(
-            [sys.executable, "-m", "tfrclab", "run", str(path), "--quiet"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
+        process = _long_cli_run(tmp_path)
         try:
             time.sleep(3.0)
             assert process.poll() is None, process.communicate()

@@ -504,21 +504,13 @@ def _on_dask(
     runs: Sequence[Run], jobs: int, scheduler: str | None
 ) -> Iterator[tuple[Run, dict[str, Any]]]:
     """Each run and its measurements, measured on a ``dask.distributed`` cluster as they finish."""
-    import contextlib
-
     import distributed
 
-    from tfrclab.sweep import local_dask_cluster
+    from tfrclab.sweep import dask_client
 
     # distributed is only partly typed: its calls are made through Any.
     dist: Any = distributed
-    with contextlib.ExitStack() as stack:
-        if scheduler is None:
-            scheduler = stack.enter_context(local_dask_cluster(jobs))
-        client = dist.Client(scheduler)
-        try:
-            futures = {client.submit(_measure, run, pure=False): run for run in runs}
-            for future in dist.as_completed(futures):
-                yield futures[future], future.result()
-        finally:
-            client.close()
+    with dask_client(jobs, scheduler) as client:
+        futures = {client.submit(_measure, run, pure=False): run for run in runs}
+        for future in dist.as_completed(futures):
+            yield futures[future], future.result()

@@ -349,12 +349,7 @@ impl TcpSender {
         } else if self.cfg.variant == TcpVariant::Bbr {
             self.bbr_enter_recovery();
         } else {
-            let flight = (self.maxseq - self.highest_ack) as f64;
-            self.ssthresh = match self.cubic_recovery_ssthresh() {
-                Some(ssthresh) => ssthresh,
-                None => rfc6675_ssthresh(&self.cfg, self.cwnd, flight),
-            };
-            self.cwnd = self.ssthresh;
+            self.cut_to_recovery_ssthresh();
         }
         self.first_decrease = false;
         self.tlp_reset();
@@ -366,6 +361,18 @@ impl TcpSender {
         self.sack.high_rxt = first;
         self.output(now, first, out);
         self.prr_sent();
+    }
+
+    /// The built-in reduction on entering recovery (and of Linux's CWR): ssthresh from
+    /// CUBIC (`cubictcp_recalc_ssthresh`) or RFC 6675 §5 step (4) ([`rfc6675_ssthresh`]), and
+    /// cwnd = ssthresh.
+    pub(super) fn cut_to_recovery_ssthresh(&mut self) {
+        let flight = (self.maxseq - self.highest_ack) as f64;
+        self.ssthresh = match self.cubic_recovery_ssthresh() {
+            Some(ssthresh) => ssthresh,
+            None => rfc6675_ssthresh(&self.cfg, self.cwnd, flight),
+        };
+        self.cwnd = self.ssthresh;
     }
 
     /// RFC 6675 `NextSeg` (§4). With RACK, Linux's choice instead (`tcp_xmit_retransmit_queue`):

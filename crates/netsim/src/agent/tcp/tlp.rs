@@ -27,7 +27,6 @@ use std::time::Duration;
 use tfrc::Time;
 
 use super::controller::Reduction;
-use super::sack::rfc6675_ssthresh;
 use super::sender::{CwndAction, TcpSender};
 use super::TcpVariant;
 use crate::agent::Outbox;
@@ -201,12 +200,7 @@ impl TcpSender {
         if self.cc.is_some() {
             self.cc_reduce(now, reduction);
         } else if self.cfg.variant != TcpVariant::Bbr {
-            let flight = (self.maxseq - self.highest_ack) as f64;
-            self.ssthresh = match self.cubic_recovery_ssthresh() {
-                Some(ssthresh) => ssthresh,
-                None => rfc6675_ssthresh(&self.cfg, self.cwnd, flight),
-            };
-            self.cwnd = self.ssthresh;
+            self.cut_to_recovery_ssthresh();
             self.first_decrease = false;
         }
     }
