@@ -3,10 +3,10 @@
 //!
 //! When the last packets of a flight are lost no duplicate ACK follows, and only the
 //! retransmission timer would find them. So while the sender is in the open state (the
-//! handshake over, not in recovery, nothing SACKed), every transmission of new data and every ACK that acknowledges
-//! data arm a probe timeout (PTO): twice the smoothed RTT, plus 2 ms (`TCP_TIMEOUT_MIN_US`)
-//! or, with a single packet outstanding, the minimum RTO (for the receiver's delayed ACK), and
-//! never later than the retransmission timer. When it fires the sender sends one probe: a new
+//! handshake over, not in recovery, nothing SACKed), every transmission of new data and every
+//! ACK that acknowledges data arm a probe timeout (PTO): twice the smoothed RTT, plus 2 ms
+//! (`TCP_TIMEOUT_MIN_US`) or, with a single packet outstanding, the minimum RTO (for the
+//! receiver's delayed ACK), and never later than the retransmission timer. When it fires the sender sends one probe: a new
 //! packet if the application and the receiver window allow one (whatever cwnd says), else the
 //! highest packet sent, again. The probe's ACK (with SACK) then lets RACK and RFC 6675 repair
 //! the tail by fast recovery. At most one probe is outstanding per episode.
