@@ -6,9 +6,9 @@
 //! handshake over, not in recovery, nothing SACKed), every transmission of new data and every
 //! ACK that acknowledges data arm a probe timeout (PTO): twice the smoothed RTT, plus 2 ms
 //! (`TCP_TIMEOUT_MIN_US`) or, with a single packet outstanding, the minimum RTO (for the
-//! receiver's delayed ACK), and never later than the retransmission timer. When it fires the sender sends one probe: a new
-//! packet if the application and the receiver window allow one (whatever cwnd says), else the
-//! highest packet sent, again. The probe's ACK (with SACK) then lets RACK and RFC 6675 repair
+//! receiver's delayed ACK), and never later than the retransmission timer. When it fires the
+//! sender sends one probe: a new packet if the application and the receiver window allow one
+//! (whatever cwnd says), else the highest packet sent, again. The probe's ACK (with SACK) then lets RACK and RFC 6675 repair
 //! the tail by fast recovery. At most one probe is outstanding per episode.
 //!
 //! The episode ends (`tcp_process_tlp_ack`) when the ACK reaches the highest packet sent at
@@ -79,9 +79,9 @@ impl TcpSender {
     }
 
     /// `tcp_schedule_loss_probe`: arms the probe timeout if the sender is open with data
-    /// outstanding (else, at an ACK, disarms it). `after_ack`: at an ACK that acknowledged data (the
-    /// retransmission timer is being restarted: the probe comes at most one RTO from now),
-    /// rather than after sending new data (at most when the armed timer fires).
+    /// outstanding (else, at an ACK, disarms it). `after_ack`: at an ACK that acknowledged
+    /// data (the retransmission timer is being restarted: the probe comes at most one RTO from
+    /// now), rather than after sending new data (at most when the armed timer fires).
     pub(super) fn tlp_schedule(&mut self, now: Time, after_ack: bool) {
         if !self.cfg.uses_tlp() {
             return;
