@@ -8,8 +8,9 @@
 //! (`TCP_TIMEOUT_MIN_US`) or, with a single packet outstanding, the minimum RTO (for the
 //! receiver's delayed ACK), and never later than the retransmission timer. When it fires the
 //! sender sends one probe: a new packet if the application and the receiver window allow one
-//! (whatever cwnd says), else the highest packet sent, again. The probe's ACK (with SACK) then lets RACK and RFC 6675 repair
-//! the tail by fast recovery. At most one probe is outstanding per episode.
+//! (whatever cwnd says), else the highest packet sent, again. The probe's ACK (with SACK) then
+//! lets RACK and RFC 6675 repair the tail by fast recovery. At most one probe is outstanding
+//! per episode.
 //!
 //! The episode ends (`tcp_process_tlp_ack`) when the ACK reaches the highest packet sent at
 //! the probe: for a probe of new data at once; for a retransmission, a duplicate ACK there
