@@ -143,7 +143,12 @@ def test_short_mixed_run_shares_sum_to_the_link_rate_and_pcap_is_written(tmp_pat
             timeout=60,
             check=True,
         )
-        assert len(done.stdout.splitlines()) > 1000
+        # The capture holds every TFRC datagram the run sent: at least those the relay
+        # delivered in the measured window (1028 bytes each on the wire). TFRC's own share
+        # varies from run to run (a fixed count failed one run in which it got 5% of the link).
+        start, end = result["window_s"]
+        delivered = result["throughput_bps"]["udp:5001"] * (end - start) / 8 / 1028
+        assert len(done.stdout.splitlines()) >= delivered > 100
 
 
 @needs_root
