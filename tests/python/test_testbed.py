@@ -105,6 +105,31 @@ def test_bad_parameters_name_the_field() -> None:
         pass
 
 
+def test_tcp_info_reads_a_live_connections_state() -> None:
+    """TCP_INFO on a loopback connection: the fields the twin's traces plot, in their units."""
+    import socket
+
+    from tfrclab.testbed.traffic import tcp_info
+
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        client = socket.create_connection(server.getsockname())
+        peer, _ = server.accept()
+        with client, peer:
+            client.sendall(b"x" * 100_000)
+            got = 0
+            while got < 100_000:
+                got += len(peer.recv(65536))
+            time.sleep(0.05)
+            info = tcp_info(client)
+    assert info["cwnd"] >= 10, info
+    assert 0 < info["rtt_us"] < 1_000_000, info
+    # Everything written was delivered and acknowledged: nothing in flight or unsent.
+    assert info["unacked"] == 0, info
+    assert info["notsent_bytes"] == 0, info
+    assert info["snd_wnd"] > 0, info
+    assert info["pacing_rate"] > 0, info
+
+
 def test_not_root_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(tbmod.TestbedError, match="needs root"), tbmod.Testbed():

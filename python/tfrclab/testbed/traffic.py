@@ -73,23 +73,34 @@ def _connect(host: str, port: int, cc: str) -> socket.socket:
 
 
 #: ``struct tcp_info`` (include/uapi/linux/tcp.h): 8 bytes of u8 fields, then u32 fields from
-#: ``tcpi_rto``; the indices of those read here, and the u64 ``tcpi_pacing_rate`` after them.
-_TCP_INFO_U32 = {"rto_us": 0, "lost": 6, "retrans": 7, "rtt_us": 15, "rttvar_us": 16,
-                 "ssthresh": 17, "cwnd": 18, "total_retrans": 23}  # fmt: skip
-_TCP_INFO_BYTES = 8 + 24 * 4 + 8
+#: ``tcpi_rto``; the indices of those read here.
+_TCP_INFO_U32 = {"rto_us": 0, "unacked": 4, "lost": 6, "retrans": 7, "rtt_us": 15,
+                 "rttvar_us": 16, "ssthresh": 17, "cwnd": 18, "total_retrans": 23}  # fmt: skip
+#: Later fields of ``struct tcp_info`` by byte offset and ``struct`` format: the pacing rate
+#: (bytes/s), the bytes written but not yet sent, and the time (µs) the connection was limited
+#: by the receiver's window and by its send buffer (``tcp_chrono``), then the receiver's window.
+_TCP_INFO_LATER = {"pacing_rate": (104, "<Q"), "notsent_bytes": (144, "<I"),
+                   "rwnd_limited_us": (176, "<Q"), "sndbuf_limited_us": (184, "<Q"),
+                   "snd_wnd": (228, "<I")}  # fmt: skip
+_TCP_INFO_BYTES = 232
 
 
 def tcp_info(sock: socket.socket) -> dict[str, int]:
     """The connection's state from ``TCP_INFO``.
 
-    cwnd and ssthresh (packets), RTT, RTT variance and RTO (µs), packets lost and retransmitted
-    now, retransmissions in all, and the pacing rate (bytes/s; the kernel sets one for every
-    congestion control, enforced only under BBR or the fq qdisc).
+    cwnd and ssthresh (packets), packets in flight (``unacked``), RTT, RTT variance and RTO
+    (µs), packets lost and retransmitted now, retransmissions in all, the pacing rate (bytes/s;
+    the kernel sets one for every congestion control, enforced only under BBR or the fq
+    qdisc), unsent bytes, the µs spent limited by the receiver's window and by the send buffer,
+    and the receiver's window (bytes). A field the kernel does not fill (an older kernel's
+    shorter ``struct tcp_info``) reads 0.
     """
     raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
+    raw = raw.ljust(_TCP_INFO_BYTES, b"\0")
     u32 = struct.unpack_from("<24I", raw, 8)
     info = {name: u32[i] for name, i in _TCP_INFO_U32.items()}
-    info["pacing_rate"] = struct.unpack_from("<Q", raw, 8 + 24 * 4)[0]
+    for name, (offset, fmt) in _TCP_INFO_LATER.items():
+        info[name] = struct.unpack_from(fmt, raw, offset)[0]
     return info
 
 

@@ -95,6 +95,10 @@ pub(super) fn tcp_keys(
     config.vegas.beta = fields.or("vegas_beta", config.vegas.beta)?;
     config.vegas.gamma = fields.or("vegas_gamma", config.vegas.gamma)?;
     config.cubic.hystart = fields.or("cubic_hystart", config.cubic.hystart)?;
+    config.cubic.hystart_rounds_any_cwnd = fields.or(
+        "cubic_hystart_rounds_any_cwnd",
+        config.cubic.hystart_rounds_any_cwnd,
+    )?;
     config.cubic.fast_convergence =
         fields.or("cubic_fast_convergence", config.cubic.fast_convergence)?;
     config.cubic.tcp_friendliness =

@@ -39,6 +39,13 @@ pub struct CubicParams {
     pub hystart_low_window: u32,
     /// ACKs closer than this are a train (`hystart_ack_delta_us`, 2 ms).
     pub hystart_ack_delta: Duration,
+    /// HyStart's rounds start whatever cwnd is, as Linux does since commit 25c1a9ca53db
+    /// ("tcp_cubic: fix incorrect HyStart round start detection"), or only once cwnd has
+    /// reached `hystart_low_window` (off, the kernels before it: every round then begins
+    /// partway through a window's ACKs instead of at its first). Off by default until netsim's
+    /// receiver sends the per-segment ACKs that let the fixed rounds find an ACK train
+    /// (docs/tcp.md, "CUBIC").
+    pub hystart_rounds_any_cwnd: bool,
     /// The kernel's timer frequency (CONFIG_HZ, 250 on Debian's kernels): CUBIC's epoch clock
     /// counts jiffies, and it recomputes its target at most once per jiffy.
     pub hz: u32,
@@ -56,6 +63,7 @@ impl Default for CubicParams {
             hystart_delay: true,
             hystart_low_window: 16,
             hystart_ack_delta: Duration::from_millis(2),
+            hystart_rounds_any_cwnd: false,
             hz: 250,
         }
     }
@@ -310,21 +318,33 @@ impl Cubic {
         if self.delay_min_us == 0 || self.delay_min_us > delay {
             self.delay_min_us = delay;
         }
+        let below_low_window = cwnd < self.params.hystart_low_window;
         if self.found
             || !in_slow_start
             || !self.params.hystart
-            || cwnd < self.params.hystart_low_window
+            || (below_low_window && !self.params.hystart_rounds_any_cwnd)
         {
             return None;
         }
-        self.hystart_update(now, delay, snd_una, snd_nxt)
+        self.hystart_update(now, delay, snd_una, snd_nxt, below_low_window)
             .then_some(cwnd)
     }
 
-    /// `hystart_update`: true when this sample ends slow start.
-    fn hystart_update(&mut self, now: Time, delay: u32, snd_una: i64, snd_nxt: i64) -> bool {
+    /// `hystart_update`: true when this sample ends slow start. A sample below the low window
+    /// only starts a new round when one is due.
+    fn hystart_update(
+        &mut self,
+        now: Time,
+        delay: u32,
+        snd_una: i64,
+        snd_nxt: i64,
+        below_low_window: bool,
+    ) -> bool {
         if snd_una > self.end_seq {
             self.hystart_reset(now, snd_nxt);
+        }
+        if below_low_window {
+            return false;
         }
         if self.params.hystart_ack_train {
             let us = usecs(now);
@@ -577,6 +597,62 @@ mod tests {
         let (ssthresh, ack) = found.expect("a train");
         assert_eq!(ssthresh, 32);
         assert!((20..=22).contains(&ack), "{ack}");
+    }
+
+    /// Slow start through a 1.2 ms/packet bottleneck with 100 ms of propagation and delayed
+    /// ACKs: each window leaves at twice the link's rate as the previous window's ACKs come
+    /// back, so its queue starts empty and grows by a packet per two sent (until windows
+    /// overlap). Returns the cwnd at which HyStart ends slow start.
+    fn slow_start_exit(params: CubicParams) -> u32 {
+        let mut cubic = Cubic::new(params, at(0), 10);
+        let (service_us, base_us) = (1200u64, 100_000u64);
+        let (mut cwnd, mut una, mut nxt) = (10u32, 10i64, 20i64);
+        // Send times (µs) of the packets in flight, by sequence number.
+        let mut sent: std::collections::VecDeque<u64> = (0..10).map(|_| 0).collect();
+        let mut link_free = 0u64;
+        let mut departures = std::collections::VecDeque::new();
+        for &t in &sent {
+            link_free = link_free.max(t) + service_us;
+            departures.push_back(link_free);
+        }
+        while cwnd < 2000 {
+            // The next ACK covers two packets; it arrives a propagation delay after the second
+            // one leaves the queue.
+            let (sent_1, sent_2) = (sent.pop_front().unwrap(), sent.pop_front().unwrap());
+            departures.pop_front();
+            let now_us = departures.pop_front().unwrap() + base_us;
+            let rtt = Duration::from_micros(now_us - sent_2.max(sent_1));
+            una += 2;
+            if let Some(ssthresh) =
+                cubic.on_rtt_sample(Time::from_nanos(now_us * 1000), rtt, cwnd, true, una, nxt)
+            {
+                return ssthresh;
+            }
+            // Slow start: two more packets of window, four sent at once.
+            cwnd += 2;
+            for _ in 0..4 {
+                link_free = link_free.max(now_us) + service_us;
+                departures.push_back(link_free);
+                sent.push_back(now_us);
+                nxt += 1;
+            }
+        }
+        cwnd
+    }
+
+    #[test]
+    fn hystart_rounds_start_with_a_window_since_linux_fixed_them() {
+        // Since Linux's fix a round begins at the first ACK of a window, whose first samples
+        // see the queue that window found (empty until windows overlap, past 166 packets
+        // here); before it, rounds began where cwnd first reached 16, partway through a
+        // window, so their first samples saw the window's queue half built.
+        let fixed = slow_start_exit(CubicParams {
+            hystart_rounds_any_cwnd: true,
+            ..CubicParams::default()
+        });
+        let old = slow_start_exit(CubicParams::default());
+        assert!(fixed > 166, "{fixed}");
+        assert!(old < 166, "{old}");
     }
 
     #[test]
