@@ -48,8 +48,8 @@ def queues(rate_bps: float, one_way_s: float) -> dict[str, dict[str, Any]]:
     }
 
 
-def cells(duration: str) -> list[tuple[str, Scenario]]:
-    """Every cell's label and scenario."""
+def cells(duration: str, tcp_keys: dict[str, Any] | None = None) -> list[tuple[str, Scenario]]:
+    """Every cell's label and scenario; ``tcp_keys`` are added to every TCP flow (netsim's side)."""
     base = Scenario.load(BASE)
     first = next(iter(SETTINGS))
     out = []
@@ -59,7 +59,7 @@ def cells(duration: str) -> list[tuple[str, Scenario]]:
             for tcp in TCPS:
                 for mix, (n_tcp, n_tfrc) in MIXES.items():
                     flow = {"kind": "tcp", "variant": tcp, "preset": "linux", "count": n_tcp,
-                            "start": {"uniform": ["0s", "0.1s"]}}  # fmt: skip
+                            "start": {"uniform": ["0s", "0.1s"]}, **(tcp_keys or {})}  # fmt: skip
                     flows = [flow] + ([{**TFRC, "count": n_tfrc}] if n_tfrc else [])
                     mixed = f"{n_tcp}{tcp}+{n_tfrc}tfrc" if mix == "4x4" else f"{tcp}{mix}"
                     label = f"{prefix}{mixed}/{queue_name}"
@@ -95,13 +95,24 @@ def main(argv: list[str] | None = None) -> int:
         help="no testbed: rerun netsim's side with today's code against DIR/study.json's runs",
     )
     parser.add_argument(
+        "--tcp",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        type=tcp_key,
+        help="with --reanalyze: add this key (a TOML value) to every TCP flow of netsim's side, "
+        "e.g. --tcp cubic_hystart_rounds_any_cwnd=true (repeat for more)",
+    )
+    parser.add_argument(
         "--table",
         action="store_true",
         help="no runs: print docs/twin.md's table of DIR/study.json, and its verdict counts",
     )
     args = parser.parse_args(argv)
+    if args.tcp and not args.reanalyze:
+        parser.error("--tcp changes netsim's side only: use it with --reanalyze")
     if args.reanalyze:
-        return reanalyze(args.out, args.duration)
+        return reanalyze(args.out, args.duration, args.only, dict(args.tcp))
     if args.table:
         print(docs_table(json.loads((args.out / "study.json").read_text())))
         return 0
@@ -165,17 +176,43 @@ def docs_table(rows: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def reanalyze(out: Path, duration: str) -> int:
-    """Compare netsim's side, rerun now, with the testbed runs already in ``out/study.json``."""
+def tcp_key(text: str) -> tuple[str, Any]:
+    """``KEY=VALUE`` with VALUE a TOML value (``true``, ``16``, ``"linux"``)."""
+    import tomllib
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, found {text!r}")
+    try:
+        return key.strip(), tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError as e:
+        raise argparse.ArgumentTypeError(
+            f"{key.strip()}: {value!r} is not a TOML value ({e})"
+        ) from None
+
+
+def reanalyze(
+    out: Path,
+    duration: str,
+    only: list[str] | None = None,
+    tcp_keys: dict[str, Any] | None = None,
+) -> int:
+    """Compare netsim's side, rerun now, with the testbed runs already in ``out/study.json``.
+
+    Only the cells whose label contains one of ``only`` (all without it); ``tcp_keys`` are
+    added to every TCP flow of netsim's side.
+    """
     from dataclasses import replace
 
     from tfrclab.ns2.crosscheck import compare
 
     rows = json.loads((out / "study.json").read_text())
-    scenarios = dict(cells(duration))
+    scenarios = dict(cells(duration, tcp_keys))
     print("| cell | metric | netsim | testbed | difference (95% CI) | verdict |")
     print("|---|---|---|---|---|---|")
     for label, row in rows.items():
+        if only is not None and not any(o in label for o in only):
+            continue
         ours = [netsim_metrics(scenarios[label], seed, row["window_s"][0])[0]
                 for seed in row["seeds"]]  # fmt: skip
         for metric, tolerance in TOLERANCES.items():
