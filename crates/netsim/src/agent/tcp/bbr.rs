@@ -871,7 +871,8 @@ impl TcpSender {
         let lost_below = if self.bbr_loss_until.is_some() {
             None
         } else {
-            self.sack.scoreboard.lost_below(self.cfg.numdupacks)
+            self.pipe_dup_thresh()
+                .and_then(|t| self.sack.scoreboard.lost_below(t))
         };
         let sample = self.rate.as_mut().map(|rate| {
             if let Some(below) = lost_below {
@@ -975,6 +976,28 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    use crate::agent::tcp::delivery_rate::DeliveryRate;
+    use crate::agent::tcp::test_driver::Driver;
+    use crate::agent::tcp::{TcpConfig, TcpVariant};
+
+    #[test]
+    fn with_rack_a_resent_packet_is_not_counted_lost_again_by_dupthresh() {
+        // Linux with RACK marks losses by RACK alone (`tcp_identify_packet_loss`). The SYN's
+        // ACK opens the window (packets 1 to 10); SACKs for 2 to 4 let RACK find 1 lost, and
+        // recovery resends it on the same ACK. RFC 6675's three-SACK rule, applied after, must
+        // not count the resent 1 as lost a second time in BBR's rate samples.
+        let mut d = Driver::new(TcpConfig::linux(TcpVariant::Bbr));
+        d.wait(Duration::from_millis(49));
+        let mut sent = d.ack(0);
+        sent.extend(d.wait(Duration::from_millis(20)));
+        assert_eq!(sent, (1..=10).collect::<Vec<i64>>());
+        d.wait(Duration::from_millis(30));
+        assert_eq!(d.sack(0, &[(2, 5)]).first(), Some(&1));
+        let lost = d.sender.rate.as_ref().map(DeliveryRate::lost);
+        assert_eq!(lost, Some(1));
+    }
 
     #[test]
     fn the_gains_are_the_kernels() {
