@@ -32,6 +32,7 @@ use super::{TcpConfig, TcpSender};
 use crate::rng::SimRng;
 
 pub use cubic::CubicController;
+pub use plugin::PLUGIN_PATH_VAR;
 pub use reno::RenoController;
 
 /// A congestion signal the sender reports through [`CongestionControl::ssthresh`].

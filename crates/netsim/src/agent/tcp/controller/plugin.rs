@@ -15,7 +15,7 @@
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -35,6 +35,12 @@ use tfrc::Time;
 
 /// The prefix of a plugin's name in a scenario's `controller` key.
 pub(super) const PREFIX: &str = "native:";
+
+/// The environment variable listing (as `PATH` does) the directories of the scenario files
+/// read in this process, where a relative plugin path is looked for first. `tfrclab.Scenario.load`
+/// adds each file's directory (as it adds it to `sys.path` for Python controllers); a child
+/// process, such as a sweep's worker, inherits it.
+pub const PLUGIN_PATH_VAR: &str = "TFRCLAB_PLUGIN_PATH";
 
 /// The entry point's type: `extern "C" fn() -> *const Vtable`.
 type EntryFn = unsafe extern "C" fn() -> *const Vtable;
@@ -58,7 +64,7 @@ pub(super) struct PluginFactory {
 }
 
 /// Loads the plugin `spec` names (`PATH[?PARAMS]`, the text after `native:`; a relative PATH
-/// is taken from the current directory), checks its ABI version and vtable, and makes and frees
+/// is looked for as [`locate`] says), checks its ABI version and vtable, and makes and frees
 /// one controller with the parameters so that a bad parameter is refused with the scenario
 /// (its `create` and `destroy` bounded to `limit`, as every call is). The error is phrased as
 /// what was expected, as scenario errors are.
@@ -67,15 +73,7 @@ pub(super) fn load(name: &str, spec: &str, limit: Duration) -> Result<PluginFact
     if path.is_empty() {
         return Err("\"native:PATH\" naming a controller plugin's shared library".to_string());
     }
-    let path: PathBuf = std::env::current_dir()
-        .map(|dir| dir.join(path))
-        .unwrap_or_else(|_| PathBuf::from(path));
-    if !path.is_file() {
-        return Err(format!(
-            "a controller plugin's shared library at {} (no such file)",
-            path.display()
-        ));
-    }
+    let path = locate(path)?;
     let shown = path.display();
     // SAFETY: loading a library runs its initialisers. The user named this file as their
     // controller, so its code is trusted as a Python controller's module is when imported;
@@ -130,6 +128,46 @@ pub(super) fn load(name: &str, spec: &str, limit: Duration) -> Result<PluginFact
         format!("parameters {params:?} the plugin accepts ({shown}: {reason})")
     })?;
     Ok(PluginFactory { plugin })
+}
+
+/// The file a plugin's `path` names: an absolute path as it is; a relative one in the
+/// directories of [`PLUGIN_PATH_VAR`] (the scenario files' directories), in order, then in
+/// the current directory (where a scenario given as text, or `tfrclab evaluate`'s ALGO, has
+/// its only base). The error names every place looked in.
+fn locate(path: &str) -> Result<PathBuf, String> {
+    let given = Path::new(path);
+    if given.is_absolute() {
+        return if given.is_file() {
+            Ok(given.to_path_buf())
+        } else {
+            Err(format!(
+                "a controller plugin's shared library at {path} (no such file)"
+            ))
+        };
+    }
+    let mut places: Vec<(PathBuf, &str)> = std::env::var_os(PLUGIN_PATH_VAR)
+        .map(|dirs| {
+            std::env::split_paths(&dirs)
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .map(|dir| (dir, "a scenario file's directory"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Ok(dir) = std::env::current_dir() {
+        places.push((dir, "the current directory"));
+    }
+    if let Some((dir, _)) = places.iter().find(|(dir, _)| dir.join(given).is_file()) {
+        return Ok(dir.join(given));
+    }
+    let looked: Vec<String> = places
+        .iter()
+        .map(|(dir, what)| format!("{} ({what})", dir.display()))
+        .collect();
+    Err(format!(
+        "a controller plugin's shared library {path} in the scenario file's directory or the \
+         current directory (no such file in {})",
+        looked.join(", nor in ")
+    ))
 }
 
 impl ControllerFactory for PluginFactory {
