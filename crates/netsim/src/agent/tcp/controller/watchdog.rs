@@ -174,6 +174,7 @@ impl Watch {
 
     /// A callback starts, at simulated time `now`; returns the call's number for
     /// [`end`](Watch::end). Calls of one watch do not nest.
+    #[inline]
     pub fn begin(&self, callback: Callback, now: Time) -> u64 {
         let slot = &self.slot;
         slot.callback.store(callback as u8, Ordering::Relaxed);
@@ -185,18 +186,26 @@ impl Watch {
 
     /// The callback `call` returned: `Err` with the controller's error if the watchdog found
     /// it over its limit (whatever it returned is then not to be used).
+    #[inline]
     pub fn end(&self, call: u64) -> Result<(), String> {
         let slot = &self.slot;
         slot.call.store(call + 1, Ordering::Release);
         if slot.overrun.load(Ordering::Acquire) == call {
-            return Err(format!(
-                "did not return within its limit of {} s of wall time (the flow's \
-                 controller_limit); the watchdog stopped it",
-                slot.limit.as_secs_f64()
-            ));
+            return Err(overrun_reason(slot.limit));
         }
         Ok(())
     }
+}
+
+/// The controller's error for a call the watchdog stopped (out of [`Watch::end`]'s inlined
+/// path).
+#[cold]
+fn overrun_reason(limit: Duration) -> String {
+    format!(
+        "did not return within its limit of {} s of wall time (the flow's controller_limit); \
+         the watchdog stopped it",
+        limit.as_secs_f64()
+    )
 }
 
 impl Slot {
