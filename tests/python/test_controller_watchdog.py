@@ -130,12 +130,15 @@ def test_a_python_callback_that_never_returns_ends_the_run_with_a_controller_err
     assert LIMIT <= float(took) < LIMIT + 5, took
 
 
-def test_a_constructor_that_never_returns_fails_the_run_in_init(looping: Path) -> None:
+def test_a_constructor_that_never_returns_fails_the_run_in_init_once(looping: Path) -> None:
     done, _ = python("-m", "tfrclab", "run", str(scenario(looping, "loopcc:Unmade")), "--quiet",
                      cwd=looping)  # fmt: skip
     assert done.returncode == 1, done.stderr
     assert overran("loopcc:Unmade", "__init__") + "0.000000 s" in done.stderr
     assert STOPPED in done.stderr
+    # The scenario's checks made the first instance; the run's failed at once, not after
+    # waiting out the limit again.
+    assert "(in an earlier instance)" in done.stderr
 
 
 def test_cli_run_and_a_parallel_sweep_report_the_looping_controller(

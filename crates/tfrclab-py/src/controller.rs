@@ -16,7 +16,7 @@
 
 use std::os::raw::c_long;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use pyo3::prelude::*;
@@ -371,6 +371,13 @@ struct PyFactory {
     class: Py<PyAny>,
 }
 
+/// The classes whose constructor the watchdog stopped, with that error: every later instance
+/// of one fails with it at once, so that the instances a scenario's checks make (each parse of
+/// it makes one per flow before its run makes its own) do not each wait out the limit. Each
+/// class is held, so that its identity cannot be reused by another; a class defined anew (a
+/// fixed one, under the same name) is another object and starts clean.
+static OVERRAN: Mutex<Vec<(Py<PyAny>, String)>> = Mutex::new(Vec::new());
+
 impl ControllerFactory for PyFactory {
     fn build(
         &self,
@@ -379,12 +386,27 @@ impl ControllerFactory for PyFactory {
     ) -> Result<Box<dyn CongestionControl>, String> {
         let watch = PyWatch::new(&self.name, limit);
         Python::attach(|py| {
-            let object = PyWatch::run(watch.as_ref(), py, Callback::Init, Time::ZERO, || {
+            let overran = OVERRAN.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((_, reason)) = overran.iter().find(|(class, _)| class.is(&self.class)) {
+                return Err(format!("{reason} (in an earlier instance)"));
+            }
+            drop(overran);
+            let made = PyWatch::run(watch.as_ref(), py, Callback::Init, Time::ZERO, || {
                 self.class
                     .bind(py)
                     .call0()
                     .map_err(|err| describe(py, &err))
-            })?;
+            });
+            let object = match made {
+                Err(reason) if watch.as_ref().is_some_and(|w| w.watch.overran()) => {
+                    OVERRAN
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push((self.class.clone_ref(py), reason.clone()));
+                    return Err(reason);
+                }
+                made => made?,
+            };
             let callable = |name: &str| {
                 object
                     .getattr(name)

@@ -197,6 +197,13 @@ impl Watch {
     }
 }
 
+impl Watch {
+    /// Whether the watchdog ever found one of this watch's calls over its limit.
+    pub fn overran(&self) -> bool {
+        self.slot.overrun.load(Ordering::Acquire) != 0
+    }
+}
+
 /// The controller's error for a call the watchdog stopped (out of [`Watch::end`]'s inlined
 /// path).
 #[cold]
