@@ -14,7 +14,9 @@
 //!
 //! `reno.rs` and `cubic.rs` re-express the built-in Reno (ns-2's `opencwnd`/`slowdown`, or
 //! Linux's segment counting) and CUBIC through this interface, on the same functions the
-//! built-in senders run; `hooks.rs` is the sender's side.
+//! built-in senders run; `hooks.rs` is the sender's side; `plugin.rs` loads native plugins;
+//! `watchdog.rs` bounds each callback of user code (a plugin's, a Python class's) in wall
+//! time, so that one that never returns ends the run instead of hanging it.
 
 mod cubic;
 mod hooks;
@@ -199,7 +201,8 @@ pub type CcResult = Result<Option<CcWindow>, String>;
 /// keeps sequence numbers, the SACK scoreboard, RACK, the retransmission timer and loss
 /// recovery; the controller only decides the window (and optionally a pacing rate). Callbacks
 /// must be deterministic functions of what they are given and their own state (no clock, no
-/// unseeded randomness), so that runs stay reproducible.
+/// unseeded randomness), so that runs stay reproducible, and must return: a controller that
+/// runs user code brackets its calls with a [`watchdog::Watch`].
 ///
 /// Not called: Linux's `undo_cwnd` (netsim detects no spurious recovery) and `cwnd_event`
 /// (ECN arrives as [`AckSample::ece`] and [`Reduction::Ecn`] instead).
