@@ -4,7 +4,8 @@ A controller callback that never returns ends the run, never hangs it: a Python 
 ``tfrclab.ControllerError`` naming the controller, the callback, the simulated time and the
 limit (through the API, ``tfrclab run`` and a parallel sweep); a Python one that will not stop
 (it swallows the watchdog's exception, or sleeps in C) and a native plugin that never returns
-end the process with exit status 3 and that error on stderr. Every such run is made in a
+end the process with exit status 3 and that error on stderr (a sweep's worker, which the
+sweep then reports). Every such run is made in a
 subprocess with a timeout, so that a regression fails here instead of hanging the suite.
 """
 
@@ -191,6 +192,14 @@ def test_a_native_plugin_that_never_returns_ends_the_process(
     assert f"within its limit of {LIMIT} s of wall time" in done.stderr
     assert "native code cannot be stopped safely" in done.stderr
     assert "Traceback" not in done.stderr
+    # In a sweep the worker dies; the sweep retries the run once, then reports it.
+    done, _ = python("-m", "tfrclab", "sweep", str(scenario(tmp_path, name)), "--seeds", "1-2",
+                     "--jobs", "2", "--out", str(tmp_path / "sweep"), "--quiet",
+                     cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    assert "failed twice: its worker process died" in done.stderr
+    assert "a congestion controller's callback that never returned" in done.stderr
+    assert "the watchdog ends the process with exit status 3" in done.stderr
 
 
 def test_a_run_within_the_limit_is_the_same_with_the_watchdog_off() -> None:
