@@ -5,8 +5,8 @@ A controller callback that never returns ends the run, never hangs it: a Python 
 limit (through the API, ``tfrclab run`` and a parallel sweep); a Python one that will not stop
 (it swallows the watchdog's exception, or sleeps in C) and a native plugin that never returns
 end the process with exit status 3 and that error on stderr (a sweep's worker, which the
-sweep then reports). Every such run is made in a
-subprocess with a timeout, so that a regression fails here instead of hanging the suite.
+sweep then reports). Every such run is made in a subprocess with a timeout, so that a
+regression fails here instead of hanging the suite.
 """
 
 from __future__ import annotations
