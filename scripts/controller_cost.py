@@ -9,8 +9,10 @@ ABI), and Reno written in Python (GAIMD with alpha 1, beta 1/2,
 :mod:`tfrclab.controllers.gaimd`). The ways alternate within each round, so that a change of the
 machine's load hits them alike; each way's best and median wall time over the rounds are
 printed, with the difference from the built-in one divided by the number of controller calls
-(counted in a separate run), and the load average before and after. docs/controllers.md quotes
-the figures.
+(counted in a separate run), and the load average before and after. The plugin and the Python
+controller also run with the watchdog off (``controller_limit = "0s"``), and the watchdog's cost
+per call is the difference from the same controller watched (the default limit).
+docs/controllers.md quotes the figures.
 """
 
 from __future__ import annotations
@@ -52,9 +54,11 @@ class CountingReno(PythonReno):
         return super().ssthresh(state, reduction)
 
 
-def scenario(seconds: int, controller: str | None) -> Scenario:
-    """The flow, with ``controller`` (None: the built-in Reno)."""
+def scenario(seconds: int, controller: str | None, watched: bool = True) -> Scenario:
+    """The flow, with ``controller`` (None: the built-in Reno), ``watched`` by the watchdog."""
     line = f'controller = "{controller}"' if controller else ""
+    if not watched:
+        line += '\ncontroller_limit = "0s"'
     return Scenario.from_toml(f"""\
 duration = "{seconds}s"
 [topology]
@@ -90,19 +94,21 @@ def main() -> int:
     """Run the four ways in alternation and print the per-call costs."""
     seconds = int(sys.argv[1]) if len(sys.argv) > 1 else 120
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 7
+    native, python = plugin(), register(PythonReno)
     ways = {
-        "built-in": None,
-        "native controller": "reno",
-        "plugin controller": plugin(),
-        "Python controller": register(PythonReno),
+        "built-in": scenario(seconds, None),
+        "native controller": scenario(seconds, "reno"),
+        "plugin controller": scenario(seconds, native),
+        "plugin, watch off": scenario(seconds, native, watched=False),
+        "Python controller": scenario(seconds, python),
+        "Python, watch off": scenario(seconds, python, watched=False),
     }
-    scenarios = {label: scenario(seconds, controller) for label, controller in ways.items()}
     walls: dict[str, list[float]] = {label: [] for label in ways}
     flows: dict[str, pd.DataFrame] = {}
     events = 0
     load_before = os.getloadavg()
     for _ in range(rounds):
-        for label, s in scenarios.items():
+        for label, s in ways.items():
             result = run(s)
             walls[label].append(result.info.wall_seconds)
             flows[label] = result.flows.drop(columns=["kind", "variant"])
@@ -122,6 +128,13 @@ def main() -> int:
             f"{label:>18}: best {best * 1e3:7.1f} ms ({(best - best0) / calls * 1e9:+6.0f} ns "
             f"per call), median {median * 1e3:7.1f} ms "
             f"({(median - median0) / calls * 1e9:+6.0f} ns per call)"
+        )
+    for way in ("plugin", "Python"):
+        on, off = walls[f"{way} controller"], walls[f"{way}, watch off"]
+        print(
+            f"{'the watch, ' + way:>18}: best {(min(on) - min(off)) / calls * 1e9:+6.1f} ns per "
+            f"call, median {(statistics.median(on) - statistics.median(off)) / calls * 1e9:+6.1f}"
+            " ns per call"
         )
     return 0
 

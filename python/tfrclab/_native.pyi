@@ -149,8 +149,9 @@ class ControllerError(RuntimeError):
     """A congestion controller (a scenario's ``controller``) misbehaved during a run.
 
     It raised, returned something other than None or ``(cwnd, ssthresh[, pacing_rate])``, or
-    a window that is not a finite number of at least one packet. ``str(err)`` names the flow,
-    the controller, the callback and the simulated time; the run's results are discarded.
+    a window that is not a finite number of at least one packet, or a callback did not return
+    within the flow's ``controller_limit`` of wall time. ``str(err)`` names the flow, the
+    controller, the callback and the simulated time; the run's results are discarded.
     """
 
 @final

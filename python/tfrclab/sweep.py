@@ -440,7 +440,12 @@ def task_rows(task: Task) -> Rows:
     :func:`run_task` with pandas would give (:func:`tfrclab.sweep_store.arrow_table`).
     """
     scenario = _scenario(task.scenario_toml, json.dumps(list(task.changes)))
-    result = run(scenario, seed=task.seed, force=task.force)
+    try:
+        result = run(scenario, seed=task.seed, force=task.force)
+    except _native.ControllerError as err:  # name the run whose controller failed
+        raise _native.ControllerError(
+            f"run {task.key} (seed {task.seed}, {dict(task.changes)}): {err}"
+        ) from None
     summary = result.summary()
     front = _front(task)
     flows = summary.columns("flows")
@@ -686,8 +691,9 @@ def _local(
             if tries[task.key] >= 2:
                 raise SweepError(
                     f"run {task.key} (seed {task.seed}, {dict(task.changes)}) failed twice: its "
-                    "worker process died (out of memory, or a script that calls run_sweep "
-                    'without `if __name__ == "__main__":`, which stderr then names); the '
+                    "worker process died (out of memory, a congestion controller's callback "
+                    "that never returned, or a script that calls run_sweep without "
+                    '`if __name__ == "__main__":`, which stderr then names); the '
                     "finished runs are kept"
                 )
         pending = broken

@@ -3,7 +3,8 @@
 The example plugins (crates/controller-template, crates/controller-delay) are built with cargo
 and named as ``controller = "native:PATH"``. Each gives its Python twin's results
 (``tfrclab.controllers.gaimd``, ``tfrclab.controllers.delay``) bit for bit; a user controller,
-Python or native, goes through ``tfrclab evaluate``; sweep workers load a plugin; a panicking
+Python or native, goes through ``tfrclab evaluate``; sweep workers load a plugin, found beside
+the scenario file by a relative path as in this process; a panicking
 plugin ends the run with a ``ControllerError`` naming it, and a missing one is refused with the
 scenario.
 """
@@ -158,9 +159,36 @@ def test_a_missing_plugin_is_refused_with_the_scenario(tmp_path: Path) -> None:
     assert "no such file" in str(caught.value)
 
 
+def test_a_relative_plugin_path_is_found_beside_the_scenario_file(
+    plugins: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "lib").mkdir()
+    shutil.copy(plugins / "libdelay_controller.so", tmp_path / "lib")
+    path = tmp_path / "relative.toml"
+    flow = 'kind = "tcp"\nvariant = "newreno"\ncontroller = "native:lib/libdelay_controller.so"'
+    path.write_text(path_with(flow, duration="5s"), encoding="utf-8")
+    assert not (Path.cwd() / "lib" / "libdelay_controller.so").exists()
+    relative = run(Scenario.load(path), seed=1)
+    absolute = run(
+        Scenario.from_toml(path.read_text().replace("native:lib/", f"native:{tmp_path}/lib/")),
+        seed=1,
+    )
+    same(relative, absolute)
+    missing = tmp_path / "missing.toml"
+    missing.write_text(path_with('kind = "tcp"\ncontroller = "native:lib/libnone.so"'))
+    with pytest.raises(ScenarioError) as caught:
+        Scenario.load(missing)
+    assert caught.value.path == "flows[0].controller"
+    text = str(caught.value)
+    assert f"{tmp_path} (a scenario file's directory)" in text, text
+    assert f"nor in {Path.cwd()} (the current directory)" in text, text
+
+
 def test_sweep_workers_load_the_plugin(plugins: Path, tmp_path: Path) -> None:
     path = tmp_path / "delay.toml"
-    controller = native(plugins, "delay_controller")
+    # Relative to the scenario's directory, which the workers must inherit.
+    shutil.copy(plugins / "libdelay_controller.so", tmp_path)
+    controller = "native:libdelay_controller.so"
     path.write_text(
         path_with(f'kind = "tcp"\nvariant = "newreno"\ncontroller = "{controller}"', duration="5s"),
         encoding="utf-8",

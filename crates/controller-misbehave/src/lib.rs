@@ -1,8 +1,8 @@
 //! A controller plugin that misbehaves on request (a test fixture for
 //! `crates/netsim/tests/controller_plugin.rs`): Reno-like AIMD until its `after`-th `cong_avoid`
 //! call (parameter, default 100), then what `fail` says: `nan` (a NaN cwnd), `negative` (cwnd
-//! -1), `panic` or `error` (an error message); or `new` fails its creation, `new_panic`
-//! panics in it.
+//! -1), `panic`, `error` (an error message) or `hang` (never returns: it sleeps forever, for
+//! the watchdog to end); or `new` fails its creation, `new_panic` panics in it.
 //! Built with feature `wrong_abi` its vtable claims another ABI version; with `no_entry` it
 //! exports no entry point.
 
@@ -39,6 +39,9 @@ impl Controller for Misbehave {
                 "negative" => return Ok(Some(Window::new(-1.0, state.ssthresh))),
                 "panic" => panic!("cong_avoid blew up after {} calls", self.calls),
                 "error" => return Err("gave up".to_string()),
+                "hang" => loop {
+                    std::thread::sleep(std::time::Duration::from_secs(1));
+                },
                 _ => {}
             }
         }

@@ -29,6 +29,17 @@ fn main() {
             std::process::exit(2);
         }
     };
+    // A relative controller plugin path is looked for in the file's directory first
+    // (docs/controllers.md), as `tfrclab.Scenario.load` arranges it; no thread runs yet.
+    if let Some(dir) = std::path::Path::new(&path).parent() {
+        let dir = if dir.as_os_str().is_empty() {
+            std::path::Path::new(".")
+        } else {
+            dir
+        };
+        let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        std::env::set_var(netsim::agent::tcp::controller::PLUGIN_PATH_VAR, dir);
+    }
     let scenario = match Scenario::from_toml_str(&text) {
         Ok(scenario) => scenario,
         Err(error) => {

@@ -7,6 +7,7 @@
 mod common;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::{bernoulli_on_ab, two_nodes_over};
 use netsim::agent::tcp::controller::{
@@ -164,7 +165,11 @@ impl CongestionControl for Misbehaving {
 struct TestControllers(&'static str);
 
 impl ControllerFactory for TestControllers {
-    fn build(&self, config: &TcpConfig) -> Result<Box<dyn CongestionControl>, String> {
+    fn build(
+        &self,
+        config: &TcpConfig,
+        _limit: Duration,
+    ) -> Result<Box<dyn CongestionControl>, String> {
         match self.0 {
             "test:unmade" => Err("cannot be made".to_string()),
             name => Ok(Box::new(Misbehaving {

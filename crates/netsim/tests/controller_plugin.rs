@@ -12,8 +12,9 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 use common::{bernoulli_on_ab, two_nodes_over};
 use netsim::results::Results;
@@ -145,6 +146,70 @@ fn plugin_runs_are_deterministic_and_their_parameters_matter() {
     };
     assert!(run("", 9) == run("", 9));
     assert!(run("", 9) != run("?alpha=6&beta=12", 9));
+    // The watchdog never touches a callback that returns: off, the run is the same.
+    let off = measured(&common::simulate(
+        &scenario(
+            &format!(
+                "{}\ncontroller_limit = \"0s\"",
+                controlled(&format!("native:{delay}"))
+            ),
+            "20s",
+            0.001,
+        ),
+        9,
+    ));
+    assert!(run("", 9) == off);
+}
+
+/// The child process of the test below (run only by it, with `TFRCLAB_HANG_PLUGIN` naming the
+/// plugin): a run whose plugin never returns, which the watchdog must end.
+#[test]
+#[ignore = "the child process of a_plugin_that_never_returns_ends_the_process_naming_it"]
+fn hanging_plugin_child() {
+    let name = std::env::var("TFRCLAB_HANG_PLUGIN").expect("run by the parent test");
+    let flow = format!("{}\ncontroller_limit = \"0.5s\"", controlled(&name));
+    let (failure, _) = failure_of(&flow);
+    panic!("the run ended without the watchdog: {failure:?}");
+}
+
+#[test]
+fn a_plugin_that_never_returns_ends_the_process_naming_it() {
+    let misbehave = plugin("misbehave_controller");
+    let name = format!("native:{misbehave}?fail=hang&after=50");
+    let started = Instant::now();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "hanging_plugin_child",
+            "--ignored",
+            "--nocapture",
+        ])
+        .env("TFRCLAB_HANG_PLUGIN", &name)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the run still hangs after 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    for part in [
+        format!("congestion controller {name:?} did not return from cong_avoid (called at t = "),
+        "within its limit of 0.5 s of wall time".to_string(),
+        "exit status 3".to_string(),
+    ] {
+        assert!(stderr.contains(&part), "{part:?} not in {stderr}");
+    }
+    assert!(!stderr.contains("t = 0.000000 s"), "{stderr}");
 }
 
 /// Runs `flow` to its end and returns the run's failure, if any, and the packets delivered.

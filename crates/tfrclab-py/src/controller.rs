@@ -4,17 +4,40 @@
 //! `set_state`) forwarded to its methods with the GIL taken for each call. Whatever the Python
 //! code does wrong (raises, returns a wrong type, a NaN or negative window) becomes the
 //! controller's error, which ends the run (`tfrclab.ControllerError`), never a panic.
+//!
+//! A callback (or the constructor) that runs past the flow's `controller_limit` is stopped by
+//! netsim's watchdog (`netsim::agent::tcp::controller::watchdog`): from its own thread, with
+//! the GIL, it raises `_WatchdogStop` in the simulating thread with CPython's
+//! `PyThreadState_SetAsyncExc` (the interpreter switches threads every 5 ms, so the watchdog
+//! gets the GIL while Python code loops); the call's end, under the GIL too, reports the
+//! overrun as the controller's error and withdraws the exception if it was not raised yet, so
+//! that it can never hit other code. Python code stuck in C that never returns to the
+//! interpreter is ended as native code is, after the watchdog's grace period.
 
-use std::sync::Arc;
+use std::os::raw::c_long;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyList, PyTuple};
 
+use netsim::agent::tcp::controller::watchdog::{Callback, Overrun, Stop, Watch};
 use netsim::agent::tcp::controller::{
     AckSample as NativeAckSample, CaState, CcResult, CcState, CcWindow, CongestionControl,
     ControllerFactory, ControllerResolver, Reduction,
 };
 use netsim::agent::TcpConfig;
+use tfrc::Time;
+
+pyo3::create_exception!(
+    tfrclab,
+    _WatchdogStop,
+    pyo3::exceptions::PyBaseException,
+    "Raised by the watchdog inside a controller callback that ran past its `controller_limit` \
+     (a BaseException, so that `except Exception` in the controller does not swallow it); the \
+     run then ends with `tfrclab.ControllerError`."
+);
 
 /// The state of the sender a Python controller sees (netsim's `CcState`): packet counts in
 /// packets of `packet_bytes`, times in seconds.
@@ -195,6 +218,80 @@ fn window(value: &Bound<'_, PyAny>) -> CcResult {
     }))
 }
 
+/// The watch of one Python controller instance: the watchdog's handle, and the thread its
+/// callbacks run on (CPython's thread identifier, set at each call), for the interrupt.
+#[derive(Debug)]
+struct PyWatch {
+    watch: Watch,
+    thread: Arc<AtomicU64>,
+}
+
+impl PyWatch {
+    /// A watch of `name`'s callbacks bounded to `limit` (none when `limit` is zero).
+    fn new(name: &str, limit: Duration) -> Option<PyWatch> {
+        let thread = Arc::new(AtomicU64::new(0));
+        let target = Arc::clone(&thread);
+        let stop = Stop::Interrupt(Box::new(move |overrun: &Overrun| {
+            Python::attach(|py| {
+                // Under the GIL, as `run` begins and ends calls: the call cannot end between
+                // this check and the exception.
+                if overrun.still_running() {
+                    let id = target.load(Ordering::Relaxed);
+                    let kind = py.get_type::<_WatchdogStop>();
+                    set_async_exc(id, kind.as_ptr());
+                }
+            });
+        }));
+        Watch::new(name, limit, stop).map(|watch| PyWatch { watch, thread })
+    }
+
+    /// Runs `body` (with the GIL held) as a watched call of `callback` at `now`: if the
+    /// watchdog found it over its limit, the overrun is the result, and an exception it had
+    /// not yet delivered is withdrawn.
+    fn run<T>(
+        watch: Option<&PyWatch>,
+        _py: Python<'_>,
+        callback: Callback,
+        now: Time,
+        body: impl FnOnce() -> Result<T, String>,
+    ) -> Result<T, String> {
+        let Some(this) = watch else {
+            return body();
+        };
+        let id = current_thread();
+        this.thread.store(id, Ordering::Relaxed);
+        let call = this.watch.begin(callback, now);
+        let result = body();
+        if let Err(overrun) = this.watch.end(call) {
+            // Raised, it was already turned into the body's error, dropped here.
+            set_async_exc(id, std::ptr::null_mut());
+            return Err(overrun);
+        }
+        result
+    }
+}
+
+/// CPython's identifier of the calling thread.
+#[allow(unsafe_code)]
+#[allow(clippy::useless_conversion)] // c_ulong is u64 here, u32 on other platforms.
+fn current_thread() -> u64 {
+    // SAFETY: `PyThread_get_thread_ident` takes nothing and only reads the thread's id.
+    u64::from(unsafe { pyo3::ffi::PyThread_get_thread_ident() })
+}
+
+/// Asks CPython to raise `kind` (null: nothing, withdrawing a pending one) in the thread `id`
+/// when it next runs Python code. The caller holds the GIL.
+#[allow(unsafe_code)]
+fn set_async_exc(id: u64, kind: *mut pyo3::ffi::PyObject) {
+    // SAFETY: the GIL is held (both callers are inside `Python::attach`); `kind` is null or an
+    // exception type that lives as long as the module; an unknown id modifies nothing.
+    // CPython takes the id as an unsigned long, which pyo3 declares as a long: the bits are
+    // passed through unchanged.
+    unsafe {
+        pyo3::ffi::PyThreadState_SetAsyncExc(id as c_long, kind);
+    }
+}
+
 /// One Python controller instance.
 #[derive(Debug)]
 struct PyController {
@@ -203,24 +300,30 @@ struct PyController {
     /// Whether the class defines the optional callbacks.
     has_pkts_acked: bool,
     has_set_state: bool,
+    /// Bounds each callback's wall time (`None`: the limit is off).
+    watch: Option<PyWatch>,
 }
 
 impl PyController {
     /// Calls `method` with the state (and `extra`, a second argument) and reads the window it
     /// returns.
-    fn call(&self, method: &str, state: &CcState, extra: Extra<'_>) -> CcResult {
+    fn call(&self, method: Callback, state: &CcState, extra: Extra<'_>) -> CcResult {
         Python::attach(|py| {
-            let object = self.object.bind(py);
-            let state = Bound::new(py, PyState::new(state)).map_err(|err| describe(py, &err))?;
-            let value = match extra {
-                Extra::Ack(ack) => {
-                    let ack = Bound::new(py, PyAck::new(ack)).map_err(|err| describe(py, &err))?;
-                    object.call_method1(method, (state, ack))
+            PyWatch::run(self.watch.as_ref(), py, method, state.now, || {
+                let object = self.object.bind(py);
+                let state =
+                    Bound::new(py, PyState::new(state)).map_err(|err| describe(py, &err))?;
+                let value = match extra {
+                    Extra::Ack(ack) => {
+                        let ack =
+                            Bound::new(py, PyAck::new(ack)).map_err(|err| describe(py, &err))?;
+                        object.call_method1(method.name(), (state, ack))
+                    }
+                    Extra::Name(name) => object.call_method1(method.name(), (state, name)),
                 }
-                Extra::Name(name) => object.call_method1(method, (state, name)),
-            }
-            .map_err(|err| describe(py, &err))?;
-            window(&value)
+                .map_err(|err| describe(py, &err))?;
+                window(&value)
+            })
         })
     }
 }
@@ -242,22 +345,22 @@ impl CongestionControl for PyController {
         if !self.has_pkts_acked {
             return Ok(None);
         }
-        self.call("pkts_acked", state, Extra::Ack(ack))
+        self.call(Callback::PktsAcked, state, Extra::Ack(ack))
     }
 
     fn cong_avoid(&mut self, state: &CcState, ack: &NativeAckSample) -> CcResult {
-        self.call("cong_avoid", state, Extra::Ack(ack))
+        self.call(Callback::CongAvoid, state, Extra::Ack(ack))
     }
 
     fn ssthresh(&mut self, state: &CcState, reduction: Reduction) -> CcResult {
-        self.call("ssthresh", state, Extra::Name(reduction.name()))
+        self.call(Callback::Ssthresh, state, Extra::Name(reduction.name()))
     }
 
     fn set_state(&mut self, state: &CcState, new_state: CaState) -> CcResult {
         if !self.has_set_state {
             return Ok(None);
         }
-        self.call("set_state", state, Extra::Name(new_state.name()))
+        self.call(Callback::SetState, state, Extra::Name(new_state.name()))
     }
 }
 
@@ -268,14 +371,42 @@ struct PyFactory {
     class: Py<PyAny>,
 }
 
+/// The classes whose constructor the watchdog stopped, with that error: every later instance
+/// of one fails with it at once, so that the instances a scenario's checks make (each parse of
+/// it makes one per flow before its run makes its own) do not each wait out the limit. Each
+/// class is held, so that its identity cannot be reused by another; a class defined anew (a
+/// fixed one, under the same name) is another object and starts clean.
+static OVERRAN: Mutex<Vec<(Py<PyAny>, String)>> = Mutex::new(Vec::new());
+
 impl ControllerFactory for PyFactory {
-    fn build(&self, _config: &TcpConfig) -> Result<Box<dyn CongestionControl>, String> {
+    fn build(
+        &self,
+        _config: &TcpConfig,
+        limit: Duration,
+    ) -> Result<Box<dyn CongestionControl>, String> {
+        let watch = PyWatch::new(&self.name, limit);
         Python::attach(|py| {
-            let object = self
-                .class
-                .bind(py)
-                .call0()
-                .map_err(|err| describe(py, &err))?;
+            let overran = OVERRAN.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some((_, reason)) = overran.iter().find(|(class, _)| class.is(&self.class)) {
+                return Err(format!("{reason} (in an earlier instance)"));
+            }
+            drop(overran);
+            let made = PyWatch::run(watch.as_ref(), py, Callback::Init, Time::ZERO, || {
+                self.class
+                    .bind(py)
+                    .call0()
+                    .map_err(|err| describe(py, &err))
+            });
+            let object = match made {
+                Err(reason) if watch.as_ref().is_some_and(|w| w.watch.overran()) => {
+                    OVERRAN
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push((self.class.clone_ref(py), reason.clone()));
+                    return Err(reason);
+                }
+                made => made?,
+            };
             let callable = |name: &str| {
                 object
                     .getattr(name)
@@ -291,6 +422,7 @@ impl ControllerFactory for PyFactory {
                 has_pkts_acked: callable("pkts_acked"),
                 has_set_state: callable("set_state"),
                 object: object.unbind(),
+                watch,
             }) as Box<dyn CongestionControl>)
         })
     }

@@ -50,8 +50,9 @@ pyo3::create_exception!(
     pyo3::exceptions::PyRuntimeError,
     "A congestion controller (a scenario's `controller`, docs/controllers.md) misbehaved during \
      a run: it raised, returned something other than None or (cwnd, ssthresh[, pacing_rate]), or \
-     a window that is not a finite number of at least one packet. `str(err)` names the flow, \
-     the controller, the callback and the simulated time; the run's results are discarded."
+     a window that is not a finite number of at least one packet, or a callback did not return \
+     within the flow's `controller_limit` of wall time. `str(err)` names the flow, the \
+     controller, the callback and the simulated time; the run's results are discarded."
 );
 
 /// The attributes a `ScenarioError` carries, each None on the class so that every instance has

@@ -32,6 +32,11 @@ def load_scenario(path: Path, sets: Sequence[tuple[str, Any]]) -> Scenario:
         text = read_scenario_text(path)
     except OSError as err:
         raise ValueError(f"{path}: cannot read the scenario file ({err.strerror})") from None
+    if "controller" in text:
+        # A controller's module or plugin may sit beside the file, as for Scenario.load.
+        from tfrclab.controllers import add_search_dir
+
+        add_search_dir(path.parent)
     try:
         scenario = Scenario.from_toml(text, source=str(path))
     except ScenarioError as err:

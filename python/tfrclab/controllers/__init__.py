@@ -35,6 +35,7 @@ loaded by netsim itself (docs/controllers.md, "Native plugins"). Through the API
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 
@@ -60,15 +61,24 @@ def register(cls: type) -> str:
     return name
 
 
-def add_search_dir(directory: str | Path) -> None:
-    """Let :func:`load_class` import controller modules from ``directory``.
+#: The environment variable netsim reads for the directories where a relative native plugin
+#: path (``controller = "native:libx.so"``) is looked for before the current directory.
+PLUGIN_PATH_VAR = "TFRCLAB_PLUGIN_PATH"
 
-    ``directory`` is a scenario file's own directory; it is appended to ``sys.path``, which
-    spawned sweep workers inherit.
+
+def add_search_dir(directory: str | Path) -> None:
+    """Let :func:`load_class` and netsim's plugin loader find controllers in ``directory``.
+
+    ``directory`` is a scenario file's own directory: it is appended to ``sys.path`` (for
+    Python controller modules) and to the ``TFRCLAB_PLUGIN_PATH`` environment variable (for
+    relative native plugin paths), both of which spawned sweep workers inherit.
     """
     text = str(Path(directory).resolve())
     if text not in sys.path:
         sys.path.append(text)
+    dirs = os.environ.get(PLUGIN_PATH_VAR, "")
+    if text not in dirs.split(os.pathsep):
+        os.environ[PLUGIN_PATH_VAR] = os.pathsep.join(d for d in (dirs, text) if d)
 
 
 def load_class(name: str) -> type:

@@ -6,6 +6,7 @@ use std::time::Duration;
 use super::error::{describe, ScenarioError};
 use super::fields::Fields;
 use super::flow_spec::packet_size;
+use crate::agent::tcp::controller::watchdog::DEFAULT_LIMIT;
 use crate::agent::tcp::controller::{resolve_controller, ControlledTcpConfig};
 use crate::agent::tcp::{
     AckCounting, AckPolicy, DecreaseRule, GaimdConfig, GaimdRule, RtoFormula, SackRecovery,
@@ -17,14 +18,24 @@ const ACK_POLICIES: &[&str] = &["immediate", "delayed"];
 const DECREASE_RULES: &[&str] = &["ns2", "paper"];
 
 /// `kind = "tcp"`: `variant` (default "sack"), `preset` (default "rfc"), then overrides; with
-/// `controller`, a sender whose window that controller decides (docs/controllers.md).
+/// `controller`, a sender whose window that controller decides (docs/controllers.md), each of
+/// its callbacks bounded to `controller_limit` of wall time.
 pub(super) fn parse_tcp(fields: &mut Fields<'_>) -> Result<AgentConfig, ScenarioError> {
     let controller: Option<String> = fields.optional("controller")?;
+    let limit: Option<Duration> = fields.optional("controller_limit")?;
     let tcp = tcp_keys(fields, TcpVariant::Sack, "rfc")?;
     let Some(name) = controller else {
+        if let Some(limit) = limit {
+            return Err(ScenarioError::invalid_text(
+                fields.child_path("controller_limit"),
+                "a `controller` on this flow (controller_limit bounds its callbacks)",
+                format!("{:?}", super::units::format_duration(limit)),
+            ));
+        }
         return Ok(AgentConfig::Tcp(tcp));
     };
-    let controller = resolve_controller(&name).map_err(|reason| {
+    let limit = limit.unwrap_or(DEFAULT_LIMIT);
+    let controller = resolve_controller(&name, limit).map_err(|reason| {
         ScenarioError::invalid_text(fields.child_path("controller"), reason, format!("{name:?}"))
     })?;
     tcp.validate_controlled()

@@ -14,12 +14,15 @@
 //!
 //! `reno.rs` and `cubic.rs` re-express the built-in Reno (ns-2's `opencwnd`/`slowdown`, or
 //! Linux's segment counting) and CUBIC through this interface, on the same functions the
-//! built-in senders run; `hooks.rs` is the sender's side.
+//! built-in senders run; `hooks.rs` is the sender's side; `plugin.rs` loads native plugins;
+//! `watchdog.rs` bounds each callback of user code (a plugin's, a Python class's) in wall
+//! time, so that one that never returns ends the run instead of hanging it.
 
 mod cubic;
 mod hooks;
 mod plugin;
 mod reno;
+pub mod watchdog;
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -31,6 +34,7 @@ use super::{TcpConfig, TcpSender};
 use crate::rng::SimRng;
 
 pub use cubic::CubicController;
+pub use plugin::PLUGIN_PATH_VAR;
 pub use reno::RenoController;
 
 /// A congestion signal the sender reports through [`CongestionControl::ssthresh`].
@@ -197,7 +201,8 @@ pub type CcResult = Result<Option<CcWindow>, String>;
 /// keeps sequence numbers, the SACK scoreboard, RACK, the retransmission timer and loss
 /// recovery; the controller only decides the window (and optionally a pacing rate). Callbacks
 /// must be deterministic functions of what they are given and their own state (no clock, no
-/// unseeded randomness), so that runs stay reproducible.
+/// unseeded randomness), so that runs stay reproducible, and must return: a controller that
+/// runs user code brackets its calls with a [`watchdog::Watch`].
 ///
 /// Not called: Linux's `undo_cwnd` (netsim detects no spurious recovery) and `cwnd_event`
 /// (ECN arrives as [`AckSample::ece`] and [`Reduction::Ecn`] instead).
@@ -230,8 +235,14 @@ pub trait CongestionControl: fmt::Debug + Send + Sync {
 /// Makes a fresh controller for each TCP sender of a flow (a flow of short connections has
 /// many), given the flow's TCP configuration.
 pub trait ControllerFactory: fmt::Debug + Send + Sync {
-    /// A new controller for a sender with `config`.
-    fn build(&self, config: &TcpConfig) -> Result<Box<dyn CongestionControl>, String>;
+    /// A new controller for a sender with `config`; a controller that can loop (user code)
+    /// bounds each of its callbacks to `limit` of wall time with a [`watchdog::Watch`] (zero:
+    /// unbounded).
+    fn build(
+        &self,
+        config: &TcpConfig,
+        limit: Duration,
+    ) -> Result<Box<dyn CongestionControl>, String>;
 }
 
 /// A controller a scenario names (`controller = "reno"`, `controller = "mymodule:MyCC"`): its
@@ -242,12 +253,18 @@ pub struct ControllerSpec {
     pub name: String,
     /// Makes one controller per sender.
     pub factory: Arc<dyn ControllerFactory>,
+    /// The wall-time limit of each callback (the flow's `controller_limit`; zero: none), for
+    /// the controllers that run user code ([`watchdog`]).
+    pub limit: Duration,
 }
 
 impl PartialEq for ControllerSpec {
-    /// Two specs are equal when they name the same controller made by the same factory.
+    /// Two specs are equal when they name the same controller made by the same factory, with
+    /// the same limit.
     fn eq(&self, other: &ControllerSpec) -> bool {
-        self.name == other.name && Arc::ptr_eq(&self.factory, &other.factory)
+        self.name == other.name
+            && Arc::ptr_eq(&self.factory, &other.factory)
+            && self.limit == other.limit
     }
 }
 
@@ -283,12 +300,18 @@ impl NativeController {
         ControllerSpec {
             name: name.to_string(),
             factory: Arc::new(self),
+            limit: watchdog::DEFAULT_LIMIT,
         }
     }
 }
 
 impl ControllerFactory for NativeController {
-    fn build(&self, config: &TcpConfig) -> Result<Box<dyn CongestionControl>, String> {
+    /// The built-in controllers always return: `limit` does not apply.
+    fn build(
+        &self,
+        config: &TcpConfig,
+        _limit: Duration,
+    ) -> Result<Box<dyn CongestionControl>, String> {
         Ok(match self {
             NativeController::Reno => Box::new(RenoController::new(config)),
             NativeController::Cubic => Box::new(CubicController::new(config)),
@@ -315,22 +338,29 @@ pub fn set_controller_resolver(resolver: Box<dyn ControllerResolver>) -> bool {
 
 /// The controller a scenario's `controller` key names: a built-in one
 /// ([`NativeController::NAMES`]), a plugin (`"native:PATH[?PARAMS]"`, a shared library loaded
-/// at run time, docs/controllers.md), else what the registered resolver finds.
-pub fn resolve_controller(name: &str) -> Result<ControllerSpec, String> {
+/// at run time, docs/controllers.md), else what the registered resolver finds; each of its
+/// callbacks bounded to `limit` of wall time (zero: unbounded; loading a plugin makes one
+/// instance, bounded too).
+pub fn resolve_controller(name: &str, limit: Duration) -> Result<ControllerSpec, String> {
     if let Some(native) = NativeController::from_name(name) {
-        return Ok(native.spec());
+        return Ok(ControllerSpec {
+            limit,
+            ..native.spec()
+        });
     }
     if let Some(spec) = name.strip_prefix(plugin::PREFIX) {
-        let factory = plugin::load(name, spec)?;
+        let factory = plugin::load(name, spec, limit)?;
         return Ok(ControllerSpec {
             name: name.to_string(),
             factory: Arc::new(factory),
+            limit,
         });
     }
     match RESOLVER.get() {
         Some(resolver) => resolver.resolve(name).map(|factory| ControllerSpec {
             name: name.to_string(),
             factory,
+            limit,
         }),
         None => Err(format!(
             "a built-in controller ({}), \"native:PATH\" for a plugin, or \"module:Class\" \
@@ -354,7 +384,11 @@ impl ControlledTcpConfig {
     /// The flow's sender with a fresh controller; if the factory fails, a sender that has
     /// failed at time 0 (in `__init__`), so that the run reports the controller's error.
     pub fn sender(&self, rng: SimRng) -> TcpSender {
-        match self.controller.factory.build(&self.tcp) {
+        match self
+            .controller
+            .factory
+            .build(&self.tcp, self.controller.limit)
+        {
             Ok(controller) => TcpSender::with_controller(&self.tcp, rng, controller),
             Err(reason) => TcpSender::with_failed_controller(
                 &self.tcp,

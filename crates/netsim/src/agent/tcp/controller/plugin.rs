@@ -7,13 +7,17 @@
 //! What the host cannot check it states as the plugin's contract (the ABI crate's `Controller`
 //! keeps it for Rust plugins): the callbacks do not unwind across the boundary (the Rust glue
 //! catches panics and reports them as a failed outcome), do not keep the pointers they are
-//! given, and return.
+//! given, and return. That last one the watchdog bounds: every call into the library is
+//! watched, and one that has not returned within the flow's `controller_limit` ends the
+//! process with the error on stderr (`watchdog.rs`: a thread stuck in foreign code cannot be
+//! stopped or reclaimed).
 
 #![allow(unsafe_code)]
 
 use std::ffi::c_void;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use libloading::Library;
 use tfrclab_controller_abi::{
@@ -21,14 +25,22 @@ use tfrclab_controller_abi::{
     ABI_VERSION, ENTRY_SYMBOL, OUTCOME_FAIL, OUTCOME_KEEP, OUTCOME_SET,
 };
 
+use super::watchdog::{Callback, Stop, Watch};
 use super::{
     AckSample, CaState, CcResult, CcState, CcWindow, CongestionControl, ControllerFactory,
     Reduction,
 };
 use crate::agent::tcp::TcpConfig;
+use tfrc::Time;
 
 /// The prefix of a plugin's name in a scenario's `controller` key.
 pub(super) const PREFIX: &str = "native:";
+
+/// The environment variable listing (as `PATH` does) the directories of the scenario files
+/// read in this process, where a relative plugin path is looked for first. `tfrclab.Scenario.load`
+/// adds each file's directory (as it adds it to `sys.path` for Python controllers); a child
+/// process, such as a sweep's worker, inherits it.
+pub const PLUGIN_PATH_VAR: &str = "TFRCLAB_PLUGIN_PATH";
 
 /// The entry point's type: `extern "C" fn() -> *const Vtable`.
 type EntryFn = unsafe extern "C" fn() -> *const Vtable;
@@ -52,23 +64,16 @@ pub(super) struct PluginFactory {
 }
 
 /// Loads the plugin `spec` names (`PATH[?PARAMS]`, the text after `native:`; a relative PATH
-/// is taken from the current directory), checks its ABI version and vtable, and makes and frees
-/// one controller with the parameters so that a bad parameter is refused with the scenario.
-/// The error is phrased as what was expected, as scenario errors are.
-pub(super) fn load(name: &str, spec: &str) -> Result<PluginFactory, String> {
+/// is looked for as [`locate`] says), checks its ABI version and vtable, and makes and frees
+/// one controller with the parameters so that a bad parameter is refused with the scenario
+/// (its `create` and `destroy` bounded to `limit`, as every call is). The error is phrased as
+/// what was expected, as scenario errors are.
+pub(super) fn load(name: &str, spec: &str, limit: Duration) -> Result<PluginFactory, String> {
     let (path, params) = spec.split_once('?').unwrap_or((spec, ""));
     if path.is_empty() {
         return Err("\"native:PATH\" naming a controller plugin's shared library".to_string());
     }
-    let path: PathBuf = std::env::current_dir()
-        .map(|dir| dir.join(path))
-        .unwrap_or_else(|_| PathBuf::from(path));
-    if !path.is_file() {
-        return Err(format!(
-            "a controller plugin's shared library at {} (no such file)",
-            path.display()
-        ));
-    }
+    let path = locate(path)?;
     let shown = path.display();
     // SAFETY: loading a library runs its initialisers. The user named this file as their
     // controller, so its code is trusted as a Python controller's module is when imported;
@@ -119,15 +124,59 @@ pub(super) fn load(name: &str, spec: &str) -> Result<PluginFactory, String> {
         vtable,
         params: params.to_string(),
     });
-    PluginController::new(&plugin).map_err(|reason| {
+    PluginController::new(&plugin, limit).map_err(|reason| {
         format!("parameters {params:?} the plugin accepts ({shown}: {reason})")
     })?;
     Ok(PluginFactory { plugin })
 }
 
+/// The file a plugin's `path` names: an absolute path as it is; a relative one in the
+/// directories of [`PLUGIN_PATH_VAR`] (the scenario files' directories), in order, then in
+/// the current directory (where a scenario given as text, or `tfrclab evaluate`'s ALGO, has
+/// its only base). The error names every place looked in.
+fn locate(path: &str) -> Result<PathBuf, String> {
+    let given = Path::new(path);
+    if given.is_absolute() {
+        return if given.is_file() {
+            Ok(given.to_path_buf())
+        } else {
+            Err(format!(
+                "a controller plugin's shared library at {path} (no such file)"
+            ))
+        };
+    }
+    let mut places: Vec<(PathBuf, &str)> = std::env::var_os(PLUGIN_PATH_VAR)
+        .map(|dirs| {
+            std::env::split_paths(&dirs)
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .map(|dir| (dir, "a scenario file's directory"))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Ok(dir) = std::env::current_dir() {
+        places.push((dir, "the current directory"));
+    }
+    if let Some((dir, _)) = places.iter().find(|(dir, _)| dir.join(given).is_file()) {
+        return Ok(dir.join(given));
+    }
+    let looked: Vec<String> = places
+        .iter()
+        .map(|(dir, what)| format!("{} ({what})", dir.display()))
+        .collect();
+    Err(format!(
+        "a controller plugin's shared library {path} in the scenario file's directory or the \
+         current directory (no such file in {})",
+        looked.join(", nor in ")
+    ))
+}
+
 impl ControllerFactory for PluginFactory {
-    fn build(&self, _config: &TcpConfig) -> Result<Box<dyn CongestionControl>, String> {
-        Ok(Box::new(PluginController::new(&self.plugin)?))
+    fn build(
+        &self,
+        _config: &TcpConfig,
+        limit: Duration,
+    ) -> Result<Box<dyn CongestionControl>, String> {
+        Ok(Box::new(PluginController::new(&self.plugin, limit)?))
     }
 }
 
@@ -139,6 +188,8 @@ struct PluginController {
     instance: *mut c_void,
     /// The outcome each call writes, reused (only its status and lengths are reset).
     outcome: Outcome,
+    /// Bounds every call into the library (`None`: the limit is off).
+    watch: Option<Watch>,
 }
 
 // SAFETY: the instance pointer is used only through `&mut self` (one call at a time) and on
@@ -149,14 +200,20 @@ unsafe impl Send for PluginController {}
 unsafe impl Sync for PluginController {}
 
 impl PluginController {
-    /// A new instance with the plugin's parameters, or the plugin's reason for refusing.
-    fn new(plugin: &Arc<Plugin>) -> Result<PluginController, String> {
+    /// A new instance with the plugin's parameters, or the plugin's reason for refusing; its
+    /// calls bounded to `limit` of wall time.
+    fn new(plugin: &Arc<Plugin>, limit: Duration) -> Result<PluginController, String> {
         let mut outcome = Outcome::keep();
         let create = plugin.vtable.create.ok_or("no create")?;
         let params = plugin.params.as_bytes();
+        let watch = Watch::new(&plugin.name, limit, Stop::Exit);
+        let call = watch
+            .as_ref()
+            .map(|w| w.begin(Callback::Create, Time::ZERO));
         // SAFETY: `create` comes from the checked vtable of a loaded library; the parameter
         // bytes and the outcome are valid for the call.
         let instance = unsafe { create(params.as_ptr(), params.len(), &mut outcome) };
+        finish(watch.as_ref(), call)?;
         if instance.is_null() {
             return Err(if outcome.status == OUTCOME_FAIL {
                 outcome.message()
@@ -168,7 +225,13 @@ impl PluginController {
             plugin: Arc::clone(plugin),
             instance,
             outcome,
+            watch,
         })
+    }
+
+    /// Starts watching a call of `callback` at `now`.
+    fn begin(&self, callback: Callback, now: Time) -> Option<u64> {
+        self.watch.as_ref().map(|w| w.begin(callback, now))
     }
 
     /// Clears the outcome for the next call.
@@ -194,11 +257,18 @@ impl PluginController {
         }
     }
 
-    /// Calls an ACK callback (a null one keeps the window).
-    fn on_ack(&mut self, callback: Option<AckFn>, state: &CcState, ack: &AckSample) -> CcResult {
+    /// Calls an ACK callback (a null one keeps the window), `name` for the watchdog.
+    fn on_ack(
+        &mut self,
+        name: Callback,
+        callback: Option<AckFn>,
+        state: &CcState,
+        ack: &AckSample,
+    ) -> CcResult {
         let Some(callback) = callback else {
             return Ok(None);
         };
+        let call = self.begin(name, state.now);
         let (state, ack) = (abi_state(state), abi_ack(ack));
         let instance = self.instance;
         let outcome: *mut Outcome = self.reset();
@@ -206,19 +276,28 @@ impl PluginController {
         // keeps loaded; the instance is this library's and used by one call at a time; state,
         // ack and outcome are valid for the call.
         unsafe { callback(instance, &state, &ack, outcome) };
+        finish(self.watch.as_ref(), call)?;
         self.decision()
     }
 
-    /// Calls a signal callback (a null one keeps the window).
-    fn on_signal(&mut self, callback: Option<SignalFn>, state: &CcState, code: u32) -> CcResult {
+    /// Calls a signal callback (a null one keeps the window), `name` for the watchdog.
+    fn on_signal(
+        &mut self,
+        name: Callback,
+        callback: Option<SignalFn>,
+        state: &CcState,
+        code: u32,
+    ) -> CcResult {
         let Some(callback) = callback else {
             return Ok(None);
         };
-        let state = abi_state(state);
+        let call = self.begin(name, state.now);
+        let abi = abi_state(state);
         let instance = self.instance;
         let outcome: *mut Outcome = self.reset();
         // SAFETY: as in `on_ack`.
-        unsafe { callback(instance, &state, code, outcome) };
+        unsafe { callback(instance, &abi, code, outcome) };
+        finish(self.watch.as_ref(), call)?;
         self.decision()
     }
 }
@@ -226,9 +305,12 @@ impl PluginController {
 impl Drop for PluginController {
     fn drop(&mut self) {
         if let Some(destroy) = self.plugin.vtable.destroy {
+            let call = self.begin(Callback::Destroy, Time::ZERO);
             // SAFETY: the instance came from this library's `create` and is freed once, here;
             // the library is still loaded (`self.plugin` holds it).
             unsafe { destroy(self.instance) };
+            // A destroy that overran ended the process already; nothing is left to report.
+            let _ = finish(self.watch.as_ref(), call);
         }
     }
 }
@@ -239,11 +321,21 @@ impl CongestionControl for PluginController {
     }
 
     fn pkts_acked(&mut self, state: &CcState, ack: &AckSample) -> CcResult {
-        self.on_ack(self.plugin.vtable.pkts_acked, state, ack)
+        self.on_ack(
+            Callback::PktsAcked,
+            self.plugin.vtable.pkts_acked,
+            state,
+            ack,
+        )
     }
 
     fn cong_avoid(&mut self, state: &CcState, ack: &AckSample) -> CcResult {
-        self.on_ack(self.plugin.vtable.cong_avoid, state, ack)
+        self.on_ack(
+            Callback::CongAvoid,
+            self.plugin.vtable.cong_avoid,
+            state,
+            ack,
+        )
     }
 
     fn ssthresh(&mut self, state: &CcState, reduction: Reduction) -> CcResult {
@@ -254,14 +346,29 @@ impl CongestionControl for PluginController {
             Reduction::Restart => AbiReduction::Restart,
             Reduction::Ecn => AbiReduction::Ecn,
         } as u32;
-        self.on_signal(self.plugin.vtable.ssthresh, state, code)
+        self.on_signal(Callback::Ssthresh, self.plugin.vtable.ssthresh, state, code)
     }
 
     fn set_state(&mut self, state: &CcState, new_state: CaState) -> CcResult {
         let code = match new_state {
             CaState::Open => AbiCaState::Open,
         } as u32;
-        self.on_signal(self.plugin.vtable.set_state, state, code)
+        self.on_signal(
+            Callback::SetState,
+            self.plugin.vtable.set_state,
+            state,
+            code,
+        )
+    }
+}
+
+/// Ends a watched call (`call` is `None` without a watch). For a plugin the watchdog ends the
+/// process before an overrun could be reported, so `Err` is only the case of a call that
+/// returned between the watchdog's decision and its exit.
+fn finish(watch: Option<&Watch>, call: Option<u64>) -> Result<(), String> {
+    match (watch, call) {
+        (Some(watch), Some(call)) => watch.end(call),
+        _ => Ok(()),
     }
 }
 
