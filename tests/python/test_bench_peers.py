@@ -165,3 +165,105 @@ def test_unexportable_scenario_is_one_line_and_exit_2(
     out = capsys.readouterr().out.strip()
     assert out.count("\n") == 0
     assert "flows[1].preset" in out
+
+
+def _canned_report(bench: ModuleType) -> dict:
+    rows = [
+        ("set-up, CPU (s): `all links` without `$ns run`", 0.15, 0.001),
+        ("loop, CPU (s): `all links` less its set-up / tfrclab's cpu_seconds", 0.44, 0.11),
+        ("loop, CPU (s): `every bin` less its set-up / tfrclab's cpu_seconds", 2.8, 0.11),
+        ("whole process, wall (s): `bottleneck` / `tfrclab run --json --quiet`", 0.5, 0.2),
+        ("peak RSS (MiB): `all links` / `tfrclab run --json --quiet`", 51.44, 37.33),
+    ]
+    return {
+        "scenario": str(bench.DEFAULT_SCENARIO),
+        "pairs": 11,
+        "date": "2026-11-29 10:00 UTC",
+        "machine": "AMD EPYC, 2 cores, Linux",
+        "load_before": "0.50 0.40 0.30",
+        "load_after": "1.10 0.60 0.40",
+        "build": "plain",
+        "rows": [{"metric": m, "ns2": a, "tfrclab": b, "ratio": a / b} for m, a, b in rows],
+    }
+
+
+def test_readme_block_of_a_canned_measurement(bench: ModuleType) -> None:
+    text = bench.readme_block(_canned_report(bench))
+    intro, blank, header, rule, *rows = text.splitlines()
+    assert blank == ""
+    assert intro.startswith("`scenarios/papers/floyd2000/fig09.toml`, medians of 11 rounds, ")
+    for part in (
+        "2026-11-29 10:00 UTC",
+        "AMD EPYC",
+        "0.50 0.40 0.30 before",
+        "1.10 0.60 0.40 after",
+    ):
+        assert part in intro
+    assert "the plain build" in intro
+    assert header.startswith("| what is paired: ns-2.35 / tfrclab |")
+    assert rule == "|---|---:|---:|---:|"
+    assert rows == [
+        "| set-up, CPU (s): `all links` without `$ns run` | 0.15 | 0.001 | 150.00x |",
+        "| loop, CPU (s): `all links` less its set-up / tfrclab's cpu_seconds | 0.44 | 0.11 "
+        "| **4.00x** |",
+        "| loop, CPU (s): `every bin` less its set-up / tfrclab's cpu_seconds | 2.8 | 0.11 "
+        "| 25.45x |",
+        "| whole process, wall (s): `bottleneck` / `tfrclab run --json --quiet` | 0.5 | 0.2 "
+        "| **2.50x** |",
+        "| peak RSS (MiB): `all links` / `tfrclab run --json --quiet` | 51.4 | 37.3 | 1.38x |",
+    ]
+
+
+def test_scaling_table_of_canned_points(bench: ModuleType) -> None:
+    point = {
+        "flows": 8,
+        "setup_cpu_s": 0.0002,
+        "loop_cpu_s": 0.05,
+        "process_cpu_s": 0.13,
+        "loop_us_per_sent": 0.26,
+        "loop_us_per_delivered": 0.28,
+        "growth": 1.0,
+        "events_per_packet": 4.41,
+        "rss_mib": 32.16,
+        "ns2_setup_cpu_s": 0.045,
+        "ns2_loop_cpu_s": 0.1,
+        "ns2_process_cpu_s": 0.26,
+        "ns2_loop_us_per_sent": 1.3,
+        "ns2_rss_mib": 30.85,
+        "ns2_note": "",
+    }
+    skipped = {
+        **point,
+        "flows": 2048,
+        "growth": 6.5,
+        **{key: None for key in point if key.startswith("ns2_") and key != "ns2_note"},
+        "ns2_note": "over 3 min (set-up)",
+    }
+    header, rule, ran, over = bench.scaling_table([point, skipped])
+    assert header.count("|") == rule.count("|") == ran.count("|") == over.count("|")
+    assert ran == (
+        "| 8 | 0.0002 / 0.050 / 0.130 | 0.045 / 0.100 / 0.260 | 2.0x | 2.0x | 0.260 / 1.300 "
+        "| 0.280 | 1.00x | 4.41 | 32.2 / 30.9 | ran |"
+    )
+    assert over.startswith("| 2048 | 0.0002 / 0.050 / 0.130 | - | - | - | 0.260 / - | ")
+    assert over.endswith("| 32.2 / - | over 3 min (set-up) |")
+
+
+def test_help_names_the_readme_option() -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "bench_peers.py"), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "--readme" in result.stdout
+    assert "--scaling-ns-max" in result.stdout
+
+
+def test_readme_and_skip_peers_exclude_each_other(
+    bench: ModuleType, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert bench.main(["--readme", "--skip-peers"]) == 2
+    assert "--skip-peers" in capsys.readouterr().out
