@@ -82,6 +82,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -138,7 +139,12 @@ def measure(argv: list[str], cwd: Path, limit_s: float | None = None) -> Sample 
             return None
         if proc.returncode != 0:
             tail = " ".join(err.strip().splitlines()[-3:])
-            raise SystemExit(f"{' '.join(argv)}: exit {proc.returncode}: {tail}")
+            status = f"exit {proc.returncode}"
+            # GNU time and the shell report a child killed by signal N as 128 + N.
+            number = -proc.returncode if proc.returncode < 0 else proc.returncode - 128
+            if 0 < number < 65:
+                status += f" ({signal.Signals(number).name})" if number in SIGNALS else ""
+            raise SystemExit(f"{' '.join(argv)}: {status}: {tail}")
         out.seek(0)
         text = out.read().decode(errors="replace")
         # Both in KiB on Linux. The rusage of GNU time includes its child's CPU time; without
@@ -149,6 +155,9 @@ def measure(argv: list[str], cwd: Path, limit_s: float | None = None) -> Sample 
             rss_kib = int(reported[-1])
     return Sample(wall, usage.ru_utime + usage.ru_stime, rss_kib / 1024, text)
 
+
+SIGNALS = {int(sig) for sig in signal.Signals}
+"""The signal numbers this system names."""
 
 TIMED_OUT = 124
 """The exit status of coreutils' ``timeout`` when it stopped its command (GNU time passes it on)."""
@@ -494,6 +503,24 @@ NS2_LIMIT_S = 180.0
 where ns-2's set-up or run takes longer, ns-2 is stopped and not run at larger counts."""
 
 
+def scaling_rate(rate: str, flows: int) -> str:
+    """The bottleneck rate of the point of ``flows`` flows.
+
+    ``rate`` itself, or ``rate`` times ``flows`` when it ends in ``/flow`` (``468.75kbps/flow``:
+    Fig. 9's 15 Mb/s over its 32 flows, so that every N shares the bottleneck as Fig. 9 does).
+    """
+    if not rate.endswith("/flow"):
+        return rate
+    number = rate.removesuffix("/flow").rstrip("bpsKkMGT")
+    unit = rate.removesuffix("/flow")[len(number) :]
+    try:
+        per_flow = float(number)
+    except ValueError:
+        message = f"bench_peers: --scaling-rate {rate}: expected e.g. 468.75kbps/flow"
+        raise SystemExit(message) from None
+    return f"{per_flow * flows:g}{unit}"
+
+
 def scaling_files(args: argparse.Namespace, flows: int, work: Path) -> tuple[Path, Path]:
     """Write the scaling dumbbell of ``flows`` flows run for D and for 2D; returns both paths."""
     seconds = float(args.scaling_duration.rstrip("s"))
@@ -504,7 +531,7 @@ def scaling_files(args: argparse.Namespace, flows: int, work: Path) -> tuple[Pat
             flows=flows,
             hosts=flows,
             half=max(1, flows // 2),
-            rate=args.scaling_rate,
+            rate=scaling_rate(args.scaling_rate, flows),
             duration=duration,
         )
         path.write_text(text, encoding="utf-8")
@@ -562,7 +589,15 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
             script, setup_script, _ = scripts
             runs["ns_start"].append(measured([ns, "empty.tcl"], work))
             for name, tcl in (("ns_setup", setup_script), ("ns", script)):
-                sample = measure([ns, str(tcl)], work, limit_s=NS2_LIMIT_S)
+                try:
+                    sample = measure([ns, str(tcl)], work, limit_s=NS2_LIMIT_S)
+                except SystemExit as err:  # ns-2 failed at this N: say so, try the next N
+                    print(f"scaling {flows} flows: {err}", file=sys.stderr)
+                    ns_note = f"failed: {str(err).split(': ')[1]}"
+                    scripts = None
+                    for partial in ("ns_start", "ns_setup", "ns"):
+                        runs[partial].clear()
+                    break
                 if sample is None:
                     print(f"scaling {flows} flows: ns-2 over 3 min, stopped", file=sys.stderr)
                     ns_over, scripts = flows, None
@@ -695,6 +730,17 @@ def readme_block(report: dict) -> str:
     return "\n".join([intro, "", *peers_table(report["rows"])])
 
 
+def scaling_intro(args: argparse.Namespace, extras: dict) -> str:
+    """The paragraph before the scaling table: what was run, when, where, under what load."""
+    return (
+        f"The scaling dumbbell (`--scaling {args.scaling} --scaling-rate {args.scaling_rate} "
+        f"--scaling-duration {args.scaling_duration}`), medians of {args.scaling_pairs} "
+        f"round(s), {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
+        f"{extras['machine']} (load average {extras['load_before']} before, "
+        f"{extras['load_after']} after), the {extras['build']} build of the module."
+    )
+
+
 def scaling_table(points: list[dict]) -> list[str]:
     """The scaling series as a Markdown table (module documentation).
 
@@ -791,7 +837,11 @@ def main(argv: list[str]) -> int:
         "table of the rounds, and the scaling table with --scaling",
     )
     parser.add_argument("--scaling", help="flow counts of the scaling series, e.g. 8,128,2048")
-    parser.add_argument("--scaling-rate", default="1Gbps", help="bottleneck rate (1Gbps)")
+    parser.add_argument(
+        "--scaling-rate",
+        default="1Gbps",
+        help="bottleneck rate (1Gbps), or a rate per flow times N (e.g. 468.75kbps/flow)",
+    )
     parser.add_argument("--scaling-duration", default="20s", help="simulated time D (20s)")
     parser.add_argument("--scaling-pairs", type=positive_int, default=1, help="runs per point (1)")
     parser.add_argument(
@@ -815,9 +865,6 @@ def main(argv: list[str]) -> int:
     if args.scaling_count and shutil.which("valgrind") is None:
         print("bench_peers: --scaling-count needs valgrind (Debian: apt-get install valgrind)")
         return 2
-    if args.skip_peers and args.readme:
-        print("bench_peers: --readme prints the peers table, which --skip-peers leaves out")
-        return 2
     if args.skip_peers:
         load_before = load_average()
         with tempfile.TemporaryDirectory(prefix="tfrclab-bench-") as tmp:
@@ -831,6 +878,10 @@ def main(argv: list[str]) -> int:
         }
         if args.json:
             print(json.dumps({**extras, "scaling": points, "sweep": overhead}))
+        elif args.readme:
+            print(scaling_intro(args, extras))
+            print()
+            print("\n".join(scaling_table(points)))
         else:
             print(
                 f"machine: {extras['machine']}, load average {load_before} before, "

@@ -262,8 +262,9 @@ def test_help_names_the_readme_option() -> None:
     assert "--scaling-ns-max" in result.stdout
 
 
-def test_readme_and_skip_peers_exclude_each_other(
-    bench: ModuleType, capsys: pytest.CaptureFixture[str]
-) -> None:
-    assert bench.main(["--readme", "--skip-peers"]) == 2
-    assert "--skip-peers" in capsys.readouterr().out
+def test_scaling_rate_fixed_or_per_flow(bench: ModuleType) -> None:
+    assert bench.scaling_rate("1Gbps", 2048) == "1Gbps"
+    assert bench.scaling_rate("468.75kbps/flow", 32) == "15000kbps"
+    assert bench.scaling_rate("468.75kbps/flow", 8) == "3750kbps"
+    with pytest.raises(SystemExit, match="--scaling-rate fastkbps/flow"):
+        bench.scaling_rate("fastkbps/flow", 8)
