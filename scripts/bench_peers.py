@@ -730,14 +730,16 @@ def readme_block(report: dict) -> str:
     return "\n".join([intro, "", *peers_table(report["rows"])])
 
 
-def scaling_intro(args: argparse.Namespace, extras: dict) -> str:
-    """The paragraph before the scaling table: what was run, when, where, under what load."""
+def scaling_intro(report: dict) -> str:
+    """The paragraph before the scaling table of a ``--skip-peers --json`` report.
+
+    What was run, when, where, under what load, and which build.
+    """
     return (
-        f"The scaling dumbbell (`--scaling {args.scaling} --scaling-rate {args.scaling_rate} "
-        f"--scaling-duration {args.scaling_duration}`), medians of {args.scaling_pairs} "
-        f"round(s), {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}, "
-        f"{extras['machine']} (load average {extras['load_before']} before, "
-        f"{extras['load_after']} after), the {extras['build']} build of the module."
+        f"The scaling dumbbell (`{report['options']}`), medians of {report['pairs']} "
+        f"round(s), {report['date']}, {report['machine']} (load average "
+        f"{report['load_before']} before, {report['load_after']} after), the "
+        f"{report['build']} build of the module."
     )
 
 
@@ -871,6 +873,10 @@ def main(argv: list[str]) -> int:
             points = scaling(args, ns, tfrclab, Path(tmp)) if args.scaling else []
             overhead = sweep_overhead(args, tfrclab, Path(tmp)) if args.sweep_runs else None
         extras = {
+            "options": f"--scaling {args.scaling} --scaling-rate {args.scaling_rate} "
+            f"--scaling-duration {args.scaling_duration}",
+            "pairs": args.scaling_pairs,
+            "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": machine(),
             "load_before": load_before,
             "load_after": load_average(),
@@ -879,7 +885,7 @@ def main(argv: list[str]) -> int:
         if args.json:
             print(json.dumps({**extras, "scaling": points, "sweep": overhead}))
         elif args.readme:
-            print(scaling_intro(args, extras))
+            print(scaling_intro(extras))
             print()
             print("\n".join(scaling_table(points)))
         else:
