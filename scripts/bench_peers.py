@@ -50,14 +50,15 @@ the default monitoring (10 ms bins, every flow's state trace), run for ``--scali
 - tfrclab's set-up and loop (its report's ``setup_cpu_seconds`` and ``cpu_seconds``) and its
   whole process (CPU, wall) at D;
 - ns-2's set-up and loop at D, as for the peers table: the scenario exported as ``all links``
-  (the counters printed once, at the end), run with and without ``$ns run``, less ``ns`` on an
-  empty script; a process that runs over 3 minutes (:data:`NS2_LIMIT_S`) is stopped, and ns-2
-  is then not run at that N nor any larger one (the table says so); ``--scaling-ns-max`` caps
-  N for ns-2 beforehand;
+  (``--scaling-ns-script bottleneck``: as ``bottleneck``; the counters printed once, at the
+  end), run with and without ``$ns run``, less ``ns`` on an empty script; a process that runs
+  over 3 minutes (:data:`NS2_LIMIT_S`) is stopped, and ns-2 is then not run at that N nor any
+  larger one (the table says so); ``--scaling-ns-max`` caps N for ns-2 beforehand;
 - the loop's CPU per data packet sent at D, each simulator over its own count (tfrclab's
-  report, ns-2's flow monitors on each flow's first link): the two do not send the same number
-  of packets (ns-2's TFRC sends far fewer at these rates), so loop against loop compares
-  different work and the per-packet figure is the fairer pairing;
+  report; ns-2's flow monitors on each flow's first link, or with ``bottleneck`` the packets
+  arriving at the bottleneck, which every data packet crosses): the two do not send the same
+  number of packets (ns-2's TFRC sends far fewer at these rates), so loop against loop
+  compares different work and the per-packet figure is the fairer pairing;
 - tfrclab's loop CPU per delivered packet (sent less dropped) between the two runs,
   (loop(2D) - loop(D)) / (packets(2D) - packets(D)), so slow start drops out, and its growth
   over the smallest N; events per packet; peak RSS (tfrclab at 2D, ns-2 at D).
@@ -539,10 +540,11 @@ def scaling_files(args: argparse.Namespace, flows: int, work: Path) -> tuple[Pat
     return paths[0], paths[1]
 
 
-def ns2_scaling_scripts(path: Path, work: Path) -> tuple[Path, Path, object]:
-    """The ``all links`` script of the scenario at ``path``, with and without ``$ns run``.
+def ns2_scaling_scripts(path: Path, work: Path, script: str) -> tuple[Path, Path, object]:
+    """The ns-2 script of the scenario at ``path``, with and without ``$ns run``.
 
-    Returns both paths and the scenario's plan (to read the script's output).
+    ``script`` is ``all_links`` or ``bottleneck`` (module documentation), printed once at the
+    end. Returns both paths and the scenario's plan (to read the script's output).
     """
     from tfrclab.ns2 import export_tcl, resolve
     from tfrclab.scenario import Scenario
@@ -551,7 +553,10 @@ def ns2_scaling_scripts(path: Path, work: Path) -> tuple[Path, Path, object]:
     scripts = []
     for suffix, run in (("", True), ("-setup", False)):
         tcl = work / f"{path.stem}{suffix}.tcl"
-        tcl.write_text(export_tcl(plan, sample_s=plan.duration_s, run=run), encoding="utf-8")
+        text = export_tcl(
+            plan, sample_s=plan.duration_s, flow_monitors=script == "all_links", run=run
+        )
+        tcl.write_text(text, encoding="utf-8")
         scripts.append(tcl)
     return scripts[0], scripts[1], plan
 
@@ -576,7 +581,7 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
             ns_note = f"not run (over 3 min at {ns_over} flows)"
         scripts = None
         if ns is not None and not ns_note:
-            scripts = ns2_scaling_scripts(path, work)
+            scripts = ns2_scaling_scripts(path, work, args.scaling_ns_script)
         runs: dict[str, list[Sample]] = {
             name: [] for name in (*commands, "ns_start", "ns_setup", "ns")
         }
@@ -626,6 +631,28 @@ def scaling(args: argparse.Namespace, ns: str | None, tfrclab: str, work: Path) 
     return points
 
 
+def ns2_packets(text: str, plan: object) -> int:
+    """The data packets ns-2 sent in a scaling script's output (printed once, at the end).
+
+    With flow monitors, each flow's packets into its first link (:func:`read_output`); without
+    (``bottleneck``, whose output :func:`read_output` refuses for want of flow lines), the
+    packets that arrived at the bottleneck, which every data packet crosses: the third field
+    of its ``L`` line (``L sample link arrivals departures drops bytes queue``).
+    """
+    from tfrclab.ns2.output import read_output
+
+    if any(line.startswith("F ") for line in text.splitlines()):
+        series = read_output(text, plan)  # type: ignore[arg-type]
+        assert series.sent_packets is not None
+        return int(series.sent_packets.sum())
+    primary = str(plan.primary_link)  # type: ignore[attr-defined]
+    for line in reversed(text.splitlines()):
+        fields = line.split()
+        if fields[:1] == ["L"] and fields[2] == primary:
+            return int(float(fields[3]))
+    raise SystemExit("ns-2 printed no counters for the bottleneck")
+
+
 def scaling_point(flows: int, runs: dict[str, list[Sample]], plan: object | None) -> dict:
     """One point of the series from its runs (module documentation).
 
@@ -661,11 +688,7 @@ def scaling_point(flows: int, runs: dict[str, list[Sample]], plan: object | None
     }
     rounds = range(len(runs["ns"]))
     if plan is not None and runs["ns"] and len(runs["ns_setup"]) == len(runs["ns"]):
-        from tfrclab.ns2.output import read_output
-
-        series = read_output(runs["ns"][0].stdout, plan)  # type: ignore[arg-type]
-        assert series.sent_packets is not None
-        ns_sent = int(series.sent_packets.sum())
+        ns_sent = ns2_packets(runs["ns"][0].stdout, plan)
         ns_loop = median([runs["ns"][i].cpu_s - runs["ns_setup"][i].cpu_s for i in rounds])
         point.update(
             ns2_setup_cpu_s=median(
@@ -853,6 +876,13 @@ def main(argv: list[str]) -> int:
         help="largest N ns-2 runs (default: every N until one takes over 3 minutes)",
     )
     parser.add_argument(
+        "--scaling-ns-script",
+        choices=("all_links", "bottleneck"),
+        default="all_links",
+        help="the ns-2 script of the series: monitors where tfrclab keeps counters "
+        "(all_links, the default) or on the bottleneck only",
+    )
+    parser.add_argument(
         "--scaling-count",
         action="store_true",
         help="also count instructions and cache misses per packet with callgrind (slow)",
@@ -874,7 +904,8 @@ def main(argv: list[str]) -> int:
             overhead = sweep_overhead(args, tfrclab, Path(tmp)) if args.sweep_runs else None
         extras = {
             "options": f"--scaling {args.scaling} --scaling-rate {args.scaling_rate} "
-            f"--scaling-duration {args.scaling_duration}",
+            f"--scaling-duration {args.scaling_duration} --scaling-ns-script "
+            f"{args.scaling_ns_script}",
             "pairs": args.scaling_pairs,
             "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
             "machine": machine(),

@@ -268,3 +268,13 @@ def test_scaling_rate_fixed_or_per_flow(bench: ModuleType) -> None:
     assert bench.scaling_rate("468.75kbps/flow", 8) == "3750kbps"
     with pytest.raises(SystemExit, match="--scaling-rate fastkbps/flow"):
         bench.scaling_rate("fastkbps/flow", 8)
+
+
+def test_ns2_packets_without_flow_lines_are_the_bottlenecks_arrivals(bench: ModuleType) -> None:
+    class Plan:
+        primary_link = 0
+
+    text = "H 20 1 20\nL 1 0 59654 59340 314 59340000 1.43\nL 1 1 26315 26315 0 1110040 0.0\nT\n"
+    assert bench.ns2_packets(text, Plan()) == 59654
+    with pytest.raises(SystemExit, match="no counters for the bottleneck"):
+        bench.ns2_packets("H 20 1 20\nT\n", Plan())
