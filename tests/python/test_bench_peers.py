@@ -278,3 +278,31 @@ def test_ns2_packets_without_flow_lines_are_the_bottlenecks_arrivals(bench: Modu
     assert bench.ns2_packets(text, Plan()) == 59654
     with pytest.raises(SystemExit, match="no counters for the bottleneck"):
         bench.ns2_packets("H 20 1 20\nT\n", Plan())
+
+
+@needs_ns
+def test_one_scaling_point_end_to_end(
+    bench: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tfrclab_command = Path(sys.executable).with_name("tfrclab")
+    if not tfrclab_command.exists():
+        pytest.skip(f"no tfrclab command next to {sys.executable}")
+    package_root = str(Path(tfrclab.__file__).resolve().parents[1])
+    paths = [package_root, *filter(None, bench.ENV.get("PYTHONPATH", "").split(":"))]
+    monkeypatch.setitem(bench.ENV, "PYTHONPATH", ":".join(paths))
+    argv = ["--skip-peers", "--scaling", "4", "--scaling-rate", "500kbps/flow"]
+    assert bench.main([*argv, "--scaling-duration", "12s", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["options"].startswith("--scaling 4 --scaling-rate 500kbps/flow")
+    (point,) = report["scaling"]
+    assert point["flows"] == 4
+    assert point["ns2_note"] == ""
+    assert point["packets_sent"] > 0
+    assert point["ns2_packets_sent"] > 0
+    for key in ("loop_cpu_s", "process_cpu_s", "ns2_setup_cpu_s", "ns2_process_cpu_s"):
+        assert math.isfinite(point[key])
+        assert point[key] >= 0
+    # The two simulators send about the same packets when every flow has its share.
+    assert point["ns2_packets_sent"] == pytest.approx(point["packets_sent"], rel=0.2)
