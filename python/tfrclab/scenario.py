@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from tfrclab import _native
 from tfrclab._native import ScenarioError
 
@@ -394,6 +392,8 @@ class Scenario:
         """Check a scenario given as nested dicts and lists (the TOML document's tables)."""
         tables = _named_controllers(copy.deepcopy(dict(tables)))
         try:
+            import tomli_w  # here only: a run of a file as it is (no --set) never writes TOML
+
             text = tomli_w.dumps(tables)
         except (TypeError, ValueError) as err:
             raise _scenario_error(

@@ -165,3 +165,144 @@ def test_unexportable_scenario_is_one_line_and_exit_2(
     out = capsys.readouterr().out.strip()
     assert out.count("\n") == 0
     assert "flows[1].preset" in out
+
+
+def _canned_report(bench: ModuleType) -> dict:
+    rows = [
+        ("set-up, CPU (s): `all links` without `$ns run`", 0.15, 0.001),
+        ("loop, CPU (s): `all links` less its set-up / tfrclab's cpu_seconds", 0.44, 0.11),
+        ("loop, CPU (s): `every bin` less its set-up / tfrclab's cpu_seconds", 2.8, 0.11),
+        ("whole process, wall (s): `bottleneck` / `tfrclab run --json --quiet`", 0.5, 0.2),
+        ("peak RSS (MiB): `all links` / `tfrclab run --json --quiet`", 51.44, 37.33),
+    ]
+    return {
+        "scenario": str(bench.DEFAULT_SCENARIO),
+        "pairs": 11,
+        "date": "2026-11-29 10:00 UTC",
+        "machine": "AMD EPYC, 2 cores, Linux",
+        "load_before": "0.50 0.40 0.30",
+        "load_after": "1.10 0.60 0.40",
+        "build": "plain",
+        "rows": [{"metric": m, "ns2": a, "tfrclab": b, "ratio": a / b} for m, a, b in rows],
+    }
+
+
+def test_readme_block_of_a_canned_measurement(bench: ModuleType) -> None:
+    text = bench.readme_block(_canned_report(bench))
+    intro, blank, header, rule, *rows = text.splitlines()
+    assert blank == ""
+    assert intro.startswith("`scenarios/papers/floyd2000/fig09.toml`, medians of 11 rounds, ")
+    for part in (
+        "2026-11-29 10:00 UTC",
+        "AMD EPYC",
+        "0.50 0.40 0.30 before",
+        "1.10 0.60 0.40 after",
+    ):
+        assert part in intro
+    assert "the plain build" in intro
+    assert header.startswith("| what is paired: ns-2.35 / tfrclab |")
+    assert rule == "|---|---:|---:|---:|"
+    assert rows == [
+        "| set-up, CPU (s): `all links` without `$ns run` | 0.15 | 0.001 | 150.00x |",
+        "| loop, CPU (s): `all links` less its set-up / tfrclab's cpu_seconds | 0.44 | 0.11 "
+        "| **4.00x** |",
+        "| loop, CPU (s): `every bin` less its set-up / tfrclab's cpu_seconds | 2.8 | 0.11 "
+        "| 25.45x |",
+        "| whole process, wall (s): `bottleneck` / `tfrclab run --json --quiet` | 0.5 | 0.2 "
+        "| **2.50x** |",
+        "| peak RSS (MiB): `all links` / `tfrclab run --json --quiet` | 51.4 | 37.3 | 1.38x |",
+    ]
+
+
+def test_scaling_table_of_canned_points(bench: ModuleType) -> None:
+    point = {
+        "flows": 8,
+        "setup_cpu_s": 0.0002,
+        "loop_cpu_s": 0.05,
+        "process_cpu_s": 0.13,
+        "loop_us_per_sent": 0.26,
+        "loop_us_per_delivered": 0.28,
+        "growth": 1.0,
+        "events_per_packet": 4.41,
+        "rss_mib": 32.16,
+        "ns2_setup_cpu_s": 0.045,
+        "ns2_loop_cpu_s": 0.1,
+        "ns2_process_cpu_s": 0.26,
+        "ns2_loop_us_per_sent": 1.3,
+        "ns2_rss_mib": 30.85,
+        "ns2_note": "",
+    }
+    skipped = {
+        **point,
+        "flows": 2048,
+        "growth": 6.5,
+        **{key: None for key in point if key.startswith("ns2_") and key != "ns2_note"},
+        "ns2_note": "over 3 min (set-up)",
+    }
+    header, rule, ran, over = bench.scaling_table([point, skipped])
+    assert header.count("|") == rule.count("|") == ran.count("|") == over.count("|")
+    assert ran == (
+        "| 8 | 0.0002 / 0.050 / 0.130 | 0.045 / 0.100 / 0.260 | 2.0x | 2.0x | 0.260 / 1.300 "
+        "| 0.280 | 1.00x | 4.41 | 32.2 / 30.9 | ran |"
+    )
+    assert over.startswith("| 2048 | 0.0002 / 0.050 / 0.130 | - | - | - | 0.260 / - | ")
+    assert over.endswith("| 32.2 / - | over 3 min (set-up) |")
+
+
+def test_help_names_the_readme_option() -> None:
+    import subprocess
+
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "bench_peers.py"), "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "--readme" in result.stdout
+    assert "--scaling-ns-max" in result.stdout
+
+
+def test_scaling_rate_fixed_or_per_flow(bench: ModuleType) -> None:
+    assert bench.scaling_rate("1Gbps", 2048) == "1Gbps"
+    assert bench.scaling_rate("468.75kbps/flow", 32) == "15000kbps"
+    assert bench.scaling_rate("468.75kbps/flow", 8) == "3750kbps"
+    with pytest.raises(SystemExit, match="--scaling-rate fastkbps/flow"):
+        bench.scaling_rate("fastkbps/flow", 8)
+
+
+def test_ns2_packets_without_flow_lines_are_the_bottlenecks_arrivals(bench: ModuleType) -> None:
+    class Plan:
+        primary_link = 0
+
+    text = "H 20 1 20\nL 1 0 59654 59340 314 59340000 1.43\nL 1 1 26315 26315 0 1110040 0.0\nT\n"
+    assert bench.ns2_packets(text, Plan()) == 59654
+    with pytest.raises(SystemExit, match="no counters for the bottleneck"):
+        bench.ns2_packets("H 20 1 20\nT\n", Plan())
+
+
+@needs_ns
+def test_one_scaling_point_end_to_end(
+    bench: ModuleType,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    tfrclab_command = Path(sys.executable).with_name("tfrclab")
+    if not tfrclab_command.exists():
+        pytest.skip(f"no tfrclab command next to {sys.executable}")
+    package_root = str(Path(tfrclab.__file__).resolve().parents[1])
+    paths = [package_root, *filter(None, bench.ENV.get("PYTHONPATH", "").split(":"))]
+    monkeypatch.setitem(bench.ENV, "PYTHONPATH", ":".join(paths))
+    argv = ["--skip-peers", "--scaling", "4", "--scaling-rate", "500kbps/flow"]
+    assert bench.main([*argv, "--scaling-duration", "12s", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["options"].startswith("--scaling 4 --scaling-rate 500kbps/flow")
+    (point,) = report["scaling"]
+    assert point["flows"] == 4
+    assert point["ns2_note"] == ""
+    assert point["packets_sent"] > 0
+    assert point["ns2_packets_sent"] > 0
+    for key in ("loop_cpu_s", "process_cpu_s", "ns2_setup_cpu_s", "ns2_process_cpu_s"):
+        assert math.isfinite(point[key])
+        assert point[key] >= 0
+    # The two simulators send about the same packets when every flow has its share.
+    assert point["ns2_packets_sent"] == pytest.approx(point["packets_sent"], rel=0.2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 import subprocess
@@ -49,6 +50,30 @@ def test_start_up_imports_no_heavy_library(argv: list[str]) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_command_modules_name_every_command_and_its_module() -> None:
+    # main() registers only the module of the command it runs: the table must list every
+    # command the whole parser has, in its order, with the module that registers it.
+    from tfrclab.cli.app import COMMAND_MODULES, build_parser
+
+    def commands(parser: argparse.ArgumentParser) -> dict[str, str]:
+        (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        return {name: sub.get_default("handler").__module__ for name, sub in action.choices.items()}
+
+    assert commands(build_parser()) == COMMAND_MODULES
+    assert list(commands(build_parser())) == list(COMMAND_MODULES)
+    for name, module in COMMAND_MODULES.items():
+        alone = commands(build_parser(name))
+        assert alone[name] == module
+        assert set(alone.values()) == {module}
+
+
+def test_one_command_parses_as_the_whole_parser(tmp_path: Path) -> None:
+    from tfrclab.cli.app import build_parser
+
+    argv = ["run", str(tmp_path / "x.toml"), "--seed", "3", "--set", "duration=2s", "--json"]
+    assert build_parser("run").parse_args(argv) == build_parser().parse_args(argv)
 
 
 def test_version_in_process(capsys: pytest.CaptureFixture[str]) -> None:

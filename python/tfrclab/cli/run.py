@@ -83,11 +83,14 @@ def _check_trace_options(args: argparse.Namespace, scenario: Scenario) -> None:
     and so are places they could not be written to (before the run, not after it); trace keys
     the scenario sets without a destination to write to get a note on stderr.
     """
-    from tfrclab.outdir import check_directory_writable, check_file_writable
-
+    # tfrclab.outdir (shutil, tempfile) only when there is a destination to check.
     if args.pcap is not None:
+        from tfrclab.outdir import check_directory_writable
+
         check_directory_writable(args.pcap, "--pcap")
     if args.ns2_trace is not None:
+        from tfrclab.outdir import check_file_writable
+
         check_file_writable(args.ns2_trace, "--ns2-trace")
     for option, given in (("--pcap", args.pcap), ("--ns2-trace", args.ns2_trace)):
         inside = args.out is not None and given is not None
@@ -175,10 +178,12 @@ def _report_traces(result: Result) -> bool:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    from tfrclab.outdir import check_run_out
-
     scenario = load_scenario(args.scenario, [*args.set, *measure_sets(args)])
     if args.out is not None:
+        # Imported only here: tfrclab.outdir's shutil and tempfile cost a run without --out
+        # about 3 ms of start-up.
+        from tfrclab.outdir import check_run_out
+
         check_run_out(args.out, force=args.force)
     _check_trace_options(args, scenario)
     _check_room(args, scenario)
