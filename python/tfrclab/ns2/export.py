@@ -29,7 +29,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from tfrclab.ns2.plan import ExportError, FlowPlan, LinkPlan, LossPlan, Plan
+from tfrclab.ns2.plan import ExportError, FlowPlan, LinkPlan, LossPlan, Plan, Refusals
 from tfrclab.ns2.two_state import two_state_tcl
 from tfrclab.ns2.values import duration_s, rate_bps, size_bytes
 
@@ -257,14 +257,22 @@ def _queue(link: LinkPlan) -> tuple[str, list[str]]:
 
 
 def _refuse_unknown(flow: FlowPlan, allowed: set[str]) -> None:
-    for key in flow.table:
-        if key not in allowed:
-            raise ExportError(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+    """Refuse every key of the flow's table the export has no ns-2 knob for, all at once."""
+    unknown = [key for key in flow.table if key not in allowed]
+    if unknown:
+        raise ExportError(
+            *(f"{flow.path}.{key}: has no ns-2 equivalent in the export" for key in unknown)
+        )
 
 
 def _tcp(flow: FlowPlan, lines: list[str]) -> None:
     """An ns-2 one-way TCP agent with every preset knob set (ns-default.tcl; docs/tcp.md)."""
-    _refuse_unknown(flow, _TCP_KEYS)
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _TCP_KEYS)
+    with refusals.part():
+        _tcp_checks(flow, "sack", "rfc")
+    refusals.raise_any()
     k = flow.index
     lines += _tcp_agents(flow, f"src({k})", f"snk({k})", "sack", "rfc")
     lines.append(f"set app({k}) [$src({k}) attach-app FTP]")
@@ -274,32 +282,16 @@ def _tcp_agents(
     flow: FlowPlan, src: str, snk: str, default_variant: str, default_preset: str
 ) -> list[str]:
     """Tcl creating the TCP agent ``src`` and its sink ``snk`` with the flow's knobs."""
+    _tcp_checks(flow, default_variant, default_preset)
     t = flow.table
     variant = str(t.get("variant", default_variant))
-    preset = str(t.get("preset", default_preset))
-    if preset not in TCP_PRESETS:
-        raise ExportError(
-            f"{flow.path}.preset: {preset!r} has no ns-2.35 export (its segment counting and "
-            "quick ACKs have no ns-2 knob)"
-        )
-    knobs = dict(TCP_PRESETS[preset])
+    knobs = dict(TCP_PRESETS[str(t.get("preset", default_preset))])
     for key in knobs:
         if key in t:
             knobs[key] = t[key]
     size = size_bytes(t.get("size", 1000))
     if knobs["initial_window"] is None:  # RFC 3390: min(4 MSS, max(2 MSS, 4380 B))
         knobs["initial_window"] = min(4 * size, max(2 * size, 4380)) // size
-    if variant not in _TCP_AGENTS:
-        raise ExportError(
-            f"{flow.path}.variant: {variant!r} has no ns-2.35 export (ns-2's Agent/TCP/Linux "
-            "runs a 2.6-era kernel's congestion controls, not today's)"
-        )
-    if variant == "sack" and knobs["sack_recovery"] != "sack1":
-        raise ExportError(f"{flow.path}.sack_recovery: rfc6675 has no ns-2 agent (use sack1)")
-    if t.get("decrease_rule", "ns2") != "ns2":
-        raise ExportError(f"{flow.path}.decrease_rule: 'paper' has no ns-2 equivalent")
-    if int(t.get("sack_block_size", 8)) != 8:
-        raise ExportError(f"{flow.path}.sack_block_size: ns-2 SACK blocks are 8 bytes")
     k = flow.index
     agent = _TCP_AGENTS[variant]
     delayed = knobs["ack"] == "delayed"
@@ -355,6 +347,32 @@ def _tcp_agents(
     return lines
 
 
+def _tcp_checks(flow: FlowPlan, default_variant: str, default_preset: str) -> None:
+    """Refuse, all at once, the TCP knobs of ``flow`` that ns-2.35's agents do not have."""
+    t = flow.table
+    variant = str(t.get("variant", default_variant))
+    preset = str(t.get("preset", default_preset))
+    refusals = Refusals()
+    if preset not in TCP_PRESETS:
+        refusals.refuse(
+            f"{flow.path}.preset: {preset!r} has no ns-2.35 export (its segment counting and "
+            "quick ACKs have no ns-2 knob)"
+        )
+    if variant not in _TCP_AGENTS:
+        refusals.refuse(
+            f"{flow.path}.variant: {variant!r} has no ns-2.35 export (ns-2's Agent/TCP/Linux "
+            "runs a 2.6-era kernel's congestion controls, not today's)"
+        )
+    recovery = t.get("sack_recovery", TCP_PRESETS.get(preset, {}).get("sack_recovery"))
+    if variant == "sack" and recovery not in (None, "sack1"):
+        refusals.refuse(f"{flow.path}.sack_recovery: rfc6675 has no ns-2 agent (use sack1)")
+    if t.get("decrease_rule", "ns2") != "ns2":
+        refusals.refuse(f"{flow.path}.decrease_rule: 'paper' has no ns-2 equivalent")
+    if int(t.get("sack_block_size", 8)) != 8:
+        refusals.refuse(f"{flow.path}.sack_block_size: ns-2 SACK blocks are 8 bytes")
+    refusals.raise_any()
+
+
 def _secs(value: Any) -> float:
     return duration_s(value) if isinstance(value, str) else float(value)
 
@@ -362,13 +380,15 @@ def _secs(value: Any) -> float:
 def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
     """ns-2.35 Agent/TFRC + Agent/TFRCSink as the floyd2000 preset (docs/tfrc.md)."""
     t = flow.table
+    refusals = Refusals()
     if t.get("preset", "rfc5348") != "floyd2000":
-        raise ExportError(f"{flow.path}.preset: only floyd2000 (ns-2's own TFRC) is exported")
+        refusals.refuse(f"{flow.path}.preset: only floyd2000 (ns-2's own TFRC) is exported")
     for key in t:
         if key in _COMMON_KEYS or key in _TFRC_MAPPED:
             continue
         if key not in _TFRC_FIXED:
-            raise ExportError(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+            refusals.refuse(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+            continue
         fixed = _TFRC_FIXED[key]
         value = t[key]
         same = (
@@ -379,11 +399,10 @@ def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
             else value == fixed
         )
         if not same:
-            raise ExportError(
-                f"{flow.path}.{key}: ns-2's TFRC has no knob for it (needs {fixed!r})"
-            )
+            refusals.refuse(f"{flow.path}.{key}: ns-2's TFRC has no knob for it (needs {fixed!r})")
     if t.get("sqrt_rtt_ewma_q", t.get("rtt_ewma_q", 0.95)) != t.get("rtt_ewma_q", 0.95):
-        raise ExportError(f"{flow.path}.sqrt_rtt_ewma_q: ns-2 uses df_ for both averages")
+        refusals.refuse(f"{flow.path}.sqrt_rtt_ewma_q: ns-2 uses df_ for both averages")
+    refusals.raise_any()
     k = flow.index
     discount = t.get("discount_threshold", 0.5)
     init_rate = t.get("rate_before_feedback", "300Bps")
@@ -547,7 +566,12 @@ def _web(flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
     ``fid_`` the flow's index (``FID_ASSIGNING_MODE_`` 2 keeps it on every connection). The
     distributions are netsim's as built (``share``/``load`` already in the inter-page mean).
     """
-    _refuse_unknown(flow, _TCP_KEYS | _WEB_KEYS)
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _TCP_KEYS | _WEB_KEYS)
+    with refusals.part():
+        _tcp_checks(flow, "reno", "ns2_2000")
+    refusals.raise_any()
     assert flow.web is not None
     k = flow.index
     agents = _tcp_agents(flow, "tcp", "snk", "reno", "ns2_2000")
@@ -658,8 +682,11 @@ def _retire(table: Mapping[str, Any], name: str, path: str) -> str:
     raise ExportError(f"{path}.kind: {kind!r} cannot end inside a schedule in ns-2")
 
 
-def _losses(plan: Plan, lines: list[str]) -> None:
-    """Loss models at the link head (before the queue), after the link's in-snoop."""
+def _losses(plan: Plan, lines: list[str], refusals: Refusals) -> None:
+    """Loss models at the link head (before the queue), after the link's in-snoop.
+
+    What ns-2 cannot run goes to ``refusals``, every loss model checked.
+    """
     on_link: dict[int, list[LossPlan]] = {}
     for loss in plan.losses:
         on_link.setdefault(loss.link, []).append(loss)
@@ -676,41 +703,48 @@ def _losses(plan: Plan, lines: list[str]) -> None:
                     and (link_index in f.data_links or link_index in f.reply_links)
                 ]
                 if others:
-                    raise ExportError(
+                    refusals.refuse(
                         f"{path}.flow: ns-2's error models see every packet on {link.name!r}, "
                         f"and {others[0]!r} crosses it too"
                     )
             if loss.table.get("kind") == "schedule" and len(losses) > 1:
-                raise ExportError(f"{path}: a schedule must be the only loss model on its link")
+                refusals.refuse(f"{path}: a schedule must be the only loss model on its link")
         # The first model in file order must see packets first: insert the last one first.
         for loss in reversed(losses):
-            path = f"losses[{loss.index}]"
-            if loss.table.get("kind") != "schedule":
-                name = f"em{loss.index}"
-                lines += _loss_model(loss, loss.table, name, path)
-                lines.append(f"tfrclab_insert_loss {link_index} ${name}")
-                continue
-            steps = loss.table.get("steps", [])
-            previous: tuple[Mapping[str, Any], str, str] | None = None
-            for j, step in enumerate(steps):
-                name = f"em{loss.index}_{j}"
-                step_path = f"{path}.steps[{j}]"
-                if step.get("sojourn") == "time":
-                    # ns-2's TwoState timer starts at setup, not at the step's start.
-                    raise ExportError(
-                        f"{step_path}.sojourn: ns-2's ErrorModel/TwoState in time starts its "
-                        "stays when the script is set up, not at a schedule step"
-                    )
-                lines += _loss_model(loss, step, name, step_path)
-                at = duration_s(step["at"])
-                action = f"tfrclab_insert_loss {link_index} ${name}"
-                if previous is not None:
-                    action = _retire(*previous) + "; " + action
-                if at == 0:
-                    lines.append(action)
-                else:
-                    lines.append(f'$ns at {_num(at)} "{action}"')
-                previous = (step, name, step_path)
+            with refusals.part():
+                _insert(loss, link_index, lines, refusals)
+
+
+def _insert(loss: LossPlan, link_index: int, lines: list[str], refusals: Refusals) -> None:
+    """Tcl creating one ``[[losses]]`` table's model(s) and inserting it on its link."""
+    path = f"losses[{loss.index}]"
+    if loss.table.get("kind") != "schedule":
+        name = f"em{loss.index}"
+        lines += _loss_model(loss, loss.table, name, path)
+        lines.append(f"tfrclab_insert_loss {link_index} ${name}")
+        return
+    steps = loss.table.get("steps", [])
+    previous: tuple[Mapping[str, Any], str, str] | None = None
+    for j, step in enumerate(steps):
+        name = f"em{loss.index}_{j}"
+        step_path = f"{path}.steps[{j}]"
+        with refusals.part():
+            if step.get("sojourn") == "time":
+                # ns-2's TwoState timer starts at setup, not at the step's start.
+                raise ExportError(
+                    f"{step_path}.sojourn: ns-2's ErrorModel/TwoState in time starts its "
+                    "stays when the script is set up, not at a schedule step"
+                )
+            lines += _loss_model(loss, step, name, step_path)
+            at = duration_s(step["at"])
+            action = f"tfrclab_insert_loss {link_index} ${name}"
+            if previous is not None:
+                action = _retire(*previous) + "; " + action
+            if at == 0:
+                lines.append(action)
+            else:
+                lines.append(f'$ns at {_num(at)} "{action}"')
+        previous = (step, name, step_path)
 
 
 # -- the script ------------------------------------------------------------------------------
@@ -783,6 +817,56 @@ proc tfrclab_sample {k} {
 """
 
 
+def _flow(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
+    """Tcl for one flow: its agents, their attachment, and its start and stop times.
+
+    Raises:
+        ExportError: naming every key of the flow ns-2 cannot run as tfrclab does.
+    """
+    lines.append(f"# flow {flow.index}: {flow.name} ({flow.kind})")
+    k = flow.index
+    if flow.kind == "tcp":
+        _tcp(flow, lines)
+    elif flow.kind == "tfrc":
+        _tfrc(flow, lines)
+    elif flow.kind in ("cbr", "pareto", "exponential"):
+        _udp_source(flow, lines)
+    elif flow.kind in ("web", "ping"):
+        refusals = Refusals()
+        for key in ("stop", "on_off"):
+            if key in flow.table:
+                refusals.refuse(f"{flow.path}.{key}: not exported for {flow.kind} flows")
+        with refusals.part():
+            if flow.kind == "web":
+                _web(flow, index, lines)
+            else:
+                _ping(flow, lines)
+        refusals.raise_any()
+        if flow.kind == "web":
+            lines.append(f"tfrclab_web {k} {_num(flow.start_s)}")
+            return
+        lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
+        lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
+        lines.append(f"$ns connect $src({k}) $snk({k})")
+        lines.append(f"set ping_until({k}) {_num(plan.duration_s)}")
+        interval = duration_s(flow.table.get("interval", "100ms"))
+        if flow.start_s < plan.duration_s:
+            lines.append(f'$ns at {_num(flow.start_s)} "tfrclab_ping {k} {_num(interval)}"')
+        return
+    else:
+        raise ExportError(f"{flow.path}.kind: {flow.kind!r} has no ns-2 export")
+    lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
+    lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
+    lines.append(f"$ns connect $src({k}) $snk({k})")
+    max_packets = flow.table.get("max_packets") if flow.kind == "tcp" else None
+    start_cmd = f"$app({k}) produce {int(max_packets)}" if max_packets else f"$app({k}) start"
+    for start, stop in _periods(flow, plan.duration_s):
+        if start < plan.duration_s:
+            lines.append(f'$ns at {_num(start)} "{start_cmd}"')
+        if stop is not None and stop < plan.duration_s:
+            lines.append(f'$ns at {_num(stop)} "$app({k}) stop"')
+
+
 def export_tcl(
     plan: Plan,
     sample_s: float | None = None,
@@ -804,9 +888,14 @@ def export_tcl(
     without ``run`` the final ``$ns run`` is left out, so ns-2 builds the network and exits,
     which times its set-up.
 
+    Every part of the scenario is checked before anything is refused: the error lists each
+    part ns-2 cannot run (with the routing :func:`~tfrclab.ns2.plan.resolve` left in
+    :attr:`Plan.refusals`), in the keys the scenario wrote.
+
     Raises:
-        ExportError: naming the first part of the scenario ns-2 cannot run as tfrclab does.
+        ExportError: naming every part of the scenario ns-2 cannot run as tfrclab does.
     """
+    refusals = Refusals(plan.refusals)
     lines: list[str] = [
         f"# {plan.scenario.name or 'scenario'}: `tfrclab export ns2`, seed {plan.seed}.",
         "# Every knob is set explicitly; per-host delays and start times are netsim's draws.",
@@ -821,7 +910,10 @@ def export_tcl(
     for name, i in index.items():
         lines.append(f"set n({i}) [$ns node] ;# {name}")
     for link in plan.links:
-        cls, settings = _queue(link)
+        queue: tuple[str, list[str]] = ("DropTail", [])
+        with refusals.part():
+            queue = _queue(link)
+        cls, settings = queue
         a, b = index[link.src], index[link.dst]
         lines.append(
             f"$ns simplex-link $n({a}) $n({b}) {link.rate_bps} {_num(link.delay_s)} {cls}"
@@ -838,46 +930,11 @@ def export_tcl(
     lines.append(f"set series_links {{{' '.join(map(str, series_links))}}}")
     for i in monitors:
         lines.append(f"tfrclab_monitor {i}")
-    _losses(plan, lines)
+    _losses(plan, lines, refusals)
     for flow in plan.flows:
-        lines.append(f"# flow {flow.index}: {flow.name} ({flow.kind})")
-        if flow.kind == "tcp":
-            _tcp(flow, lines)
-        elif flow.kind == "tfrc":
-            _tfrc(flow, lines)
-        elif flow.kind in ("cbr", "pareto", "exponential"):
-            _udp_source(flow, lines)
-        elif flow.kind in ("web", "ping"):
-            for key in ("stop", "on_off"):
-                if key in flow.table:
-                    raise ExportError(f"{flow.path}.{key}: not exported for {flow.kind} flows")
-            k = flow.index
-            if flow.kind == "web":
-                _web(flow, index, lines)
-                lines.append(f"tfrclab_web {k} {_num(flow.start_s)}")
-                continue
-            _ping(flow, lines)
-            lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
-            lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
-            lines.append(f"$ns connect $src({k}) $snk({k})")
-            lines.append(f"set ping_until({k}) {_num(plan.duration_s)}")
-            interval = duration_s(flow.table.get("interval", "100ms"))
-            if flow.start_s < plan.duration_s:
-                lines.append(f'$ns at {_num(flow.start_s)} "tfrclab_ping {k} {_num(interval)}"')
-            continue
-        else:
-            raise ExportError(f"{flow.path}.kind: {flow.kind!r} has no ns-2 export")
-        k = flow.index
-        lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
-        lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
-        lines.append(f"$ns connect $src({k}) $snk({k})")
-        max_packets = flow.table.get("max_packets") if flow.kind == "tcp" else None
-        start_cmd = f"$app({k}) produce {int(max_packets)}" if max_packets else f"$app({k}) start"
-        for start, stop in _periods(flow, plan.duration_s):
-            if start < plan.duration_s:
-                lines.append(f'$ns at {_num(start)} "{start_cmd}"')
-            if stop is not None and stop < plan.duration_s:
-                lines.append(f'$ns at {_num(stop)} "$app({k}) stop"')
+        with refusals.part():
+            _flow(plan, flow, index, lines)
+    refusals.raise_any()
     if drop_trace:
         # Every queue drop at the primary link, as ns-2's Drop trace writes it (trace/trace.cc),
         # on standard output: between the queue and its drop target (the flow monitor's drop
