@@ -19,7 +19,11 @@ def _scenario(flows: list[dict[str, Any]], **extra: Any) -> Scenario:
         "topology": {
             "kind": "dumbbell",
             "hosts": 4,
-            "bottleneck": {"rate": "10Mbps", "delay": "10ms", "queue": {"kind": "red", "min_th": 0, "max_th": 15}},
+            "bottleneck": {
+                "rate": "10Mbps",
+                "delay": "10ms",
+                "queue": {"kind": "red", "min_th": 0, "max_th": 15},
+            },
         },
         "flows": flows,
     }
@@ -27,7 +31,7 @@ def _scenario(flows: list[dict[str, Any]], **extra: Any) -> Scenario:
     return Scenario.from_dict(tables)
 
 
-FLOWS = [
+FLOWS: list[dict[str, Any]] = [
     {"kind": "tcp", "variant": "reno", "preset": "ns2_2000"},
     {"kind": "tcp", "variant": "cubic", "preset": "linux", "count": 2},
     {"kind": "tfrc", "preset": "floyd2000", "rate_scale": 2, "loss_intervals": 16},
