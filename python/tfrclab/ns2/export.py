@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from tfrclab.ns2.plan import ExportError, FlowPlan, LinkPlan, LossPlan, Plan, Refusals
@@ -110,6 +111,13 @@ _TCP_KEYS = {
     "newreno_impatient", "vegas_alpha", "vegas_beta", "vegas_gamma", "max_packets",
     "group", "background",
 }  # fmt: skip
+_GAIMD_KEYS = (
+    _TCP_KEYS
+    - {"variant", "increase", "decrease", "decrease_rule", "max_sack_blocks", "sack_block_size",
+       "sack_recovery", "partial_window_deflation", "newreno_impatient", "vegas_alpha",
+       "vegas_beta", "vegas_gamma"}
+) | {"alpha", "beta", "rule", "recovery"}  # fmt: skip
+"""docs/scenario.md's GAIMD keys: TCP's, with alpha and beta for increase and decrease."""
 # ``group`` and ``background`` only say how the flows are reported: nothing to export.
 _COMMON_KEYS = {"kind", "name", "count", "from", "to", "reverse", "start", "stop", "on_off",
                 "loss_event_rtt", "group", "background"}  # fmt: skip
@@ -149,6 +157,9 @@ _RED_PRESETS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 """docs/queues.md's RED presets in ns-2's terms (thresh_ 0 and maxthresh_ 0: automatic)."""
 _W_Q_CODES = {"auto": -1, "packet_time": 0, "ten_packet_times": -2}
+
+_TCP_KINDS = ("tcp", "gaimd")
+"""Flow kinds exported as an ns-2 TCP agent (``max_packets``, the end-of-run counters)."""
 
 _NEVER = 2147483647
 """A Periodic period that never comes round again: how a schedule retires a periodic step."""
@@ -276,6 +287,48 @@ def _tcp(flow: FlowPlan, lines: list[str]) -> None:
     k = flow.index
     lines += _tcp_agents(flow, f"src({k})", f"snk({k})", "sack", "rfc")
     lines.append(f"set app({k}) [$src({k}) attach-app FTP]")
+
+
+def _gaimd(flow: FlowPlan, lines: list[str]) -> None:
+    """GAIMD(alpha, beta) as ns-2's own: a TCP agent with ``increase_num_`` and ``decrease_num_``.
+
+    ns-2.35's tcp.cc opens the window by ``increase_num_ / cwnd_`` per ACK in congestion
+    avoidance (``windowOption_`` 1) and its ``slowdown()`` cuts to ``decrease_num_`` times the
+    window, except that the first decrease, any decrease in slow start and ssthresh after a
+    timeout halve: netsim's ``rule = "ns2"`` (docs/tcp.md, GAIMD). ``recovery`` picks the agent
+    (Agent/TCP/Reno, /Newreno, /Sack1) as it picks netsim's recovery; ``preset`` defaults to
+    ``ns2_2000`` as netsim's GAIMD does. ``rule = "paper"`` (every reduction to beta) has no ns-2
+    knob.
+    """
+    t = flow.table
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _GAIMD_KEYS)
+    if t.get("rule", "ns2") != "ns2":
+        refusals.refuse(
+            f"{flow.path}.rule: 'paper' has no ns-2 equivalent (ns-2's slowdown() halves on "
+            "the first decrease, in slow start and for ssthresh after a timeout)"
+        )
+    preset = str(t.get("preset", "ns2_2000"))
+    recovery = str(t.get("recovery", "reno"))
+    if recovery == "sack" and TCP_PRESETS.get(preset, {}).get("sack_recovery", "sack1") != "sack1":
+        refusals.refuse(
+            f"{flow.path}.recovery: 'sack' under preset {preset!r} is RFC 6675 recovery, which "
+            "has no ns-2 agent"
+        )
+    table = {key: value for key, value in t.items() if key not in ("alpha", "beta", "rule",
+             "recovery")}  # fmt: skip
+    table.update(
+        variant=recovery,
+        preset=preset,
+        increase=float(t.get("alpha", 0.31)),
+        decrease=float(t.get("beta", 0.875)),
+    )
+    as_tcp = replace(flow, table=table)
+    with refusals.part():
+        _tcp_checks(as_tcp, recovery, preset)
+    refusals.raise_any()
+    _tcp(as_tcp, lines)
 
 
 def _tcp_agents(
@@ -827,6 +880,8 @@ def _flow(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]
     k = flow.index
     if flow.kind == "tcp":
         _tcp(flow, lines)
+    elif flow.kind == "gaimd":
+        _gaimd(flow, lines)
     elif flow.kind == "tfrc":
         _tfrc(flow, lines)
     elif flow.kind in ("cbr", "pareto", "exponential"):
@@ -858,7 +913,7 @@ def _flow(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]
     lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
     lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
     lines.append(f"$ns connect $src({k}) $snk({k})")
-    max_packets = flow.table.get("max_packets") if flow.kind == "tcp" else None
+    max_packets = flow.table.get("max_packets") if flow.kind in _TCP_KINDS else None
     start_cmd = f"$app({k}) produce {int(max_packets)}" if max_packets else f"$app({k}) start"
     for start, stop in _periods(flow, plan.duration_s):
         if start < plan.duration_s:
@@ -945,7 +1000,7 @@ def export_tcl(
         lines.append(f"set q [$lnk({link.index}) queue]")
         lines.append("$drpT target [$q drop-target]; $q drop-target $drpT")
     counters = " ".join(
-        f"{flow.index}" for flow in plan.flows if flow.kind == "tcp" and not flow.on_periods
+        f"{flow.index}" for flow in plan.flows if flow.kind in _TCP_KINDS and not flow.on_periods
     )
     step = plan.bin_s if sample_s is None else sample_s
     bins = math.ceil(plan.duration_s / step - 1e-9)
