@@ -137,15 +137,14 @@ _TFRC_FIXED: dict[str, Any] = {
     "congestion_avoidance": "ns2_additive_increase",
     "max_backoff_interval": "none",
     "scheduling_granularity": "0s",
-    "dither_fraction": 0,
-    "loss_intervals": 8,
     "short_history": "ns2",
     "first_interval": "current_receive_rate",
 }
 """TFRC keys ns-2 has no knob for: allowed only at the floyd2000 value."""
 _TFRC_MAPPED = {"size", "feedback_size", "b", "rto_granularity", "rto_min",
                 "rate_before_feedback", "rtt_ewma_q", "sqrt_rtt_ewma_q", "oscillation_prevention",
-                "ndupack", "discount_threshold", "ecn", "preset"}  # fmt: skip
+                "ndupack", "discount_threshold", "ecn", "preset", "dither_fraction",
+                "loss_intervals"}  # fmt: skip
 
 _RED_PRESETS: dict[str, dict[str, Any]] = {
     "ns2_35": {"queue_in_bytes": True, "byte_mode": True, "min_th": 0, "max_th": 0,
@@ -473,7 +472,8 @@ def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
         ("InitRate_", _num(init_bytes)),
         ("bval_", _num(float(t.get("b", 1)))),
         ("ca_", 1 if t.get("oscillation_prevention", True) else 0),
-        ("overhead_", 0),
+        # tfrc.cc: each gap times 1 + overhead_·(2U - 1), U uniform: netsim's dither.
+        ("overhead_", _num(float(t.get("dither_fraction", 0)))),
         ("ecn_", 1 if t.get("ecn", False) else 0),
         ("ssmult_", 2),
         ("rate_init_", 2),
@@ -494,7 +494,8 @@ def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
         ("algo_", 1),
         ("NumFeedback_", 1),
         ("AdjustHistoryAfterSS_", 1),
-        ("NumSamples_", -1),
+        # tfrc-sink.cc: -1 is DEFAULT_NUMSAMPLES, 8 (scripts as before for the default).
+        ("NumSamples_", -1 if int(t.get("loss_intervals", 8)) == 8 else int(t["loss_intervals"])),
         ("ShortIntervals_", 0),
         ("PreciseLoss_", 1),
     ]
