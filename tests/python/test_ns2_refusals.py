@@ -34,7 +34,7 @@ def _scenario(flows: list[dict[str, Any]], **extra: Any) -> Scenario:
 FLOWS: list[dict[str, Any]] = [
     {"kind": "tcp", "variant": "reno", "preset": "ns2_2000"},
     {"kind": "tcp", "variant": "cubic", "preset": "linux", "count": 2},
-    {"kind": "tfrc", "preset": "floyd2000", "rate_scale": 2, "loss_intervals": 16},
+    {"kind": "tfrc", "preset": "floyd2000", "rate_scale": 2, "rto": "four_r"},
     {"kind": "cbr", "rate": "1Mbps", "host_jitter": "1ms"},
 ]
 EXPECTED = [
@@ -42,7 +42,7 @@ EXPECTED = [
     "flows[1].preset: 'linux'",
     "flows[1].variant: 'cubic'",
     "flows[2].rate_scale",
-    "flows[2].loss_intervals",
+    "flows[2].rto",
     "flows[3].host_jitter",
 ]
 
@@ -85,7 +85,7 @@ def test_routing_refusals_join_the_exporters() -> None:
             },
             "flows": [
                 {"kind": "cbr", "rate": "1Mbps", "from": "host", "to": "c"},
-                {"kind": "rap", "from": "host", "to": "b"},
+                {"kind": "tear", "from": "host", "to": "b"},
             ],
         }
     )
