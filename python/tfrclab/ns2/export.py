@@ -176,6 +176,9 @@ _RAP_KEYS = {key for key, _, _, _ in _RAP_KNOBS} | {
     "preset", "size", "ack_size", "fine_grain", "shared_first_sample", "max_packets",
 }  # fmt: skip
 
+_SHORT_KEYS = (_TCP_KEYS - {"max_packets"}) | {"packets", "interarrival", "load", "share"}
+"""docs/scenario.md's short-TCP keys: TCP's but ``max_packets``, and the arrival process."""
+
 _TCP_KINDS = ("tcp", "gaimd")
 """Flow kinds exported as an ns-2 TCP agent (``max_packets``, the end-of-run counters)."""
 
@@ -392,6 +395,53 @@ def _rap(plan: Plan, flow: FlowPlan, lines: list[str]) -> None:
         lines.append(f"set {agent}({k}) [new Agent/RAP]")
         lines += [f"${agent}({k}) set {name} {value}" for name, value in settings]
     lines.append(f"set app({k}) $src({k})")
+
+
+def _short_tcp(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
+    """Short TCP connections arriving as netsim's do, each a fresh ns-2 TCP agent pair.
+
+    A Tcl process per flow (``tfrclab_short_<k>``): at each arrival a new agent and sink with
+    the flow's TCP knobs (``fid_`` the flow's index, so the monitors pool its connections) are
+    attached and connected, an FTP ``produce``s ceil(``packets``) packets (at least 1), and the
+    next arrival is scheduled one ``interarrival`` draw later; the first comes one draw after the
+    flow's start, and none opens at or after its stop (open connections finish), as netsim's
+    (docs/web.md). The two variables are netsim's as built (``load``/``share`` resolved into the
+    inter-arrival mean), drawn from ns-2's own random variables (tools/ranvar.cc) on its default
+    RNG: the arrivals and sizes compare in distribution. ``on_off`` is refused.
+    """
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _COMMON_KEYS | _SHORT_KEYS)
+    if "on_off" in flow.table:
+        refusals.refuse(f"{flow.path}.on_off: not exported for short_tcp flows")
+    with refusals.part():
+        _tcp_checks(flow, "sack", "rfc")
+    refusals.raise_any()
+    assert flow.web is not None
+    k = flow.index
+    names = {}
+    for key in ("packets", "interarrival"):
+        names[key] = f"rv_{key}_{k}"
+        lines += _ranvar(names[key], flow.web[key], f"{flow.path}.{key}")
+    until = plan.duration_s if flow.stop_s is None else min(plan.duration_s, flow.stop_s)
+    agents = _tcp_agents(flow, "tcp", "snk", "sack", "rfc")
+    body = [
+        f"global ns n {names['packets']} {names['interarrival']}",
+        f"if {{[$ns now] >= {_num(until)}}} {{ return }}",
+        *agents,
+        f"$ns attach-agent $n({index[flow.src]}) $tcp",
+        f"$ns attach-agent $n({index[flow.dst]}) $snk",
+        "$ns connect $tcp $snk",
+        f"set size [expr {{int(ceil([${names['packets']} value]))}}]",
+        "if {$size < 1} { set size 1 }",
+        "[$tcp attach-app FTP] produce $size",
+        f'$ns at [expr {{[$ns now] + [${names["interarrival"]} value]}}] "tfrclab_short_{k}"',
+    ]
+    lines.append(f"proc tfrclab_short_{k} {{}} {{")
+    lines += [f"    {line}" for line in body]
+    lines.append("}")
+    first = f"[expr {{{_num(flow.start_s)} + [${names['interarrival']} value]}}]"
+    lines.append(f'$ns at {first} "tfrclab_short_{k}"')
 
 
 def _tcp_agents(
@@ -949,6 +999,9 @@ def _flow(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]
         _gaimd(flow, lines)
     elif flow.kind == "rap":
         _rap(plan, flow, lines)
+    elif flow.kind == "short_tcp":
+        _short_tcp(plan, flow, index, lines)
+        return
     elif flow.kind == "tfrc":
         _tfrc(flow, lines)
     elif flow.kind in ("cbr", "pareto", "exponential"):

@@ -112,7 +112,8 @@ class FlowPlan:
     web: Mapping[str, tuple[str, tuple[float, ...]]] | None = None
     """A web session's random variables as netsim built them (``load``/``share`` resolved):
     ``inter_page``, ``objects_per_page``, ``inter_object``, ``object_size``, each as
-    ``(kind, parameters)`` (``_native.web_variables``); None for other kinds."""
+    ``(kind, parameters)`` (``_native.web_variables``); a short-TCP flow's ``packets`` and
+    ``interarrival``; None for other kinds."""
 
 
 @dataclass(frozen=True)
