@@ -985,6 +985,30 @@ proc tfrclab_sample {k} {
 """
 
 
+def _manual_routes(plan: Plan, index: Mapping[str, int]) -> list[str]:
+    """Tcl installing :attr:`Plan.manual_routes` as ns-2 Manual routes (tcl/lib/ns-rtmodule.tcl).
+
+    At every node of a path, packets for the path's last node take the path's next link:
+    ``[$node get-module Manual] add-route <destination's address> [$link head]``. netsim routes
+    by destination too (docs/scenario.md, "Routing"), so every (node, destination) has one link.
+    """
+    chosen: dict[tuple[int, int], int] = {}
+    for path in plan.manual_routes:
+        destination = index[plan.links[path[-1]].dst]
+        for link_index in path:
+            key = (index[plan.links[link_index].src], destination)
+            if chosen.setdefault(key, link_index) != link_index:
+                raise ExportError(
+                    "topology.routes: two paths leave node "
+                    f"{plan.nodes[key[0]]!r} for {plan.nodes[destination]!r} by different links"
+                )
+    return [
+        f"[$n({node}) get-module Manual] add-route [$n({destination}) node-addr] "
+        f"[$lnk({link_index}) head]"
+        for (node, destination), link_index in chosen.items()
+    ]
+
+
 def _flow(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
     """Tcl for one flow: its agents, their attachment, and its start and stop times.
 
@@ -1084,6 +1108,10 @@ def export_tcl(
         _PRELUDE,
     ]
     index = {name: i for i, name in enumerate(plan.nodes)}
+    if plan.manual_routes:
+        # ns-2's Manual routing (tcl/rtglib/route-proto.tcl): the nodes get a hash classifier
+        # by destination, filled below with netsim's own paths; before the nodes are made.
+        lines.append("$ns rtproto Manual")
     for name, i in index.items():
         lines.append(f"set n({i}) [$ns node] ;# {name}")
     for link in plan.links:
@@ -1098,6 +1126,8 @@ def export_tcl(
         )
         lines.append(f"set lnk({link.index}) [$ns link $n({a}) $n({b})]")
         lines += [f"[$lnk({link.index}) queue] set {s}" for s in settings]
+    with refusals.part():
+        lines += _manual_routes(plan, index)
     flow_links, series_links = monitored_links(plan)
     if not flow_monitors:
         flow_links = []

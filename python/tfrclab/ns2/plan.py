@@ -144,6 +144,10 @@ class Plan:
     refusals: tuple[str, ...] = ()
     """What :func:`resolve` found ns-2 cannot run as netsim does (routing), with ``strict``
     off: :func:`tfrclab.ns2.export.export_tcl` reports them with its own."""
+    manual_routes: tuple[tuple[int, ...], ...] = ()
+    """With ``topology.routes``: every path some packet takes (each flow's both ways), as link
+    indices, netsim's own (read from a probe); the export installs them as ns-2 Manual routes.
+    Empty otherwise (ns-2's static shortest-hop routing, as netsim's)."""
 
     def link_named(self, name: str) -> LinkPlan:
         """The link called ``name``."""
@@ -332,6 +336,37 @@ def _route(routes: Mapping[tuple[str, str], Route | None], src: str, dst: str) -
     return route
 
 
+def _probed_paths(
+    scenario: Scenario, pairs: list[tuple[str, str]], links: tuple[LinkPlan, ...]
+) -> dict[tuple[str, str], tuple[int, ...]]:
+    """The path netsim itself gives each ``(src, dst)`` pair (link indices), routes applied.
+
+    One probe run of the scenario's topology with a CBR flow per pair (and nothing else), whose
+    flow table says which links each takes (``Result.flows["path"]``): netsim decides, nothing
+    is re-derived here.
+    """
+    from tfrclab.simulate import run
+
+    distinct = list(dict.fromkeys(pair for pair in pairs if pair[0] != pair[1]))
+    tables = scenario.to_dict()
+    probe_tables = {
+        "duration": "1ns",
+        "measure": {"from": "0s", "to": "1ns"},
+        "topology": tables["topology"],
+        "flows": [
+            {"kind": "cbr", "name": f"probe{i}", "from": a, "to": b, "rate": "1kbps"}
+            for i, (a, b) in enumerate(distinct)
+        ],
+    }
+    names = {link.name: link.index for link in links}
+    out: dict[tuple[str, str], tuple[int, ...]] = {(a, a): () for a, b in pairs if a == b}
+    if distinct:
+        result = run(Scenario.from_dict(probe_tables))
+        for pair, path in zip(distinct, result.flows["path"].tolist(), strict=True):
+            out[pair] = tuple(names[str(name)] for name in path)
+    return out
+
+
 def resolve(scenario: Scenario, seed: int | None = None, *, strict: bool = True) -> Plan:
     """Resolve ``scenario`` for ``seed`` (default: its own): the draws netsim makes, read back.
 
@@ -339,9 +374,11 @@ def resolve(scenario: Scenario, seed: int | None = None, *, strict: bool = True)
     are replayed from each flow's ON/OFF stream (``_native.on_off_schedules``, up to the real
     duration), web sessions' distributions read as built (``_native.web_variables``).
 
-    Routing ns-2 would do differently (explicit routes, flows with several shortest paths) is
-    refused, every such part at once; with ``strict`` off the refusals are kept in
-    :attr:`Plan.refusals` instead, so that the exporter lists them with its own.
+    Routing ns-2 would do differently (flows with several shortest paths) is refused, every
+    such part at once; with ``strict`` off the refusals are kept in :attr:`Plan.refusals`
+    instead, so that the exporter lists them with its own. With explicit routes
+    (``topology.routes``) every flow's paths both ways are netsim's own (:func:`_probed_paths`),
+    kept in :attr:`Plan.manual_routes` for the export's ns-2 Manual routing.
 
     Raises:
         ExportError: for flows whose routing would differ (with ``strict``).
@@ -397,13 +434,17 @@ def resolve(scenario: Scenario, seed: int | None = None, *, strict: bool = True)
     for (src, dst), (table, _) in zip(ends, expanded, strict=True):
         if str(table["kind"]) not in _SILENT_SINKS:
             pairs.append((dst, src))
-    routes = _routes(links, pairs)
     refusals = Refusals()
+    manual: dict[tuple[str, str], tuple[int, ...]] = {}
     if topology.get("routes"):
-        # netsim follows them; the plan's paths (and ns-2's static routing) go by hop count.
-        refusals.refuse(
-            "topology.routes: explicit routes are not exported (ns-2 would route by hops)"
-        )
+        # netsim's own paths, both ways for every flow (web sessions and pings too): ns-2's
+        # Manual routing needs a route wherever a packet goes.
+        manual = _probed_paths(scenario, [*ends, *((b, a) for a, b in ends)], links)
+        routes: dict[tuple[str, str], Route | None] = {
+            pair: (path, 1) for pair, path in manual.items()
+        }
+    else:
+        routes = _routes(links, pairs)
     flows: list[FlowPlan] = []
     for i, (table, path) in enumerate(expanded):
         src, dst = ends[i]
@@ -422,7 +463,7 @@ def resolve(scenario: Scenario, seed: int | None = None, *, strict: bool = True)
         back_ways = 1
         if kind not in _SILENT_SINKS:
             reply, back_ways = _route(routes, dst, src)
-        if (ways > 1 or back_ways > 1) and not topology.get("routes"):
+        if ways > 1 or back_ways > 1:
             refusals.refuse(
                 f"topology: flow {column['name'][i]!r} has several shortest paths "
                 "(ns-2 breaks ties its own way)"
@@ -471,4 +512,5 @@ def resolve(scenario: Scenario, seed: int | None = None, *, strict: bool = True)
         primary_link=primary,
         topology_kind=str(topology["kind"]),
         refusals=tuple(refusals.found),
+        manual_routes=tuple(dict.fromkeys(manual.values())),
     )
