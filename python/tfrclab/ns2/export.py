@@ -860,6 +860,7 @@ def _losses(plan: Plan, lines: list[str], refusals: Refusals) -> None:
         on_link.setdefault(loss.link, []).append(loss)
     for link_index, losses in on_link.items():
         link = plan.links[link_index]
+        per_flow: dict[int, int] = {}
         for loss in losses:
             path = f"losses[{loss.index}]"
             flow_name = loss.table.get("flow")
@@ -871,24 +872,66 @@ def _losses(plan: Plan, lines: list[str], refusals: Refusals) -> None:
                     and (link_index in f.data_links or link_index in f.reply_links)
                 ]
                 if others:
-                    refusals.refuse(
-                        f"{path}.flow: ns-2's error models see every packet on {link.name!r}, "
-                        f"and {others[0]!r} crosses it too"
-                    )
+                    with refusals.part():
+                        per_flow[loss.index] = _flow_filter(plan, loss, link, path)
             if loss.table.get("kind") == "schedule" and len(losses) > 1:
                 refusals.refuse(f"{path}: a schedule must be the only loss model on its link")
         # The first model in file order must see packets first: insert the last one first.
         for loss in reversed(losses):
             with refusals.part():
-                _insert(loss, link_index, lines, refusals)
+                _insert(loss, link_index, lines, refusals, per_flow.get(loss.index))
 
 
-def _insert(loss: LossPlan, link_index: int, lines: list[str], refusals: Refusals) -> None:
-    """Tcl creating one ``[[losses]]`` table's model(s) and inserting it on its link."""
+_FID_BOTH_WAYS = ("tcp", "gaimd", "rap", "ping")
+"""Flow kinds whose packets back carry the flow's ``fid_`` in the export (tcp-sink.cc copies the
+data packet's flow id into its ACK; RAP and ping agents get the flow's ``fid_`` at both ends)."""
+
+
+def _flow_filter(plan: Plan, loss: LossPlan, link: LinkPlan, path: str) -> int:
+    """The flow id an ns-2 ``ErrorModule Fid`` must pass to a flow's loss model on a shared link.
+
+    netsim's ``flow`` key lets only that flow's packets, both ways, meet the model; ns-2's
+    ``ErrorModule`` (tcl/lib/ns-errmodel.tcl) classifies by flow id and passes the others
+    untouched and undrawn. Its packets back are classified too only where they carry the flow's
+    id (:data:`_FID_BOTH_WAYS`); a schedule's steps are not wrapped.
+
+    Raises:
+        ExportError: for a schedule, or a flow whose packets back cross the link without its id.
+    """
+    flow = next(f for f in plan.flows if f.name == loss.table["flow"])
+    if loss.table.get("kind") == "schedule":
+        raise ExportError(
+            f"{path}.flow: a schedule for one flow on {link.name!r}, which other flows cross, "
+            "is not exported"
+        )
+    if link.index in flow.reply_links and flow.kind not in _FID_BOTH_WAYS:
+        raise ExportError(
+            f"{path}.flow: {flow.name!r}'s packets back cross {link.name!r} without its flow id "
+            "in ns-2, so a per-flow error module cannot find them"
+        )
+    return flow.index
+
+
+def _insert(
+    loss: LossPlan, link_index: int, lines: list[str], refusals: Refusals, fid: int | None = None
+) -> None:
+    """Tcl creating one ``[[losses]]`` table's model(s) and inserting it on its link.
+
+    With ``fid`` the model sits in an ``ErrorModule Fid`` that hands it only that flow's
+    packets and passes the others (:func:`_flow_filter`).
+    """
     path = f"losses[{loss.index}]"
     if loss.table.get("kind") != "schedule":
         name = f"em{loss.index}"
         lines += _loss_model(loss, loss.table, name, path)
+        if fid is not None:
+            lines += [
+                f"set fem{loss.index} [new ErrorModule Fid]",
+                f"$fem{loss.index} insert ${name}",
+                f"$fem{loss.index} bind ${name} {fid}",
+                f"$fem{loss.index} default pass",
+            ]
+            name = f"fem{loss.index}"
         lines.append(f"tfrclab_insert_loss {link_index} ${name}")
         return
     steps = loss.table.get("steps", [])
