@@ -68,7 +68,10 @@ def test_several_flows_need_ns2s_shared_first_sample() -> None:
     ]
     with pytest.raises(ExportError) as caught:
         export_tcl(resolve(_dumbbell(flows, hosts=3), 1))
-    assert [r.split(":")[0] for r in caught.value.refusals] == ["flows[0].shared_first_sample"]
+    assert [r.split(":")[0] for r in caught.value.refusals] == ["flows[0].preset ('hassan')"]
+    written = [{**flows[0], "shared_first_sample": False}, flows[1]]
+    with pytest.raises(ExportError, match=r"^flows\[0\]\.shared_first_sample: no shared"):
+        export_tcl(resolve(_dumbbell(written, hosts=3), 1))
     shared = [{**flows[0], "shared_first_sample": True}, flows[1]]
     assert "Agent/RAP" in export_tcl(resolve(_dumbbell(shared, hosts=3), 1))
 

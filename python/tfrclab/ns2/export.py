@@ -371,8 +371,10 @@ def _rap(plan: Plan, flow: FlowPlan, lines: list[str]) -> None:
     knobs.update({key: t[key] for key in knobs if key in t})
     raps = [f for f in plan.flows if f.kind == "rap"]
     if len(raps) > 1 and not knobs["shared_first_sample"]:
+        # The key the user wrote: shared_first_sample, else the preset that left it off.
+        key = "shared_first_sample" if "shared_first_sample" in t else f"preset ({preset!r})"
         refusals.refuse(
-            f"{flow.path}.shared_first_sample: false, beside {len(raps) - 1} other RAP flow(s): "
+            f"{flow.path}.{key}: no shared first sample, beside {len(raps) - 1} other RAP flow(s): "
             "ns-2's Agent/RAP shares one first-sample flag among all its agents (rap.cc's "
             "static in UpdateTimeValues); only preset 'ns2_exact' or shared_first_sample = true "
             "runs as ns-2 does"
