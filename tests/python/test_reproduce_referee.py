@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tfrclab.cli import main
 from tfrclab.reproduce import yang2001
 from tfrclab.reproduce.claims import Measurement, judge
 from tfrclab.reproduce.referee import RefereeResult, agreement, referee_ns2
@@ -129,3 +130,29 @@ def test_referee_result_formats_its_cell() -> None:
     missing = RefereeResult(Measurement(math.nan, math.nan, 0), "not exportable", "why")
     assert missing.format() == "not exportable: why"
     assert missing.as_dict()["mean"] is None
+
+
+def test_without_ns2_installed_the_referee_is_a_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    args = ["reproduce", "yang2001/fig16", "--quick", "--referee", "ns2", "--out", str(tmp_path)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "--referee ns2: ns-2 is not installed" in err
+    assert "Traceback" not in err
+
+
+@needs_ns
+def test_a_failing_ns2_run_leaves_its_claims_without_a_value(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tfrclab.ns2.crosscheck
+
+    def fail(script: str, ns: str = "ns", timeout_s: float = 600.0) -> str:
+        raise RuntimeError("ns-2 failed (exit 1): invalid command name")
+
+    monkeypatch.setattr(tfrclab.ns2.crosscheck, "run_ns2", fail)
+    outcome = run_experiment(yang2001.FIG16, tmp_path, quick=True, referee="ns2")
+    assert {r.agreement for r in outcome.referee} == {"not exportable"}
+    assert all("RuntimeError: ns-2 failed" in r.reason for r in outcome.referee)

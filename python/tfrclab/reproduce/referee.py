@@ -371,6 +371,7 @@ def referee_ns2(
     Raises:
         NsNotFound: if ``ns`` is not on PATH and some cell exports.
     """
+    from tfrclab.ns2.crosscheck import NsNotFound
     from tfrclab.ns2.plan import ExportError, resolve
     from tfrclab.scenario import Scenario
 
@@ -393,7 +394,16 @@ def referee_ns2(
             refused[label] = str(err)
             continue
         say(f"{experiment.id}{' ' + label if label else ''}: ns-2.35 on {len(plan.seeds)} seed(s)")
-        ns2[label] = ns2_sweep_data(relative, changes, plan.seeds, cache / (label or "run"), say)
+        try:
+            ns2[label] = ns2_sweep_data(
+                relative, changes, plan.seeds, cache / (label or "run"), say
+            )
+        except NsNotFound:
+            raise
+        except (ExportError, RuntimeError, ValueError) as err:
+            # Another seed's draws ns-2 cannot run, ns-2 failing, or its output cut short: the
+            # cell has no ns-2 runs, said as its refusal.
+            refused[label] = f"{type(err).__name__}: {err}"
     if not ns2:
         why = "; ".join(f"{label or experiment.scenarios[0]}: {r}" for label, r in refused.items())
         return tuple(RefereeResult(_nothing(), "not exportable", why) for _ in results)

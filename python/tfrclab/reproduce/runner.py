@@ -414,9 +414,20 @@ def run_experiment(
     beside the sweep's directory).
 
     Draws its figure and writes ``claims.json`` beside it, in :func:`experiment_dir`.
+
+    Raises:
+        ValueError: for a referee other than ``"ns2"``, or ``"ns2"`` without ns-2 installed.
     """
     if referee not in (None, "ns2"):
         raise ValueError(f"--referee: expected ns2, found {referee!r}")
+    if referee == "ns2":
+        import shutil
+
+        if shutil.which("ns") is None:
+            raise ValueError(
+                "--referee ns2: ns-2 is not installed (`ns` is not on PATH; Debian/Ubuntu: "
+                "apt-get install ns2)"
+            )
     say: Progress = progress if progress is not None else (lambda _line: None)
     started = time.perf_counter()
     planned = experiment.plan(quick)
