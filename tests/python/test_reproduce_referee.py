@@ -31,11 +31,15 @@ def test_agreement_is_decided_on_the_interval_of_the_difference() -> None:
     assert crossing.agreement == "inconclusive"
     assert crossing.difference_ci is not None
     assert crossing.difference_ci[0] < -0.109 < crossing.difference_ci[1]
-    # One seed (no interval): the difference alone decides.
+    # One seed (no interval): a close match agrees, a far one cannot be told from noise.
     assert agreement(Measurement(1.0, math.nan, 1), Measurement(1.05, math.nan, 1)).agreement == (
         "agree"
     )
-    assert agreement(Measurement(1.0, math.nan, 1), Measurement(1.2, math.nan, 1)).agreement == (
+    one = agreement(Measurement(1.0, math.nan, 1), Measurement(1.2, math.nan, 1))
+    assert one.agreement == "inconclusive"
+    assert "one seed" in one.reason
+    # Several seeds, one number over them (no interval): the difference decides.
+    assert agreement(Measurement(1.0, math.nan, 5), Measurement(1.2, math.nan, 5)).agreement == (
         "differ"
     )
     nothing = agreement(a, Measurement(math.nan, math.nan, 0))
@@ -102,13 +106,16 @@ def test_report_opens_each_paper_with_its_differences(fig16: tuple[Outcome, Path
     assert count_agreements([outcome])["yang2001"]["agree"] == 1
     # Contrary data: had ns-2 given another value, the claim would open the paper's part.
     k = next(k for k, r in enumerate(outcome.results) if r.claim.id == "tcp-dip")
-    other = agreement(outcome.results[k].measured, Measurement(0.2, math.nan, 1))
+    mine = replace(outcome.results[k].measured, half=0.01, seeds=5)
+    other = agreement(mine, Measurement(0.2, 0.01, 5))
     assert other.agreement == "differ"
     referee = list(outcome.referee)
     referee[k] = replace(other, ns2_verdict="holds")
     differing = replace(outcome, referee=tuple(referee))
     (line,) = paper_differences([differing], "yang2001")
-    assert line.startswith("yang2001/fig16/tcp-dip: tfrclab 0.874 (fails), ns-2.35 0.2 (holds)")
+    assert line.startswith(
+        "yang2001/fig16/tcp-dip: tfrclab 0.874 (fails), ns-2.35 0.2 ± 0.01 (holds)"
+    )
     write_report([differing], out)
     text = md.read_text()
     assert "**yang2001: tfrclab and ns-2.35 differ on 1 claim(s): yang2001/fig16/tcp-dip" in text

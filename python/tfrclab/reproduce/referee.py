@@ -19,7 +19,9 @@ The agreement verdict compares the two means with Welch's t, as ``tfrclab crossc
 decides on the whole 95% interval of the difference (netsim - ns-2) against a band of
 :data:`AGREEMENT` times the larger mean: ``agree`` when the interval lies inside it, ``differ``
 when it lies wholly outside, ``inconclusive`` when it crosses an edge. A value without an
-interval (one seed, a deterministic run) is decided on the difference alone. ns-2's value is
+interval is decided on the difference alone, except that one seed on either side never gives
+``differ`` (a single run's difference may be its own noise: ``inconclusive``), while a close
+match on one seed does agree. ns-2's value is
 also judged against the claim's own tolerance (``ns2_verdict``), so a reader sees whether the
 paper's statement holds in ns-2.35 as well.
 
@@ -158,6 +160,10 @@ def agreement(mine: Measurement, theirs: Measurement, band: float = AGREEMENT) -
     else:
         verdict = "inconclusive"
         reason = f"{shown} crosses the edge of {within}"
+    if verdict == "differ" and min(mine.seeds, theirs.seeds) < 2:
+        # One run a side: a difference beyond the band may be the runs' own noise.
+        verdict = "inconclusive"
+        reason += "; one seed cannot tell a difference from run-to-run noise"
     return RefereeResult(theirs, verdict, reason, diff, ci)
 
 
