@@ -410,9 +410,9 @@ def referee_ns2(
             # Another seed's draws ns-2 cannot run, ns-2 failing, or its output cut short: the
             # cell has no ns-2 runs, said as its refusal.
             refused[label] = f"{type(err).__name__}: {err}"
+    refusal_text = _grouped(refused, experiment.scenarios[0])
     if not ns2:
-        why = "; ".join(f"{label or experiment.scenarios[0]}: {r}" for label, r in refused.items())
-        return tuple(RefereeResult(_nothing(), "not exportable", why) for _ in results)
+        return tuple(RefereeResult(_nothing(), "not exportable", refusal_text) for _ in results)
 
     def mixed(theirs: Mapping[str, Any]) -> Any:
         """The datasets with the refused cells' netsim copies poisoned and ``theirs`` in."""
@@ -432,7 +432,6 @@ def referee_ns2(
                 _measure(r.claim, analysis), r.measured
             )
     theirs, error = _analyze(experiment, mixed(ns2), plan)
-    refusal_text = "; ".join(f"{label}: {why}" for label, why in refused.items())
     out: list[RefereeResult] = []
     for k, r in enumerate(results):
         if reads_refused[k]:
@@ -450,6 +449,14 @@ def referee_ns2(
         result = agreement(r.measured, measured)
         out.append(replace(result, ns2_verdict=judge(r.claim, measured).verdict))
     return tuple(out)
+
+
+def _grouped(refused: Mapping[str, str], scenario: str) -> str:
+    """The refused cells grouped by their refusal: ``tear, tear-sack: flows[0].kind: ...``."""
+    by_reason: dict[str, list[str]] = {}
+    for label, why in refused.items():
+        by_reason.setdefault(why, []).append(label or scenario)
+    return "; ".join(f"{', '.join(labels)}: {why}" for why, labels in by_reason.items())
 
 
 def _nothing() -> Measurement:
