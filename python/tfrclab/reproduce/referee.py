@@ -207,9 +207,12 @@ def ns2_sweep_data(
 
     ``flow_series`` (``sent_packets``, ``sent_bytes``, ``received_bytes`` per flow and bin),
     ``link_series`` (``arrivals``, ``departures``, ``drops``, ``departed_bytes``,
-    ``mean_queue_packets`` per binned link and bin) and ``runs`` (per flow: ``id``, ``name``,
-    ``kind``, the window, packets and bytes sent and received in it and the throughput), at the
-    scenario's own monitor bin; ``classes`` and ``links`` hold only their seeds. Outputs are
+    ``mean_queue_packets`` per binned link and bin), ``runs`` (per flow: ``id``, ``name``,
+    ``kind``, the window, packets and bytes sent and received in it and the throughput) and
+    ``links`` (per binned link over the window: ``name``, ``rate_bps``, ``arrivals``, ``drops``,
+    ``departures``, ``bytes_departed``, ``throughput_bits_per_s``, ``utilization``,
+    ``drop_rate``, ``mean_queue_packets``, by :mod:`tfrclab.metrics` as the cross-check takes
+    them), at the scenario's own monitor bin; ``classes`` holds only its seeds. Outputs are
     kept in ``cache`` and reused while the script is the same.
 
     Raises:
@@ -218,6 +221,7 @@ def ns2_sweep_data(
     """
     import pandas as pd
 
+    from tfrclab import metrics
     from tfrclab.ns2.export import export_tcl
     from tfrclab.ns2.output import read_output
     from tfrclab.ns2.plan import resolve
@@ -229,7 +233,7 @@ def ns2_sweep_data(
         scenario = scenario.with_(**changes)
     bin_s = scenario.bin_s
     start_s, end_s = scenario.measure_s
-    flow_frames, link_frames, run_frames = [], [], []
+    flow_frames, link_frames, run_frames, window_frames = [], [], [], []
     for seed in seeds:
         plan = resolve(scenario, seed, strict=False)
         text = _ns2_output(export_tcl(plan, bin_s), cache, say)
@@ -269,6 +273,27 @@ def ns2_sweep_data(
             )
         window = (times >= start_s - 1e-9) & (times < end_s - 1e-9)
         width = float(window.sum()) * bin_s
+        rows = []
+        for index, link in sorted(series.links.items()):
+            rate = float(plan.links[index].rate_bps)
+            departed = float(link.departed_bytes[window].sum())
+            arrivals, drops = float(link.arrivals[window].sum()), float(link.drops[window].sum())
+            rows.append(
+                {
+                    "seed": seed,
+                    "name": plan.links[index].name,
+                    "rate_bps": rate,
+                    "arrivals": arrivals,
+                    "drops": drops,
+                    "departures": float(link.departures[window].sum()),
+                    "bytes_departed": departed,
+                    "throughput_bits_per_s": departed * 8.0 / width if width else np.nan,
+                    "utilization": float(metrics.link_utilization(departed * 8.0, rate, width)),
+                    "drop_rate": float(metrics.drop_rate(drops, arrivals)),
+                    "mean_queue_packets": float(link.mean_queue[window].mean()),
+                }
+            )
+        window_frames.append(pd.DataFrame(rows))
         received = series.received_bytes[:, window].sum(axis=1)
         run_frames.append(
             pd.DataFrame(
@@ -286,11 +311,10 @@ def ns2_sweep_data(
                 }
             )
         )
-    seeds_only = pd.DataFrame({"seed": list(seeds)})
     return SweepData(
         runs=pd.concat(run_frames, ignore_index=True),
-        classes=seeds_only,
-        links=seeds_only,
+        classes=pd.DataFrame({"seed": list(seeds)}),
+        links=pd.concat(window_frames, ignore_index=True),
         flow_series=pd.concat(flow_frames, ignore_index=True),
         link_series=pd.concat(link_frames, ignore_index=True),
         bin_s=bin_s,
