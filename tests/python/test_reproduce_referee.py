@@ -163,3 +163,17 @@ def test_a_failing_ns2_run_leaves_its_claims_without_a_value(
     outcome = run_experiment(yang2001.FIG16, tmp_path, quick=True, referee="ns2")
     assert {r.agreement for r in outcome.referee} == {"not exportable"}
     assert all("RuntimeError: ns-2 failed" in r.reason for r in outcome.referee)
+
+
+@needs_ns
+def test_floyd2000_fig22_is_refereed_on_its_link_and_flow_series(tmp_path: Path) -> None:
+    # Two TCP flows on a RED link (quick: 2 seeds): the peak packets per 0.1 s, read from the
+    # per-bin flow series, are the same in ns-2.35; the queue's growth is measured in both.
+    (fig22,) = experiments(["floyd2000/fig22"])
+    outcome = run_experiment(fig22, tmp_path, quick=True, referee="ns2")
+    by_id = {r.claim.id: outcome.referee[k] for k, r in enumerate(outcome.results)}
+    assert by_id["rtt50-peak-per-0.1s"].agreement == "agree"
+    assert by_id["rtt50-peak-per-0.1s"].measured.seeds == 2
+    growth = by_id["rtt100-queue-grows-1-per-rtt"]
+    assert growth.agreement in ("agree", "inconclusive")
+    assert not math.isnan(growth.measured.mean)
