@@ -177,3 +177,54 @@ def test_floyd2000_fig22_is_refereed_on_its_link_and_flow_series(tmp_path: Path)
     growth = by_id["rtt100-queue-grows-1-per-rtt"]
     assert growth.agreement in ("agree", "inconclusive")
     assert not math.isnan(growth.measured.mean)
+
+
+def test_a_claim_reading_a_refused_cell_through_a_minimum_is_found(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two cells of yang2001's single-flow scenario: TCP (exported) and TEAR (refused). One
+    # claim is the minimum over both cells' mean packets per bin, where TEAR's larger value is
+    # masked; the other reads TCP's alone. ns-2's runs are stood in for (no ns-2 needed).
+    import pandas as pd
+
+    import tfrclab.reproduce.referee as referee
+    from tfrclab.reproduce.claims import Claim
+    from tfrclab.reproduce.registry import Experiment, Plan
+    from tfrclab.reproduce.runner import SweepData
+
+    def data(value: float) -> SweepData:
+        series = pd.DataFrame(
+            {"seed": [1, 1], "flow": ["flow", "flow"], "time_s": [0.0, 0.1],
+             "sent_packets": [value, value]}
+        )  # fmt: skip
+        seeds = pd.DataFrame({"seed": [1]})
+        return SweepData(seeds, seeds, seeds, series, seeds, 0.1)
+
+    def mean(cell: SweepData) -> float:
+        return float(cell.flow_series["sent_packets"].mean())
+
+    def claim(claim_id: str, key: str) -> Claim:
+        return Claim(
+            id=claim_id, statement=claim_id, paper_value="-", how="-", tolerance="any",
+            accept=(-1e9, 1e9), measure=lambda a: Measurement(a[key], math.nan, 1),
+        )  # fmt: skip
+
+    tcp, tear = yang2001.FIG16.cells[0], yang2001.FIG16.cells[3]
+    assert (tcp[0], tear[0]) == ("tcp", "tear")
+    experiment = Experiment(
+        id="test/masked", title="-", setup="-", kind="sweep", scenarios=(tcp[1],),
+        cells=(tcp, tear), full=Plan(seeds=(1,)), quick=Plan(seeds=(1,)), metrics=(),
+        claims=(claim("min", "min"), claim("tcp", "tcp")),
+        analyze=lambda d, plan: {"min": min(mean(d["tcp"]), mean(d["tear"])),
+                                 "tcp": mean(d["tcp"])},
+        plot=lambda analysis, path: path,
+    )  # fmt: skip
+    netsim = {"tcp": data(5.0), "tear": data(9.0)}
+    monkeypatch.setattr(referee, "ns2_sweep_data", lambda *args: data(4.0))
+    results = tuple(judge(c, c.measure(experiment.analyze(netsim, experiment.quick)))
+                    for c in experiment.claims)  # fmt: skip
+    masked, alone = referee_ns2(experiment, experiment.quick, netsim, results, tmp_path, print)
+    assert masked.agreement == "not exportable"
+    assert "tear: flows[0].kind: 'tear' has no ns-2 export" in masked.reason
+    assert alone.measured.mean == 4.0
+    assert alone.agreement == "inconclusive"  # 5 against 4 on one seed

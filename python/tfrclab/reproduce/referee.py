@@ -3,16 +3,17 @@
 For a sweep experiment (``reproduce --referee ns2``) every cell's scenario is exported
 (:mod:`tfrclab.ns2.export`) and run in ns-2.35 for each seed of the plan the claims were decided
 on; the script's output becomes datasets of the sweep's shape (:func:`ns2_sweep_data`: per-bin
-``flow_series`` and ``link_series``, per-flow ``runs``), the experiment's own ``analyze`` reads
-them, and each claim's own ``measure`` gives ns-2's value with its 95% interval. Nothing about
-a claim is restated for ns-2: the same code measures both.
+``flow_series`` and ``link_series``, per-flow ``runs``, per-link ``links``), the experiment's
+own ``analyze`` reads them, and each claim's own ``measure`` gives ns-2's value with its 95%
+interval. Nothing about a claim is restated for ns-2: the same code measures both.
 
 What ns-2 can express is decided per cell: a cell the exporter refuses keeps its refusal, and a
 claim that reads such a cell has no ns-2 value (``not exportable``, with the refusals). Which
-cells a claim reads is found, not declared: the netsim datasets of the refused cells are
-replaced by copies whose every number is NaN and the claim measured again; a claim whose value
-moves reads one of them. The other claims are measured on ns-2's datasets (the refused cells'
-NaN copies beside them, which they do not read).
+cells a claim reads is found, not declared: the claim is measured on ns-2's datasets with the
+refused cells' netsim runs beside them, and again with those cells moved far up, far down, to
+NaN (:func:`_perturbed`) and swapped for exported cells of the same scenario; a claim whose
+value moves in any probe reads a refused cell. The probes search, they do not prove: a claim
+could read a refused cell in a way none of them moves.
 
 The agreement verdict compares the two means with Welch's t, as ``tfrclab crosscheck`` does
 (:func:`tfrclab.ns2.crosscheck.compare`), from each side's mean, 95% half-width and seeds, and
@@ -21,9 +22,8 @@ decides on the whole 95% interval of the difference (netsim - ns-2) against a ba
 when it lies wholly outside, ``inconclusive`` when it crosses an edge. A value without an
 interval is decided on the difference alone, except that one seed on either side never gives
 ``differ`` (a single run's difference may be its own noise: ``inconclusive``), while a close
-match on one seed does agree. ns-2's value is
-also judged against the claim's own tolerance (``ns2_verdict``), so a reader sees whether the
-paper's statement holds in ns-2.35 as well.
+match on one seed does agree. ns-2's value is also judged against the claim's own tolerance
+(``ns2_verdict``), so a reader sees whether the paper's statement holds in ns-2.35 as well.
 
 Where the two simulators' datasets differ by construction: ns-2's ``sent_packets`` and
 ``sent_bytes`` are counted entering the flow's first link (its flow monitor), netsim's at the
@@ -330,29 +330,51 @@ _FOREIGN_DATA_ERRORS = (
     AttributeError,
     AssertionError,
 )
-"""What an analysis written for netsim's datasets may raise on ns-2's or on NaN copies (a
+"""What an analysis written for netsim's datasets may raise on ns-2's or on perturbed copies (a
 column ns-2 does not print, a NaN where it expects a count): the claim then has no value."""
 
 
-def _poisoned(data: Any) -> Any:
-    """A copy of sweep datasets whose every number but the seeds and times is NaN."""
-    from pandas.api.types import is_numeric_dtype
+_KEYS = ("seed", "time_s", "id", "window_from_s", "window_to_s", "flows", "rate_bps")
+"""Columns that say which run, bin, flow or window a row is (and a link's rate), not what was
+measured: left alone when a cell's numbers are perturbed."""
 
-    def blank(frame: Any) -> Any:
+
+def _perturbed(data: Any, how: str) -> Any:
+    """A copy of sweep datasets with every measured number moved, each by its own amount.
+
+    ``how``: ``"up"``, x becomes x·(10 + U) + 10·(1 + U'); ``"down"``, x·U/10 - 1 - U', with U,
+    U' uniform in [0, 1) drawn per value from a fixed stream; ``"nan"``, NaN. Not a common
+    scale or shift (a CoV or a ratio moves too), and far, so that a cell read through a minimum
+    or a maximum tends to become the one picked. The run, bin and window columns
+    (:data:`_KEYS`) and non-numeric or boolean ones are left as they are.
+    """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    rng = np.random.default_rng(20_011 if how == "up" else 20_012)
+
+    def move(frame: Any) -> Any:
         out = frame.copy()
         for column in out.columns:
-            if column in ("seed", "time_s") or not is_numeric_dtype(out[column].dtype):
+            dtype = out[column].dtype
+            if column in _KEYS or not is_numeric_dtype(dtype) or is_bool_dtype(dtype):
                 continue
-            out[column] = np.nan
+            values = out[column].to_numpy(dtype=float)
+            u, v = rng.uniform(0.0, 1.0, size=(2, values.size))
+            if how == "up":
+                out[column] = values * (10.0 + u) + 10.0 * (1.0 + v)
+            elif how == "down":
+                out[column] = values * u / 10 - 1 - v
+            else:
+                out[column] = np.nan
         return out
 
     return replace(
         data,
-        runs=blank(data.runs),
-        classes=blank(data.classes),
-        links=blank(data.links),
-        flow_series=blank(data.flow_series),
-        link_series=blank(data.link_series),
+        runs=move(data.runs),
+        classes=move(data.classes),
+        links=move(data.links),
+        flow_series=move(data.flow_series),
+        link_series=move(data.link_series),
     )
 
 
@@ -438,24 +460,48 @@ def referee_ns2(
     if not ns2:
         return tuple(RefereeResult(_nothing(), "not exportable", refusal_text) for _ in results)
 
-    def mixed(theirs: Mapping[str, Any]) -> Any:
-        """The datasets with the refused cells' netsim copies poisoned and ``theirs`` in."""
+    def mixed(theirs: Mapping[str, Any], refused_cell: Callable[[str], Any]) -> Any:
+        """``theirs`` cells, and the refused ones as ``refused_cell`` makes them by label."""
         if not experiment.cells:
             return theirs[""]
         return {
-            label: theirs[label] if label in theirs else _poisoned(netsim[label])
+            label: theirs[label] if label in theirs else refused_cell(label)
             for label, _, _ in cells
         }
 
+    # Donors: for each refused cell, the exported cells of the same scenario file (the same
+    # flows and links), whose ns-2 runs stand in for it in the swap probes below.
+    scenario_of = {label: relative for label, relative, _ in cells}
+    donors = {label: [d for d in ns2 if scenario_of[d] == scenario_of[label]] for label in refused}
+
+    def probe(how: str, j: int) -> Any:
+        """The refused cells for one probe: netsim's moved (``how``), or the j-th donor's."""
+
+        def cell(label: str) -> Any:
+            if how == "swap":
+                return ns2[donors[label][j % len(donors[label])]]
+            return _perturbed(netsim[label], how)
+
+        return mixed(ns2, cell)
+
+    # The refused cells as netsim ran them beside ns-2's, then moved far up, far down, to NaN,
+    # and swapped for up to three exported cells of the same scenario (ns-2's runs): a claim
+    # whose value moves in any probe reads a refused cell (through a minimum or a maximum
+    # too). An analysis that cannot run on up or down data counts against every claim; on NaN
+    # or a swap it is skipped (analyses need not take NaN counts, cells differ in layout).
+    theirs, error = _analyze(experiment, mixed(ns2, lambda label: netsim[label]), plan)
     reads_refused: list[bool] = [False] * len(results)
-    if refused:
-        poisoned = {label: netsim[label] for label, _, _ in cells if label not in refused}
-        analysis, _ = _analyze(experiment, mixed(poisoned), plan)
-        for k, r in enumerate(results):
-            reads_refused[k] = analysis is None or not _same(
-                _measure(r.claim, analysis), r.measured
-            )
-    theirs, error = _analyze(experiment, mixed(ns2), plan)
+    if refused and theirs is not None:
+        swaps = min(3, min((len(d) for d in donors.values()), default=0))
+        probes = [("up", 0), ("down", 0), ("nan", 0), *(("swap", j) for j in range(swaps))]
+        for how, j in probes:
+            moved, _ = _analyze(experiment, probe(how, j), plan)
+            if moved is None and how in ("nan", "swap"):
+                continue
+            for k, r in enumerate(results):
+                reads_refused[k] = reads_refused[k] or (
+                    moved is None or not _same(_measure(r.claim, moved), _measure(r.claim, theirs))
+                )
     out: list[RefereeResult] = []
     for k, r in enumerate(results):
         if reads_refused[k]:
