@@ -416,8 +416,9 @@ def testbed_relay(config: str, ready: Callable[[int], object]) -> dict[str, Any]
 def web_variables(
     scenario_toml: str, seed: int
 ) -> list[list[tuple[str, tuple[str, list[float]]]] | None]:
-    """Each web flow's resolved random variables for ``seed``; None for other flows.
+    """Each web and short-TCP flow's resolved random variables for ``seed``; None for others.
 
     ``[(name, (kind, parameters))]`` for ``inter_page`` (``load``/``share`` resolved),
-    ``objects_per_page``, ``inter_object`` and ``object_size``.
+    ``objects_per_page``, ``inter_object`` and ``object_size``; for a short-TCP flow
+    ``packets`` and ``interarrival`` (``load``/``share`` resolved).
     """

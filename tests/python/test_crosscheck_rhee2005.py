@@ -125,7 +125,10 @@ def test_ping_is_agent_ping_at_both_ends() -> None:
         ({"kind": "web", "stop": "5s"}, "flows[0].stop"),
         ({"kind": "ping", "on_off": {"on": "1s", "off": "1s"}}, "flows[0].on_off"),
         ({"kind": "web", "object_size": {"kind": "surge"}}, "flows[0].object_size"),
-        ({"kind": "short_tcp", "load": "1Mbps"}, "flows[0].kind"),
+        (
+            {"kind": "short_tcp", "load": "1Mbps", "on_off": {"on": "1s", "off": "1s"}},
+            "flows[0].on_off",
+        ),
     ],
 )
 def test_what_remains_unsupported_is_refused_by_name(flow: dict[str, Any], path: str) -> None:

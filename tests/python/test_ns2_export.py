@@ -114,7 +114,7 @@ def test_periodic_loss_offset_counts_from_one() -> None:
 @pytest.mark.parametrize(
     ("flow", "losses", "path"),
     [
-        ({"kind": "rap"}, None, "flows[0].kind"),
+        ({"kind": "tear"}, None, "flows[0].kind"),
         ({"kind": "tfrc"}, None, "flows[0].preset"),
         ({"kind": "tfrc", "preset": "floyd2000", "rate_scale": 2}, None, "flows[0].rate_scale"),
         ({"kind": "tcp", "variant": "sack", "preset": "rfc"}, None, "flows[0].sack_recovery"),
@@ -146,8 +146,8 @@ def test_refusals_name_the_part(flow: dict[str, Any], losses: Any, path: str) ->
 def test_cli_refusal_is_one_line_and_exit_2(
     tmp_path: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = tmp_path / "rap.toml"
-    path.write_text(_one_flow({"kind": "rap"}).toml, encoding="utf-8")
+    path = tmp_path / "tear.toml"
+    path.write_text(_one_flow({"kind": "tear"}).toml, encoding="utf-8")
     assert main(["export", "ns2", str(path), "-o", str(tmp_path / "x.tcl")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1

@@ -821,8 +821,10 @@ type WebVariables = Vec<(&'static str, (&'static str, Vec<f64>))>;
 
 /// Each web flow's random variables as built for `seed` (`load` or `share` resolved into the
 /// inter-page mean), in flow order, `None` for other flows: `[(name, (kind, parameters))]` for
-/// `inter_page`, `objects_per_page`, `inter_object` and `object_size` (see `randvar_parts`).
-/// Raises `ScenarioError` naming the field at fault.
+/// `inter_page`, `objects_per_page`, `inter_object` and `object_size` (see `randvar_parts`);
+/// for a short-TCP flow `packets` and `interarrival` (`load` or `share` resolved into its
+/// mean), so that the ns-2 export draws what netsim draws. Raises `ScenarioError` naming the
+/// field at fault.
 #[pyfunction]
 pub(crate) fn web_variables(
     py: Python<'_>,
@@ -842,6 +844,10 @@ pub(crate) fn web_variables(
                 ("objects_per_page", randvar_parts(&web.objects_per_page)),
                 ("inter_object", randvar_parts(&web.inter_object)),
                 ("object_size", randvar_parts(&web.object_size)),
+            ]),
+            AgentConfig::ShortTcp(short) => Some(vec![
+                ("packets", randvar_parts(&short.size)),
+                ("interarrival", randvar_parts(&short.interarrival)),
             ]),
             _ => None,
         })

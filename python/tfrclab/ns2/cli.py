@@ -71,7 +71,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
         check_file_writable(args.output, "--output")
     scenario = Scenario.load(args.scenario)
-    script = export_tcl(resolve(scenario, args.seed), args.sample)
+    script = export_tcl(resolve(scenario, args.seed, strict=False), args.sample)
     if to_stdout:
         sys.stdout.write(script)
     else:

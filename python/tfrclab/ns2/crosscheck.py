@@ -341,7 +341,7 @@ def crosscheck(
         raise ValueError(f"the window [{start_s}, {end}) s is not inside the run")
     step = default_sample(scenario) if sample_s is None else sample_s
     # Refuse an unexportable scenario before running anything.
-    export_tcl(resolve(scenario, seeds[0]), step)
+    export_tcl(resolve(scenario, seeds[0], strict=False), step)
     runs: list[SeedRun] = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         futures = [pool.submit(_one_seed, scenario, s, step, start_s, end) for s in seeds]

@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from tfrclab.ns2.plan import ExportError, FlowPlan, LinkPlan, LossPlan, Plan
+from tfrclab.ns2.plan import ExportError, FlowPlan, LinkPlan, LossPlan, Plan, Refusals
 from tfrclab.ns2.two_state import two_state_tcl
 from tfrclab.ns2.values import duration_s, rate_bps, size_bytes
 
@@ -110,6 +111,13 @@ _TCP_KEYS = {
     "newreno_impatient", "vegas_alpha", "vegas_beta", "vegas_gamma", "max_packets",
     "group", "background",
 }  # fmt: skip
+_GAIMD_KEYS = (
+    _TCP_KEYS
+    - {"variant", "increase", "decrease", "decrease_rule", "max_sack_blocks", "sack_block_size",
+       "sack_recovery", "partial_window_deflation", "newreno_impatient", "vegas_alpha",
+       "vegas_beta", "vegas_gamma"}
+) | {"alpha", "beta", "rule", "recovery"}  # fmt: skip
+"""docs/scenario.md's GAIMD keys: TCP's, with alpha and beta for increase and decrease."""
 # ``group`` and ``background`` only say how the flows are reported: nothing to export.
 _COMMON_KEYS = {"kind", "name", "count", "from", "to", "reverse", "start", "stop", "on_off",
                 "loss_event_rtt", "group", "background"}  # fmt: skip
@@ -129,15 +137,14 @@ _TFRC_FIXED: dict[str, Any] = {
     "congestion_avoidance": "ns2_additive_increase",
     "max_backoff_interval": "none",
     "scheduling_granularity": "0s",
-    "dither_fraction": 0,
-    "loss_intervals": 8,
     "short_history": "ns2",
     "first_interval": "current_receive_rate",
 }
 """TFRC keys ns-2 has no knob for: allowed only at the floyd2000 value."""
 _TFRC_MAPPED = {"size", "feedback_size", "b", "rto_granularity", "rto_min",
                 "rate_before_feedback", "rtt_ewma_q", "sqrt_rtt_ewma_q", "oscillation_prevention",
-                "ndupack", "discount_threshold", "ecn", "preset"}  # fmt: skip
+                "ndupack", "discount_threshold", "ecn", "preset", "dither_fraction",
+                "loss_intervals"}  # fmt: skip
 
 _RED_PRESETS: dict[str, dict[str, Any]] = {
     "ns2_35": {"queue_in_bytes": True, "byte_mode": True, "min_th": 0, "max_th": 0,
@@ -149,6 +156,31 @@ _RED_PRESETS: dict[str, dict[str, Any]] = {
 }  # fmt: skip
 """docs/queues.md's RED presets in ns-2's terms (thresh_ 0 and maxthresh_ 0: automatic)."""
 _W_Q_CODES = {"auto": -1, "packet_time": 0, "ten_packet_times": -2}
+
+_RAP_PRESETS: dict[str, dict[str, Any]] = {
+    "ns2": {"size": 512, "ack_size": 44, "shared_first_sample": False},
+    "ns2_exact": {"size": 512, "ack_size": 44, "shared_first_sample": True},
+    "hassan": {"size": 100, "ack_size": 40, "shared_first_sample": False},
+}
+"""docs/rap.md's RAP presets: what each sets apart from ns-default.tcl's ``Agent/RAP`` knobs."""
+_RAP_KNOBS = (
+    ("ipg", "ipg_", "2s", "duration"), ("srtt", "srtt_", "2s", "duration"),
+    ("timeout", "timeout_", "2s", "duration"), ("alpha", "alpha_", 1.0, "number"),
+    ("beta", "beta_", 0.5, "number"), ("delta", "delta_", 0.5, "number"),
+    ("mu", "mu_", 1.2, "number"), ("phi", "phi_", 4.0, "number"),
+    ("overhead", "overhead_", "0s", "duration"), ("kfrtt", "kfrtt_", 0.9, "number"),
+    ("kxrtt", "kxrtt_", 0.01, "number"), ("dpthresh", "dpthresh_", 50, "number"),
+)  # fmt: skip
+"""netsim's RAP keys with ns-2's knob, ns-default.tcl's default and the value's kind."""
+_RAP_KEYS = {key for key, _, _, _ in _RAP_KNOBS} | {
+    "preset", "size", "ack_size", "fine_grain", "shared_first_sample", "max_packets",
+}  # fmt: skip
+
+_SHORT_KEYS = (_TCP_KEYS - {"max_packets"}) | {"packets", "interarrival", "load", "share"}
+"""docs/scenario.md's short-TCP keys: TCP's but ``max_packets``, and the arrival process."""
+
+_TCP_KINDS = ("tcp", "gaimd")
+"""Flow kinds exported as an ns-2 TCP agent (``max_packets``, the end-of-run counters)."""
 
 _NEVER = 2147483647
 """A Periodic period that never comes round again: how a schedule retires a periodic step."""
@@ -257,49 +289,177 @@ def _queue(link: LinkPlan) -> tuple[str, list[str]]:
 
 
 def _refuse_unknown(flow: FlowPlan, allowed: set[str]) -> None:
-    for key in flow.table:
-        if key not in allowed:
-            raise ExportError(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+    """Refuse every key of the flow's table the export has no ns-2 knob for, all at once."""
+    unknown = [key for key in flow.table if key not in allowed]
+    if unknown:
+        raise ExportError(
+            *(f"{flow.path}.{key}: has no ns-2 equivalent in the export" for key in unknown)
+        )
 
 
 def _tcp(flow: FlowPlan, lines: list[str]) -> None:
     """An ns-2 one-way TCP agent with every preset knob set (ns-default.tcl; docs/tcp.md)."""
-    _refuse_unknown(flow, _TCP_KEYS)
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _TCP_KEYS)
+    with refusals.part():
+        _tcp_checks(flow, "sack", "rfc")
+    refusals.raise_any()
     k = flow.index
     lines += _tcp_agents(flow, f"src({k})", f"snk({k})", "sack", "rfc")
     lines.append(f"set app({k}) [$src({k}) attach-app FTP]")
+
+
+def _gaimd(flow: FlowPlan, lines: list[str]) -> None:
+    """GAIMD(alpha, beta) as ns-2's own: a TCP agent with ``increase_num_`` and ``decrease_num_``.
+
+    ns-2.35's tcp.cc opens the window by ``increase_num_ / cwnd_`` per ACK in congestion
+    avoidance (``windowOption_`` 1) and its ``slowdown()`` cuts to ``decrease_num_`` times the
+    window, except that the first decrease, any decrease in slow start and ssthresh after a
+    timeout halve: netsim's ``rule = "ns2"`` (docs/tcp.md, GAIMD). ``recovery`` picks the agent
+    (Agent/TCP/Reno, /Newreno, /Sack1) as it picks netsim's recovery; ``preset`` defaults to
+    ``ns2_2000`` as netsim's GAIMD does. ``rule = "paper"`` (every reduction to beta) has no ns-2
+    knob.
+    """
+    t = flow.table
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _GAIMD_KEYS)
+    if t.get("rule", "ns2") != "ns2":
+        refusals.refuse(
+            f"{flow.path}.rule: 'paper' has no ns-2 equivalent (ns-2's slowdown() halves on "
+            "the first decrease, in slow start and for ssthresh after a timeout)"
+        )
+    preset = str(t.get("preset", "ns2_2000"))
+    recovery = str(t.get("recovery", "reno"))
+    if recovery == "sack" and TCP_PRESETS.get(preset, {}).get("sack_recovery", "sack1") != "sack1":
+        refusals.refuse(
+            f"{flow.path}.recovery: 'sack' under preset {preset!r} is RFC 6675 recovery, which "
+            "has no ns-2 agent"
+        )
+    table = {key: value for key, value in t.items() if key not in ("alpha", "beta", "rule",
+             "recovery")}  # fmt: skip
+    table.update(
+        variant=recovery,
+        preset=preset,
+        increase=float(t.get("alpha", 0.31)),
+        decrease=float(t.get("beta", 0.875)),
+    )
+    as_tcp = replace(flow, table=table)
+    with refusals.part():
+        _tcp_checks(as_tcp, recovery, preset)
+    refusals.raise_any()
+    _tcp(as_tcp, lines)
+
+
+def _rap(plan: Plan, flow: FlowPlan, lines: list[str]) -> None:
+    """``Agent/RAP`` at both ends (rap/rap.cc), every knob written out (docs/rap.md).
+
+    Both agents get the flow's knobs: the sink's ``rap_base_hdr_size_`` is its ACK size. The
+    source is started with ``start`` (``advanceby`` with ``max_packets``) and stopped with
+    ``stop``, as netsim's. ns-2 keeps its first-sample flag in a function-level ``static``
+    (``UpdateTimeValues``), shared by every RAP agent of the process: with one RAP flow the flag
+    is its own, as in netsim; with several, only flows that share it (``shared_first_sample``,
+    preset ``ns2_exact``) run as in ns-2, and the others are refused.
+    """
+    t = flow.table
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _COMMON_KEYS | _RAP_KEYS)
+    preset = str(t.get("preset", "ns2"))
+    knobs = dict(_RAP_PRESETS.get(preset, _RAP_PRESETS["ns2"]))
+    knobs.update({key: t[key] for key in knobs if key in t})
+    raps = [f for f in plan.flows if f.kind == "rap"]
+    if len(raps) > 1 and not knobs["shared_first_sample"]:
+        # The key the user wrote: shared_first_sample, else the preset that left it off.
+        key = "shared_first_sample" if "shared_first_sample" in t else f"preset ({preset!r})"
+        refusals.refuse(
+            f"{flow.path}.{key}: no shared first sample, beside {len(raps) - 1} other RAP flow(s): "
+            "ns-2's Agent/RAP shares one first-sample flag among all its agents (rap.cc's "
+            "static in UpdateTimeValues); only preset 'ns2_exact' or shared_first_sample = true "
+            "runs as ns-2 does"
+        )
+    refusals.raise_any()
+    settings: list[tuple[str, Any]] = [
+        ("fid_", flow.index),
+        ("packetSize_", size_bytes(knobs["size"])),
+        ("rap_base_hdr_size_", size_bytes(knobs["ack_size"])),
+        ("useFineGrain_", 1 if t.get("fine_grain", False) else 0),
+        ("variance_", 0),
+        ("seqno_", 0),
+        ("debugEnable_", 0),
+    ]
+    for key, knob, default, kind in _RAP_KNOBS:
+        value = t.get(key, default)
+        settings.append((knob, _num(_secs(value) if kind == "duration" else float(value))))
+    k = flow.index
+    for agent in ("src", "snk"):
+        lines.append(f"set {agent}({k}) [new Agent/RAP]")
+        lines += [f"${agent}({k}) set {name} {value}" for name, value in settings]
+    lines.append(f"set app({k}) $src({k})")
+
+
+def _short_tcp(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
+    """Short TCP connections arriving as netsim's do, each a fresh ns-2 TCP agent pair.
+
+    A Tcl process per flow (``tfrclab_short_<k>``): at each arrival a new agent and sink with
+    the flow's TCP knobs (``fid_`` the flow's index, so the monitors pool its connections) are
+    attached and connected, an FTP ``produce``s ceil(``packets``) packets (at least 1), and the
+    next arrival is scheduled one ``interarrival`` draw later; the first comes one draw after the
+    flow's start, and none opens at or after its stop (open connections finish), as netsim's
+    (docs/web.md). The two variables are netsim's as built (``load``/``share`` resolved into the
+    inter-arrival mean), drawn from ns-2's own random variables (tools/ranvar.cc) on its default
+    RNG: the arrivals and sizes compare in distribution. ``on_off`` is refused.
+    """
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _COMMON_KEYS | _SHORT_KEYS)
+    if "on_off" in flow.table:
+        refusals.refuse(f"{flow.path}.on_off: not exported for short_tcp flows")
+    with refusals.part():
+        _tcp_checks(flow, "sack", "rfc")
+    refusals.raise_any()
+    assert flow.web is not None
+    k = flow.index
+    names = {}
+    for key in ("packets", "interarrival"):
+        names[key] = f"rv_{key}_{k}"
+        lines += _ranvar(names[key], flow.web[key], f"{flow.path}.{key}")
+    until = plan.duration_s if flow.stop_s is None else min(plan.duration_s, flow.stop_s)
+    agents = _tcp_agents(flow, "tcp", "snk", "sack", "rfc")
+    body = [
+        f"global ns n {names['packets']} {names['interarrival']}",
+        f"if {{[$ns now] >= {_num(until)}}} {{ return }}",
+        *agents,
+        f"$ns attach-agent $n({index[flow.src]}) $tcp",
+        f"$ns attach-agent $n({index[flow.dst]}) $snk",
+        "$ns connect $tcp $snk",
+        f"set size [expr {{int(ceil([${names['packets']} value]))}}]",
+        "if {$size < 1} { set size 1 }",
+        "[$tcp attach-app FTP] produce $size",
+        f'$ns at [expr {{[$ns now] + [${names["interarrival"]} value]}}] "tfrclab_short_{k}"',
+    ]
+    lines.append(f"proc tfrclab_short_{k} {{}} {{")
+    lines += [f"    {line}" for line in body]
+    lines.append("}")
+    first = f"[expr {{{_num(flow.start_s)} + [${names['interarrival']} value]}}]"
+    lines.append(f'$ns at {first} "tfrclab_short_{k}"')
 
 
 def _tcp_agents(
     flow: FlowPlan, src: str, snk: str, default_variant: str, default_preset: str
 ) -> list[str]:
     """Tcl creating the TCP agent ``src`` and its sink ``snk`` with the flow's knobs."""
+    _tcp_checks(flow, default_variant, default_preset)
     t = flow.table
     variant = str(t.get("variant", default_variant))
-    preset = str(t.get("preset", default_preset))
-    if preset not in TCP_PRESETS:
-        raise ExportError(
-            f"{flow.path}.preset: {preset!r} has no ns-2.35 export (its segment counting and "
-            "quick ACKs have no ns-2 knob)"
-        )
-    knobs = dict(TCP_PRESETS[preset])
+    knobs = dict(TCP_PRESETS[str(t.get("preset", default_preset))])
     for key in knobs:
         if key in t:
             knobs[key] = t[key]
     size = size_bytes(t.get("size", 1000))
     if knobs["initial_window"] is None:  # RFC 3390: min(4 MSS, max(2 MSS, 4380 B))
         knobs["initial_window"] = min(4 * size, max(2 * size, 4380)) // size
-    if variant not in _TCP_AGENTS:
-        raise ExportError(
-            f"{flow.path}.variant: {variant!r} has no ns-2.35 export (ns-2's Agent/TCP/Linux "
-            "runs a 2.6-era kernel's congestion controls, not today's)"
-        )
-    if variant == "sack" and knobs["sack_recovery"] != "sack1":
-        raise ExportError(f"{flow.path}.sack_recovery: rfc6675 has no ns-2 agent (use sack1)")
-    if t.get("decrease_rule", "ns2") != "ns2":
-        raise ExportError(f"{flow.path}.decrease_rule: 'paper' has no ns-2 equivalent")
-    if int(t.get("sack_block_size", 8)) != 8:
-        raise ExportError(f"{flow.path}.sack_block_size: ns-2 SACK blocks are 8 bytes")
     k = flow.index
     agent = _TCP_AGENTS[variant]
     delayed = knobs["ack"] == "delayed"
@@ -355,6 +515,32 @@ def _tcp_agents(
     return lines
 
 
+def _tcp_checks(flow: FlowPlan, default_variant: str, default_preset: str) -> None:
+    """Refuse, all at once, the TCP knobs of ``flow`` that ns-2.35's agents do not have."""
+    t = flow.table
+    variant = str(t.get("variant", default_variant))
+    preset = str(t.get("preset", default_preset))
+    refusals = Refusals()
+    if preset not in TCP_PRESETS:
+        refusals.refuse(
+            f"{flow.path}.preset: {preset!r} has no ns-2.35 export (its segment counting and "
+            "quick ACKs have no ns-2 knob)"
+        )
+    if variant not in _TCP_AGENTS:
+        refusals.refuse(
+            f"{flow.path}.variant: {variant!r} has no ns-2.35 export (ns-2's Agent/TCP/Linux "
+            "runs a 2.6-era kernel's congestion controls, not today's)"
+        )
+    recovery = t.get("sack_recovery", TCP_PRESETS.get(preset, {}).get("sack_recovery"))
+    if variant == "sack" and recovery not in (None, "sack1"):
+        refusals.refuse(f"{flow.path}.sack_recovery: rfc6675 has no ns-2 agent (use sack1)")
+    if t.get("decrease_rule", "ns2") != "ns2":
+        refusals.refuse(f"{flow.path}.decrease_rule: 'paper' has no ns-2 equivalent")
+    if int(t.get("sack_block_size", 8)) != 8:
+        refusals.refuse(f"{flow.path}.sack_block_size: ns-2 SACK blocks are 8 bytes")
+    refusals.raise_any()
+
+
 def _secs(value: Any) -> float:
     return duration_s(value) if isinstance(value, str) else float(value)
 
@@ -362,13 +548,15 @@ def _secs(value: Any) -> float:
 def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
     """ns-2.35 Agent/TFRC + Agent/TFRCSink as the floyd2000 preset (docs/tfrc.md)."""
     t = flow.table
+    refusals = Refusals()
     if t.get("preset", "rfc5348") != "floyd2000":
-        raise ExportError(f"{flow.path}.preset: only floyd2000 (ns-2's own TFRC) is exported")
+        refusals.refuse(f"{flow.path}.preset: only floyd2000 (ns-2's own TFRC) is exported")
     for key in t:
         if key in _COMMON_KEYS or key in _TFRC_MAPPED:
             continue
         if key not in _TFRC_FIXED:
-            raise ExportError(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+            refusals.refuse(f"{flow.path}.{key}: has no ns-2 equivalent in the export")
+            continue
         fixed = _TFRC_FIXED[key]
         value = t[key]
         same = (
@@ -379,11 +567,10 @@ def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
             else value == fixed
         )
         if not same:
-            raise ExportError(
-                f"{flow.path}.{key}: ns-2's TFRC has no knob for it (needs {fixed!r})"
-            )
+            refusals.refuse(f"{flow.path}.{key}: ns-2's TFRC has no knob for it (needs {fixed!r})")
     if t.get("sqrt_rtt_ewma_q", t.get("rtt_ewma_q", 0.95)) != t.get("rtt_ewma_q", 0.95):
-        raise ExportError(f"{flow.path}.sqrt_rtt_ewma_q: ns-2 uses df_ for both averages")
+        refusals.refuse(f"{flow.path}.sqrt_rtt_ewma_q: ns-2 uses df_ for both averages")
+    refusals.raise_any()
     k = flow.index
     discount = t.get("discount_threshold", 0.5)
     init_rate = t.get("rate_before_feedback", "300Bps")
@@ -401,7 +588,8 @@ def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
         ("InitRate_", _num(init_bytes)),
         ("bval_", _num(float(t.get("b", 1)))),
         ("ca_", 1 if t.get("oscillation_prevention", True) else 0),
-        ("overhead_", 0),
+        # tfrc.cc: each gap times 1 + overhead_·(2U - 1), U uniform: netsim's dither.
+        ("overhead_", _num(float(t.get("dither_fraction", 0)))),
         ("ecn_", 1 if t.get("ecn", False) else 0),
         ("ssmult_", 2),
         ("rate_init_", 2),
@@ -422,7 +610,8 @@ def _tfrc(flow: FlowPlan, lines: list[str]) -> None:
         ("algo_", 1),
         ("NumFeedback_", 1),
         ("AdjustHistoryAfterSS_", 1),
-        ("NumSamples_", -1),
+        # tfrc-sink.cc: -1 is DEFAULT_NUMSAMPLES, 8 (scripts as before for the default).
+        ("NumSamples_", -1 if int(t.get("loss_intervals", 8)) == 8 else int(t["loss_intervals"])),
         ("ShortIntervals_", 0),
         ("PreciseLoss_", 1),
     ]
@@ -547,7 +736,12 @@ def _web(flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
     ``fid_`` the flow's index (``FID_ASSIGNING_MODE_`` 2 keeps it on every connection). The
     distributions are netsim's as built (``share``/``load`` already in the inter-page mean).
     """
-    _refuse_unknown(flow, _TCP_KEYS | _WEB_KEYS)
+    refusals = Refusals()
+    with refusals.part():
+        _refuse_unknown(flow, _TCP_KEYS | _WEB_KEYS)
+    with refusals.part():
+        _tcp_checks(flow, "reno", "ns2_2000")
+    refusals.raise_any()
     assert flow.web is not None
     k = flow.index
     agents = _tcp_agents(flow, "tcp", "snk", "reno", "ns2_2000")
@@ -658,13 +852,17 @@ def _retire(table: Mapping[str, Any], name: str, path: str) -> str:
     raise ExportError(f"{path}.kind: {kind!r} cannot end inside a schedule in ns-2")
 
 
-def _losses(plan: Plan, lines: list[str]) -> None:
-    """Loss models at the link head (before the queue), after the link's in-snoop."""
+def _losses(plan: Plan, lines: list[str], refusals: Refusals) -> None:
+    """Loss models at the link head (before the queue), after the link's in-snoop.
+
+    What ns-2 cannot run goes to ``refusals``, every loss model checked.
+    """
     on_link: dict[int, list[LossPlan]] = {}
     for loss in plan.losses:
         on_link.setdefault(loss.link, []).append(loss)
     for link_index, losses in on_link.items():
         link = plan.links[link_index]
+        per_flow: dict[int, int] = {}
         for loss in losses:
             path = f"losses[{loss.index}]"
             flow_name = loss.table.get("flow")
@@ -676,41 +874,90 @@ def _losses(plan: Plan, lines: list[str]) -> None:
                     and (link_index in f.data_links or link_index in f.reply_links)
                 ]
                 if others:
-                    raise ExportError(
-                        f"{path}.flow: ns-2's error models see every packet on {link.name!r}, "
-                        f"and {others[0]!r} crosses it too"
-                    )
+                    with refusals.part():
+                        per_flow[loss.index] = _flow_filter(plan, loss, link, path)
             if loss.table.get("kind") == "schedule" and len(losses) > 1:
-                raise ExportError(f"{path}: a schedule must be the only loss model on its link")
+                refusals.refuse(f"{path}: a schedule must be the only loss model on its link")
         # The first model in file order must see packets first: insert the last one first.
         for loss in reversed(losses):
-            path = f"losses[{loss.index}]"
-            if loss.table.get("kind") != "schedule":
-                name = f"em{loss.index}"
-                lines += _loss_model(loss, loss.table, name, path)
-                lines.append(f"tfrclab_insert_loss {link_index} ${name}")
-                continue
-            steps = loss.table.get("steps", [])
-            previous: tuple[Mapping[str, Any], str, str] | None = None
-            for j, step in enumerate(steps):
-                name = f"em{loss.index}_{j}"
-                step_path = f"{path}.steps[{j}]"
-                if step.get("sojourn") == "time":
-                    # ns-2's TwoState timer starts at setup, not at the step's start.
-                    raise ExportError(
-                        f"{step_path}.sojourn: ns-2's ErrorModel/TwoState in time starts its "
-                        "stays when the script is set up, not at a schedule step"
-                    )
-                lines += _loss_model(loss, step, name, step_path)
-                at = duration_s(step["at"])
-                action = f"tfrclab_insert_loss {link_index} ${name}"
-                if previous is not None:
-                    action = _retire(*previous) + "; " + action
-                if at == 0:
-                    lines.append(action)
-                else:
-                    lines.append(f'$ns at {_num(at)} "{action}"')
-                previous = (step, name, step_path)
+            with refusals.part():
+                _insert(loss, link_index, lines, refusals, per_flow.get(loss.index))
+
+
+_FID_BOTH_WAYS = ("tcp", "gaimd", "rap", "ping")
+"""Flow kinds whose packets back carry the flow's ``fid_`` in the export (tcp-sink.cc copies the
+data packet's flow id into its ACK; RAP and ping agents get the flow's ``fid_`` at both ends)."""
+
+
+def _flow_filter(plan: Plan, loss: LossPlan, link: LinkPlan, path: str) -> int:
+    """The flow id an ns-2 ``ErrorModule Fid`` must pass to a flow's loss model on a shared link.
+
+    netsim's ``flow`` key lets only that flow's packets, both ways, meet the model; ns-2's
+    ``ErrorModule`` (tcl/lib/ns-errmodel.tcl) classifies by flow id and passes the others
+    untouched and undrawn. Its packets back are classified too only where they carry the flow's
+    id (:data:`_FID_BOTH_WAYS`); a schedule's steps are not wrapped.
+
+    Raises:
+        ExportError: for a schedule, or a flow whose packets back cross the link without its id.
+    """
+    flow = next(f for f in plan.flows if f.name == loss.table["flow"])
+    if loss.table.get("kind") == "schedule":
+        raise ExportError(
+            f"{path}.flow: a schedule for one flow on {link.name!r}, which other flows cross, "
+            "is not exported"
+        )
+    if link.index in flow.reply_links and flow.kind not in _FID_BOTH_WAYS:
+        raise ExportError(
+            f"{path}.flow: {flow.name!r}'s packets back cross {link.name!r} without its flow id "
+            "in ns-2, so a per-flow error module cannot find them"
+        )
+    return flow.index
+
+
+def _insert(
+    loss: LossPlan, link_index: int, lines: list[str], refusals: Refusals, fid: int | None = None
+) -> None:
+    """Tcl creating one ``[[losses]]`` table's model(s) and inserting it on its link.
+
+    With ``fid`` the model sits in an ``ErrorModule Fid`` that hands it only that flow's
+    packets and passes the others (:func:`_flow_filter`).
+    """
+    path = f"losses[{loss.index}]"
+    if loss.table.get("kind") != "schedule":
+        name = f"em{loss.index}"
+        lines += _loss_model(loss, loss.table, name, path)
+        if fid is not None:
+            lines += [
+                f"set fem{loss.index} [new ErrorModule Fid]",
+                f"$fem{loss.index} insert ${name}",
+                f"$fem{loss.index} bind ${name} {fid}",
+                f"$fem{loss.index} default pass",
+            ]
+            name = f"fem{loss.index}"
+        lines.append(f"tfrclab_insert_loss {link_index} ${name}")
+        return
+    steps = loss.table.get("steps", [])
+    previous: tuple[Mapping[str, Any], str, str] | None = None
+    for j, step in enumerate(steps):
+        name = f"em{loss.index}_{j}"
+        step_path = f"{path}.steps[{j}]"
+        with refusals.part():
+            if step.get("sojourn") == "time":
+                # ns-2's TwoState timer starts at setup, not at the step's start.
+                raise ExportError(
+                    f"{step_path}.sojourn: ns-2's ErrorModel/TwoState in time starts its "
+                    "stays when the script is set up, not at a schedule step"
+                )
+            lines += _loss_model(loss, step, name, step_path)
+            at = duration_s(step["at"])
+            action = f"tfrclab_insert_loss {link_index} ${name}"
+            if previous is not None:
+                action = _retire(*previous) + "; " + action
+            if at == 0:
+                lines.append(action)
+            else:
+                lines.append(f'$ns at {_num(at)} "{action}"')
+        previous = (step, name, step_path)
 
 
 # -- the script ------------------------------------------------------------------------------
@@ -783,6 +1030,89 @@ proc tfrclab_sample {k} {
 """
 
 
+def _manual_routes(plan: Plan, index: Mapping[str, int]) -> list[str]:
+    """Tcl installing :attr:`Plan.manual_routes` as ns-2 Manual routes (tcl/lib/ns-rtmodule.tcl).
+
+    At every node of a path, packets for the path's last node take the path's next link:
+    ``[$node get-module Manual] add-route <destination's address> [$link head]``. netsim routes
+    by destination too (docs/scenario.md, "Routing"), so every (node, destination) has one link.
+    """
+    chosen: dict[tuple[int, int], int] = {}
+    for path in plan.manual_routes:
+        destination = index[plan.links[path[-1]].dst]
+        for link_index in path:
+            key = (index[plan.links[link_index].src], destination)
+            if chosen.setdefault(key, link_index) != link_index:
+                raise ExportError(
+                    "topology.routes: two paths leave node "
+                    f"{plan.nodes[key[0]]!r} for {plan.nodes[destination]!r} by different links"
+                )
+    return [
+        f"[$n({node}) get-module Manual] add-route [$n({destination}) node-addr] "
+        f"[$lnk({link_index}) head]"
+        for (node, destination), link_index in chosen.items()
+    ]
+
+
+def _flow(plan: Plan, flow: FlowPlan, index: Mapping[str, int], lines: list[str]) -> None:
+    """Tcl for one flow: its agents, their attachment, and its start and stop times.
+
+    Raises:
+        ExportError: naming every key of the flow ns-2 cannot run as tfrclab does.
+    """
+    lines.append(f"# flow {flow.index}: {flow.name} ({flow.kind})")
+    k = flow.index
+    if flow.kind == "tcp":
+        _tcp(flow, lines)
+    elif flow.kind == "gaimd":
+        _gaimd(flow, lines)
+    elif flow.kind == "rap":
+        _rap(plan, flow, lines)
+    elif flow.kind == "short_tcp":
+        _short_tcp(plan, flow, index, lines)
+        return
+    elif flow.kind == "tfrc":
+        _tfrc(flow, lines)
+    elif flow.kind in ("cbr", "pareto", "exponential"):
+        _udp_source(flow, lines)
+    elif flow.kind in ("web", "ping"):
+        refusals = Refusals()
+        for key in ("stop", "on_off"):
+            if key in flow.table:
+                refusals.refuse(f"{flow.path}.{key}: not exported for {flow.kind} flows")
+        with refusals.part():
+            if flow.kind == "web":
+                _web(flow, index, lines)
+            else:
+                _ping(flow, lines)
+        refusals.raise_any()
+        if flow.kind == "web":
+            lines.append(f"tfrclab_web {k} {_num(flow.start_s)}")
+            return
+        lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
+        lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
+        lines.append(f"$ns connect $src({k}) $snk({k})")
+        lines.append(f"set ping_until({k}) {_num(plan.duration_s)}")
+        interval = duration_s(flow.table.get("interval", "100ms"))
+        if flow.start_s < plan.duration_s:
+            lines.append(f'$ns at {_num(flow.start_s)} "tfrclab_ping {k} {_num(interval)}"')
+        return
+    else:
+        raise ExportError(f"{flow.path}.kind: {flow.kind!r} has no ns-2 export")
+    lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
+    lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
+    lines.append(f"$ns connect $src({k}) $snk({k})")
+    max_packets = flow.table.get("max_packets") if flow.kind in (*_TCP_KINDS, "rap") else None
+    # rap.cc's advanceby counts the packets to send, as a TCP application's produce does.
+    verb = "advanceby" if flow.kind == "rap" else "produce"
+    start_cmd = f"$app({k}) {verb} {int(max_packets)}" if max_packets else f"$app({k}) start"
+    for start, stop in _periods(flow, plan.duration_s):
+        if start < plan.duration_s:
+            lines.append(f'$ns at {_num(start)} "{start_cmd}"')
+        if stop is not None and stop < plan.duration_s:
+            lines.append(f'$ns at {_num(stop)} "$app({k}) stop"')
+
+
 def export_tcl(
     plan: Plan,
     sample_s: float | None = None,
@@ -804,9 +1134,14 @@ def export_tcl(
     without ``run`` the final ``$ns run`` is left out, so ns-2 builds the network and exits,
     which times its set-up.
 
+    Every part of the scenario is checked before anything is refused: the error lists each
+    part ns-2 cannot run (with the routing :func:`~tfrclab.ns2.plan.resolve` left in
+    :attr:`Plan.refusals`), in the keys the scenario wrote.
+
     Raises:
-        ExportError: naming the first part of the scenario ns-2 cannot run as tfrclab does.
+        ExportError: naming every part of the scenario ns-2 cannot run as tfrclab does.
     """
+    refusals = Refusals(plan.refusals)
     lines: list[str] = [
         f"# {plan.scenario.name or 'scenario'}: `tfrclab export ns2`, seed {plan.seed}.",
         "# Every knob is set explicitly; per-host delays and start times are netsim's draws.",
@@ -818,10 +1153,17 @@ def export_tcl(
         _PRELUDE,
     ]
     index = {name: i for i, name in enumerate(plan.nodes)}
+    if plan.manual_routes:
+        # ns-2's Manual routing (tcl/rtglib/route-proto.tcl): the nodes get a hash classifier
+        # by destination, filled below with netsim's own paths; before the nodes are made.
+        lines.append("$ns rtproto Manual")
     for name, i in index.items():
         lines.append(f"set n({i}) [$ns node] ;# {name}")
     for link in plan.links:
-        cls, settings = _queue(link)
+        queue: tuple[str, list[str]] = ("DropTail", [])
+        with refusals.part():
+            queue = _queue(link)
+        cls, settings = queue
         a, b = index[link.src], index[link.dst]
         lines.append(
             f"$ns simplex-link $n({a}) $n({b}) {link.rate_bps} {_num(link.delay_s)} {cls}"
@@ -829,6 +1171,8 @@ def export_tcl(
         )
         lines.append(f"set lnk({link.index}) [$ns link $n({a}) $n({b})]")
         lines += [f"[$lnk({link.index}) queue] set {s}" for s in settings]
+    with refusals.part():
+        lines += _manual_routes(plan, index)
     flow_links, series_links = monitored_links(plan)
     if not flow_monitors:
         flow_links = []
@@ -838,46 +1182,11 @@ def export_tcl(
     lines.append(f"set series_links {{{' '.join(map(str, series_links))}}}")
     for i in monitors:
         lines.append(f"tfrclab_monitor {i}")
-    _losses(plan, lines)
+    _losses(plan, lines, refusals)
     for flow in plan.flows:
-        lines.append(f"# flow {flow.index}: {flow.name} ({flow.kind})")
-        if flow.kind == "tcp":
-            _tcp(flow, lines)
-        elif flow.kind == "tfrc":
-            _tfrc(flow, lines)
-        elif flow.kind in ("cbr", "pareto", "exponential"):
-            _udp_source(flow, lines)
-        elif flow.kind in ("web", "ping"):
-            for key in ("stop", "on_off"):
-                if key in flow.table:
-                    raise ExportError(f"{flow.path}.{key}: not exported for {flow.kind} flows")
-            k = flow.index
-            if flow.kind == "web":
-                _web(flow, index, lines)
-                lines.append(f"tfrclab_web {k} {_num(flow.start_s)}")
-                continue
-            _ping(flow, lines)
-            lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
-            lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
-            lines.append(f"$ns connect $src({k}) $snk({k})")
-            lines.append(f"set ping_until({k}) {_num(plan.duration_s)}")
-            interval = duration_s(flow.table.get("interval", "100ms"))
-            if flow.start_s < plan.duration_s:
-                lines.append(f'$ns at {_num(flow.start_s)} "tfrclab_ping {k} {_num(interval)}"')
-            continue
-        else:
-            raise ExportError(f"{flow.path}.kind: {flow.kind!r} has no ns-2 export")
-        k = flow.index
-        lines.append(f"$ns attach-agent $n({index[flow.src]}) $src({k})")
-        lines.append(f"$ns attach-agent $n({index[flow.dst]}) $snk({k})")
-        lines.append(f"$ns connect $src({k}) $snk({k})")
-        max_packets = flow.table.get("max_packets") if flow.kind == "tcp" else None
-        start_cmd = f"$app({k}) produce {int(max_packets)}" if max_packets else f"$app({k}) start"
-        for start, stop in _periods(flow, plan.duration_s):
-            if start < plan.duration_s:
-                lines.append(f'$ns at {_num(start)} "{start_cmd}"')
-            if stop is not None and stop < plan.duration_s:
-                lines.append(f'$ns at {_num(stop)} "$app({k}) stop"')
+        with refusals.part():
+            _flow(plan, flow, index, lines)
+    refusals.raise_any()
     if drop_trace:
         # Every queue drop at the primary link, as ns-2's Drop trace writes it (trace/trace.cc),
         # on standard output: between the queue and its drop target (the flow monitor's drop
@@ -888,7 +1197,7 @@ def export_tcl(
         lines.append(f"set q [$lnk({link.index}) queue]")
         lines.append("$drpT target [$q drop-target]; $q drop-target $drpT")
     counters = " ".join(
-        f"{flow.index}" for flow in plan.flows if flow.kind == "tcp" and not flow.on_periods
+        f"{flow.index}" for flow in plan.flows if flow.kind in _TCP_KINDS and not flow.on_periods
     )
     step = plan.bin_s if sample_s is None else sample_s
     bins = math.ceil(plan.duration_s / step - 1e-9)

@@ -5,7 +5,8 @@ streams (docs/scenario.md, "Determinism"). To give ns-2 the same draws, :func:`r
 the scenario with the seed and a duration of 1 ns, and reads the drawn values back from the
 result tables (``Result.links``: every simplex link's rate and delay; ``Result.flows``: every
 flow's endpoints and start). Everything else comes from the scenario's own tables. What ns-2
-cannot express raises :class:`ExportError`, one line naming the part of the scenario.
+cannot express raises :class:`ExportError`, which lists every such part of the scenario at once
+(:class:`Refusals` collects them), each named by the keys the user wrote.
 """
 
 from __future__ import annotations
@@ -13,17 +14,63 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from tfrclab.scenario import Scenario, expand_flows
 
-__all__ = ["ExportError", "FlowPlan", "LinkPlan", "LossPlan", "Plan", "resolve"]
+__all__ = ["ExportError", "FlowPlan", "LinkPlan", "LossPlan", "Plan", "Refusals", "resolve"]
 
 
 class ExportError(ValueError):
-    """A part of a scenario that ns-2.35 cannot run as tfrclab means it; the text names it."""
+    """The parts of a scenario that ns-2.35 cannot run as tfrclab means them; the text names them.
+
+    Each refusal is one line starting with the keys the user wrote (``flows[2].variant: ...``);
+    several are joined into one message, so that a user fixes a scenario in one round.
+    """
+
+    def __init__(self, *refusals: str) -> None:
+        self.refusals: tuple[str, ...] = tuple(dict.fromkeys(refusals))
+        """Every refusal, once each, in the order found."""
+        if len(self.refusals) == 1:
+            text = self.refusals[0]
+        else:
+            text = f"ns-2.35 cannot run {len(self.refusals)} parts of the scenario: " + "; ".join(
+                self.refusals
+            )
+        super().__init__(text)
+
+
+class Refusals:
+    """Collects the refusals of the parts of a scenario checked one after another.
+
+    ``with refusals.part(): ...`` keeps going past an :class:`ExportError` raised inside, so
+    that every part is checked; :meth:`raise_any` then raises them all in one error. A part
+    repeated by ``count`` (the same keys, the same reason) is listed once.
+    """
+
+    def __init__(self, found: tuple[str, ...] = ()) -> None:
+        self.found: list[str] = list(found)
+        """The refusals so far, in the order found."""
+
+    @contextmanager
+    def part(self) -> Iterator[None]:
+        """Check one part: an :class:`ExportError` inside is recorded, not raised."""
+        try:
+            yield
+        except ExportError as err:
+            self.found.extend(err.refusals)
+
+    def refuse(self, text: str) -> None:
+        """Record one refusal (``keys: reason``)."""
+        self.found.append(text)
+
+    def raise_any(self) -> None:
+        """Raise every refusal recorded, in one :class:`ExportError`; nothing without one."""
+        if self.found:
+            raise ExportError(*self.found)
 
 
 @dataclass(frozen=True)
@@ -65,7 +112,8 @@ class FlowPlan:
     web: Mapping[str, tuple[str, tuple[float, ...]]] | None = None
     """A web session's random variables as netsim built them (``load``/``share`` resolved):
     ``inter_page``, ``objects_per_page``, ``inter_object``, ``object_size``, each as
-    ``(kind, parameters)`` (``_native.web_variables``); None for other kinds."""
+    ``(kind, parameters)`` (``_native.web_variables``); a short-TCP flow's ``packets`` and
+    ``interarrival``; None for other kinds."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +141,13 @@ class Plan:
     """The link the cross-check's link metrics are taken on (the bottleneck, hop0, ...)."""
     topology_kind: str
     notes: list[str] = field(default_factory=list)
+    refusals: tuple[str, ...] = ()
+    """What :func:`resolve` found ns-2 cannot run as netsim does (routing), with ``strict``
+    off: :func:`tfrclab.ns2.export.export_tcl` reports them with its own."""
+    manual_routes: tuple[tuple[int, ...], ...] = ()
+    """With ``topology.routes``: every path some packet takes (each flow's both ways), as link
+    indices, netsim's own (read from a probe); the export installs them as ns-2 Manual routes.
+    Empty otherwise (ns-2's static shortest-hop routing, as netsim's)."""
 
     def link_named(self, name: str) -> LinkPlan:
         """The link called ``name``."""
@@ -156,10 +211,6 @@ def _queue_tables(topology: Mapping[str, Any], links: list[tuple[str, str, str]]
             else:
                 out.append((access, "topology.access.queue"))
     else:
-        if topology.get("routes"):
-            raise ExportError(
-                "topology.routes: explicit routes are not exported (ns-2 would route by hops)"
-            )
         by_name: dict[str, tuple[Any, str]] = {}
         for i, table in enumerate(topology.get("links", [])):
             forward_name = table.get("name", f"{table['from']}->{table['to']}")
@@ -285,15 +336,52 @@ def _route(routes: Mapping[tuple[str, str], Route | None], src: str, dst: str) -
     return route
 
 
-def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
+def _probed_paths(
+    scenario: Scenario, pairs: list[tuple[str, str]], links: tuple[LinkPlan, ...]
+) -> dict[tuple[str, str], tuple[int, ...]]:
+    """The path netsim itself gives each ``(src, dst)`` pair (link indices), routes applied.
+
+    One probe run of the scenario's topology with a CBR flow per pair (and nothing else), whose
+    flow table says which links each takes (``Result.flows["path"]``): netsim decides, nothing
+    is re-derived here.
+    """
+    from tfrclab.simulate import run
+
+    distinct = list(dict.fromkeys(pair for pair in pairs if pair[0] != pair[1]))
+    tables = scenario.to_dict()
+    probe_tables = {
+        "duration": "1ns",
+        "measure": {"from": "0s", "to": "1ns"},
+        "topology": tables["topology"],
+        "flows": [
+            {"kind": "cbr", "name": f"probe{i}", "from": a, "to": b, "rate": "1kbps"}
+            for i, (a, b) in enumerate(distinct)
+        ],
+    }
+    names = {link.name: link.index for link in links}
+    out: dict[tuple[str, str], tuple[int, ...]] = {(a, a): () for a, b in pairs if a == b}
+    if distinct:
+        result = run(Scenario.from_dict(probe_tables))
+        for pair, path in zip(distinct, result.flows["path"].tolist(), strict=True):
+            out[pair] = tuple(names[str(name)] for name in path)
+    return out
+
+
+def resolve(scenario: Scenario, seed: int | None = None, *, strict: bool = True) -> Plan:
     """Resolve ``scenario`` for ``seed`` (default: its own): the draws netsim makes, read back.
 
     Random starts and stops are read from the probe's flow table; random ``on_off`` periods
     are replayed from each flow's ON/OFF stream (``_native.on_off_schedules``, up to the real
     duration), web sessions' distributions read as built (``_native.web_variables``).
 
+    Routing ns-2 would do differently (flows with several shortest paths) is refused, every
+    such part at once; with ``strict`` off the refusals are kept in :attr:`Plan.refusals`
+    instead, so that the exporter lists them with its own. With explicit routes
+    (``topology.routes``) every flow's paths both ways are netsim's own (:func:`_probed_paths`),
+    kept in :attr:`Plan.manual_routes` for the export's ns-2 Manual routing.
+
     Raises:
-        ExportError: for flows whose routing would differ.
+        ExportError: for flows whose routing would differ (with ``strict``).
         ScenarioError: if netsim refuses the scenario.
     """
     # Imported here: ``import tfrclab.ns2`` (and so the ``tfrclab`` parser) stays light.
@@ -346,7 +434,17 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
     for (src, dst), (table, _) in zip(ends, expanded, strict=True):
         if str(table["kind"]) not in _SILENT_SINKS:
             pairs.append((dst, src))
-    routes = _routes(links, pairs)
+    refusals = Refusals()
+    manual: dict[tuple[str, str], tuple[int, ...]] = {}
+    if topology.get("routes"):
+        # netsim's own paths, both ways for every flow (web sessions and pings too): ns-2's
+        # Manual routing needs a route wherever a packet goes.
+        manual = _probed_paths(scenario, [*ends, *((b, a) for a, b in ends)], links)
+        routes: dict[tuple[str, str], Route | None] = {
+            pair: (path, 1) for pair, path in manual.items()
+        }
+    else:
+        routes = _routes(links, pairs)
     flows: list[FlowPlan] = []
     for i, (table, path) in enumerate(expanded):
         src, dst = ends[i]
@@ -366,7 +464,7 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
         if kind not in _SILENT_SINKS:
             reply, back_ways = _route(routes, dst, src)
         if ways > 1 or back_ways > 1:
-            raise ExportError(
+            refusals.refuse(
                 f"topology: flow {column['name'][i]!r} has several shortest paths "
                 "(ns-2 breaks ties its own way)"
             )
@@ -400,6 +498,8 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
     else:
         binned = [link.index for link in links if link.binned]
         primary = binned[0] if binned else 0
+    if strict:
+        refusals.raise_any()
     return Plan(
         scenario=scenario,
         seed=seed,
@@ -411,4 +511,6 @@ def resolve(scenario: Scenario, seed: int | None = None) -> Plan:
         losses=tuple(losses),
         primary_link=primary,
         topology_kind=str(topology["kind"]),
+        refusals=tuple(refusals.found),
+        manual_routes=tuple(dict.fromkeys(manual.values())),
     )

@@ -70,6 +70,13 @@ def register(commands: Any) -> None:
         help="dask scheduler address (implies --executor dask; default: one local cluster of "
         "--jobs workers for the whole reproduction)",
     )
+    reproduce.add_argument(
+        "--referee",
+        choices=("ns2",),
+        default=None,
+        help="also run each sweep experiment's exportable cells in ns-2.35 on the same seeds and "
+        "put ns-2's value of every claim's measure, and their agreement, beside tfrclab's",
+    )
     reproduce.add_argument("--out", type=Path, default=None, help="output directory")
     reproduce.add_argument(
         "--list", action="store_true", help="print the experiments and their claims, run nothing"
@@ -147,6 +154,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 executor=executor,
                 scheduler=scheduler,
                 seed_cap=args.seed_cap,
+                referee=args.referee,
             )
             for e in selected
         ]

@@ -9,6 +9,12 @@ embeds the figures as base64 PNGs and colours each claim's row by its verdict, s
 can be mailed or archived alone. ``claims.json`` holds every experiment's
 record (:meth:`tfrclab.reproduce.runner.Outcome.as_dict`, with its verdict counts) and
 ``counts.json`` the counts per paper and in all.
+
+With the ns-2.35 referee (``reproduce --referee ns2``, :mod:`tfrclab.reproduce.referee`) each
+claims table has an ``ns-2.35`` column (ns-2's value of the same measure on the same scenarios
+and seeds, its agreement with tfrclab's and the claim's verdict on it), each paper's part opens
+with the list of claims where tfrclab and ns-2.35 differ, and the agreements are counted per
+paper beside the verdicts. Without the referee the reports are as before.
 """
 
 from __future__ import annotations
@@ -20,10 +26,11 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tfrclab.reproduce.claims import VERDICTS, ClaimResult
+from tfrclab.reproduce.referee import AGREEMENT, AGREEMENTS
 from tfrclab.reproduce.registry import Experiment
 from tfrclab.reproduce.runner import SEED_CAP, Outcome
 
-__all__ = ["STYLE", "count_verdicts", "write_report"]
+__all__ = ["STYLE", "count_agreements", "count_verdicts", "paper_differences", "write_report"]
 
 STYLE = """
 body { font-family: sans-serif; max-width: 70em; margin: 2em auto; line-height: 1.4; }
@@ -66,6 +73,65 @@ def count_verdicts(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
             total[r.verdict] += 1
     counts["all"] = total
     return counts
+
+
+def count_agreements(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+    """The ns-2.35 referee's agreements counted per paper and ``"all"`` (refereed runs only).
+
+    Each count is a dict of every agreement (:data:`~tfrclab.reproduce.referee.AGREEMENTS`),
+    zeros included; a paper none of whose experiments was refereed is left out.
+    """
+    counts: dict[str, dict[str, int]] = {}
+    total: dict[str, int] = dict.fromkeys(AGREEMENTS, 0)
+    for outcome in outcomes:
+        if not outcome.referee:
+            continue
+        paper = counts.setdefault(outcome.experiment.paper, dict.fromkeys(AGREEMENTS, 0))
+        for ref in outcome.referee:
+            paper[ref.agreement] += 1
+            total[ref.agreement] += 1
+    if counts:
+        counts["all"] = total
+    return counts
+
+
+def paper_differences(outcomes: Sequence[Outcome], paper: str) -> list[str]:
+    """The claims of ``paper`` where tfrclab and ns-2.35 differ, one line each."""
+    lines = []
+    for o in outcomes:
+        if o.experiment.paper != paper:
+            continue
+        for r, ref in o.differing:
+            lines.append(
+                f"{o.experiment.id}/{r.claim.id}: tfrclab {r.measured.format()} ({r.verdict}), "
+                f"ns-2.35 {ref.measured.format()} ({ref.ns2_verdict}); {ref.reason}"
+            )
+    return lines
+
+
+def _opening_head(paper: str, found: Sequence[str]) -> str:
+    """The head of a refereed paper's opening: how many claims tfrclab and ns-2.35 differ on."""
+    if not found:
+        return f"{paper}: tfrclab and ns-2.35 differ on no refereed claim."
+    return f"{paper}: tfrclab and ns-2.35 differ on {len(found)} claim(s):"
+
+
+def _paper_opening(outcomes: Sequence[Outcome], paper: str) -> str | None:
+    """What opens a refereed paper's part: where tfrclab and ns-2.35 differ (None: unrefereed)."""
+    if not any(o.referee for o in outcomes if o.experiment.paper == paper):
+        return None
+    found = paper_differences(outcomes, paper)
+    return " ".join([_opening_head(paper, found), " | ".join(found)]).strip()
+
+
+_REFEREE = (
+    "ns-2.35 referee: each sweep experiment's cells that `tfrclab export ns2` can express were "
+    "also run in ns-2.35 on the same seeds, and each claim's own measure taken on ns-2's runs. "
+    "The two agree when the 95% Welch interval of their difference lies within "
+    f"{AGREEMENT:g} of the larger mean, differ when it lies wholly outside, and are "
+    "inconclusive otherwise; a claim reading a cell ns-2 cannot run is not exportable "
+    "(`tfrclab.reproduce.referee`)."
+)
 
 
 def _sentence(counts: dict[str, int]) -> str:
@@ -130,9 +196,29 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
         ),
         "",
     ]
+    agreements = count_agreements(outcomes)
+    if agreements:
+        lines += [
+            _REFEREE,
+            "",
+            "| paper | " + " | ".join(AGREEMENTS) + " |",
+            "|---|" + "---|" * len(AGREEMENTS),
+            *(
+                f"| {paper} | " + " | ".join(str(c[v]) for v in AGREEMENTS) + " |"
+                for paper, c in agreements.items()
+            ),
+            "",
+        ]
+    previous_paper = None
     for o in outcomes:
         e = o.experiment
+        if e.paper != previous_paper:
+            previous_paper = e.paper
+            opening = _paper_opening(outcomes, e.paper)
+            if opening is not None:
+                lines += [f"**{_cell(opening)}**", ""]
         figure = o.figure.relative_to(out).as_posix()
+        refereed = bool(o.referee)
         lines += [
             f"## {e.id}: {e.title}",
             "",
@@ -142,11 +228,13 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
             "",
             f"![{e.id}]({figure})",
             "",
-            "| claim | paper | how measured | tolerance | measured | verdict | reason |",
-            "|---|---|---|---|---|---|---|",
+            "| claim | paper | how measured | tolerance | measured | verdict | reason |"
+            + (" ns-2.35 |" if refereed else ""),
+            "|---|---|---|---|---|---|---|" + ("---|" if refereed else ""),
         ]
-        for r in o.results:
-            lines.append("| " + " | ".join(_cell(x) for x in _claim_cells(r)) + " |")
+        for k, r in enumerate(o.results):
+            cells = _claim_cells(r) + _referee_cells(o, k)
+            lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
         lines += ["", _unmoved_line(o), ""]
     return "\n".join(lines)
 
@@ -158,6 +246,16 @@ def _claim_cells(r: ClaimResult) -> tuple[str, ...]:
     if r.measured.note:
         measured += f" ({r.measured.note})"
     return (c.statement, c.paper_value, c.how, c.tolerance, measured, r.verdict, r.reason)
+
+
+def _referee_cells(o: Outcome, index: int) -> tuple[str, ...]:
+    """The ``ns-2.35`` cell of a claim's row: none in a run without the referee."""
+    ref = o.referee_of(index)
+    if ref is None:
+        return ()
+    if ref.ns2_verdict is None:
+        return (ref.format(),)
+    return (f"{ref.format()}; claim on ns-2.35: {ref.ns2_verdict}",)
 
 
 def _html(outcomes: Sequence[Outcome]) -> str:
@@ -182,8 +280,35 @@ def _html(outcomes: Sequence[Outcome]) -> str:
         ),
         "</tbody></table>",
     ]
+    agreements = count_agreements(outcomes)
+    if agreements:
+        parts += [
+            f"<p>{esc(_REFEREE)}</p>",
+            '<table class="counts referee"><thead><tr><th>paper</th>'
+            + "".join(f"<th>{esc(v)}</th>" for v in AGREEMENTS)
+            + "</tr></thead><tbody>",
+            *(
+                f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td>'
+                + "".join(f"<td>{c[v]}</td>" for v in AGREEMENTS)
+                + "</tr>"
+                for paper, c in agreements.items()
+            ),
+            "</tbody></table>",
+        ]
+    previous_paper = None
     for o in outcomes:
         e = o.experiment
+        if e.paper != previous_paper:
+            previous_paper = e.paper
+            opening = _paper_opening(outcomes, e.paper)
+            if opening is not None:
+                items = paper_differences(outcomes, e.paper)
+                parts.append(f'<div class="referee-differ" data-paper="{esc(e.paper)}">')
+                parts.append(f"<p><strong>{esc(_opening_head(e.paper, items))}</strong></p>")
+                if items:
+                    parts.append("<ul>" + "".join(f"<li>{esc(x)}</li>" for x in items) + "</ul>")
+                parts.append("</div>")
+        refereed = bool(o.referee)
         image = base64.b64encode(o.figure.read_bytes()).decode("ascii")
         parts += [
             f'<section id="{esc(e.id)}">',
@@ -194,12 +319,12 @@ def _html(outcomes: Sequence[Outcome]) -> str:
             f'<img alt="{esc(e.id)}" src="data:image/png;base64,{image}">',
             '<table class="claims"><thead><tr><th>claim</th><th>paper</th>'
             "<th>how measured</th><th>tolerance</th><th>measured</th><th>verdict</th>"
-            "<th>reason</th></tr></thead><tbody>",
+            "<th>reason</th>" + ("<th>ns-2.35</th>" if refereed else "") + "</tr></thead><tbody>",
         ]
-        for r in o.results:
+        for k, r in enumerate(o.results):
             c = r.claim
             row_class = r.verdict.replace(" ", "-")
-            cells = _claim_cells(r)
+            cells = _claim_cells(r) + _referee_cells(o, k)
             parts.append(
                 f'<tr class="{row_class}" data-claim="{esc(e.id)}/{esc(c.id)}">'
                 + "".join(f"<td>{esc(x)}</td>" for x in cells)
@@ -227,7 +352,11 @@ def write_report(outcomes: Sequence[Outcome], out: Path) -> tuple[Path, Path]:
         (tmp / "report.html").write_text(_html(outcomes))
         records = [o.as_dict() for o in outcomes]
         (tmp / "claims.json").write_text(json.dumps(records, indent=2) + "\n")
-        counts = json.dumps(count_verdicts(outcomes), indent=2)
+        tallies: dict[str, object] = dict(count_verdicts(outcomes))
+        agreements = count_agreements(outcomes)
+        if agreements:
+            tallies["ns2_agreement"] = agreements
+        counts = json.dumps(tallies, indent=2)
         (tmp / "counts.json").write_text(counts + "\n")
 
     out.mkdir(parents=True, exist_ok=True)

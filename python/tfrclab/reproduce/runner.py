@@ -32,6 +32,7 @@ from tfrclab.reproduce.falsify import Contrary, contrary
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
 
 if TYPE_CHECKING:
+    from tfrclab.reproduce.referee import RefereeResult
     from tfrclab.sweep import Executor
 
 __all__ = ["SEED_CAP", "Outcome", "SweepData", "experiment_dir", "extended_plan", "run_experiment"]
@@ -76,6 +77,24 @@ class Outcome:
     contraries: tuple[Contrary | None, ...] = ()
     """Per claim (in the order of :attr:`results`), the verdict contrary data would give it
     (:func:`tfrclab.reproduce.falsify.contrary`); None for a claim that is not comparable."""
+    referee: tuple[RefereeResult, ...] = ()
+    """Per claim (in the order of :attr:`results`), ns-2.35's value of its measure on the same
+    scenarios and seeds and their agreement (:mod:`tfrclab.reproduce.referee`); empty when the
+    run had no referee."""
+
+    def referee_of(self, index: int) -> RefereeResult | None:
+        """ns-2.35's result for the ``index``-th claim; None without a referee."""
+        return self.referee[index] if index < len(self.referee) else None
+
+    @property
+    def differing(self) -> tuple[tuple[ClaimResult, RefereeResult], ...]:
+        """The claims whose measure tfrclab and ns-2.35 differ on, with ns-2's result."""
+        found = []
+        for k, r in enumerate(self.results):
+            ref = self.referee_of(k)
+            if ref is not None and ref.agreement == "differ":
+                found.append((r, ref))
+        return tuple(found)
 
     def contrary_of(self, index: int) -> Contrary | None:
         """The contrary-data check of the ``index``-th claim; None when it was not made."""
@@ -138,10 +157,15 @@ class Outcome:
             "wall_s": self.wall_s,
             "counts": counts,
             "claims": [
-                {**r.as_dict(), "contrary": _as_dict(self.contrary_of(k))}
+                {**r.as_dict(), "contrary": _as_dict(self.contrary_of(k)), **self._ns2(k)}
                 for k, r in enumerate(self.results)
             ],
         }
+
+    def _ns2(self, index: int) -> dict[str, Any]:
+        """The ``ns2`` entry of a claim's record: only in a run with the referee."""
+        ref = self.referee_of(index)
+        return {} if ref is None else {"ns2": ref.as_dict()}
 
 
 def _as_dict(c: Contrary | None) -> dict[str, Any] | None:
@@ -369,6 +393,7 @@ def run_experiment(
     executor: Executor = "local",
     scheduler: str | None = None,
     seed_cap: int | None = None,
+    referee: str | None = None,
 ) -> Outcome:
     """Run ``experiment`` and evaluate its claims; finished runs under ``out`` are reused.
 
@@ -383,8 +408,26 @@ def run_experiment(
     Each decided claim is then re-decided on perturbed copies of the analysis, to show that
     contrary data would have moved its verdict (:mod:`tfrclab.reproduce.falsify`).
 
+    With ``referee="ns2"`` a sweep experiment's cells are also run in ns-2.35 on the seeds the
+    claims were decided on, and each claim's measure taken on ns-2's runs beside tfrclab's
+    (:func:`tfrclab.reproduce.referee.referee_ns2`; outputs kept in ``ns2`` or ``ns2-quick``
+    beside the sweep's directory).
+
     Draws its figure and writes ``claims.json`` beside it, in :func:`experiment_dir`.
+
+    Raises:
+        ValueError: for a referee other than ``"ns2"``, or ``"ns2"`` without ns-2 installed.
     """
+    if referee not in (None, "ns2"):
+        raise ValueError(f"--referee: expected ns2, found {referee!r}")
+    if referee == "ns2":
+        import shutil
+
+        if shutil.which("ns") is None:
+            raise ValueError(
+                "--referee ns2: ns-2 is not installed (`ns` is not on PATH; Debian/Ubuntu: "
+                "apt-get install ns2)"
+            )
     say: Progress = progress if progress is not None else (lambda _line: None)
     started = time.perf_counter()
     planned = experiment.plan(quick)
@@ -395,7 +438,7 @@ def run_experiment(
     directory.mkdir(parents=True, exist_ok=True)
     plan = planned
     while True:
-        analysis = _analysis(
+        analysis, data = _analysis(
             experiment, plan, out, directory, quick, jobs, say, executor, scheduler
         )
         results = tuple(evaluate(claim, analysis) for claim in experiment.claims)
@@ -413,6 +456,13 @@ def run_experiment(
     contraries = tuple(
         None if r.verdict == "not comparable" else contrary(r.claim, analysis, r) for r in results
     )
+    refereed: tuple[RefereeResult, ...] = ()
+    if referee == "ns2":
+        from tfrclab.reproduce.referee import referee_ns2
+
+        home = out.joinpath(*experiment.runs_of.split("/")) if experiment.runs_of else directory
+        cache = home / ("ns2-quick" if quick else "ns2")
+        refereed = referee_ns2(experiment, plan, data, results, cache, say)
     outcome = Outcome(
         experiment,
         quick,
@@ -424,10 +474,13 @@ def run_experiment(
         planned_seeds=len(planned.seeds),
         seed_cap=cap if experiment.extendable else 1,
         contraries=contraries,
+        referee=refereed,
     )
     _write_json(directory / "claims.json", outcome.as_dict())
     for r in results:
         say(f"{experiment.id}: {r.claim.id}: {r.verdict} ({r.measured.format()})")
+    for r, ref in outcome.differing:
+        say(f"{experiment.id}: {r.claim.id}: tfrclab and ns-2.35 differ ({ref.reason})")
     for r, c in outcome.unmoved:
         say(f"{experiment.id}: {r.claim.id}: no contrary data moved its verdict ({c.describe()})")
     return outcome
@@ -443,8 +496,8 @@ def _analysis(
     say: Progress,
     executor: Executor,
     scheduler: str | None,
-) -> Analysis:
-    """Make (or reuse) the runs of ``plan`` and analyze them."""
+) -> tuple[Analysis, Any]:
+    """Make (or reuse) the runs of ``plan`` and analyze them: (the analysis, the data read)."""
     data: Any = None
     if experiment.kind == "sweep":
         # Sweeps shared with another experiment live (and are reused) in that one's directory.
@@ -466,4 +519,4 @@ def _analysis(
         data = directory
     else:
         say(f"{experiment.id}: running the scripted channel")
-    return experiment.analyze(data, plan)
+    return experiment.analyze(data, plan), data
