@@ -42,9 +42,10 @@ pub struct CubicParams {
     /// HyStart's rounds start whatever cwnd is, as Linux does since commit 25c1a9ca53db
     /// ("tcp_cubic: fix incorrect HyStart round start detection"), or only once cwnd has
     /// reached `hystart_low_window` (off, the kernels before it: every round then begins
-    /// partway through a window's ACKs instead of at its first). Off by default until netsim's
-    /// receiver sends the per-segment ACKs that let the fixed rounds find an ACK train
-    /// (docs/tcp.md, "CUBIC").
+    /// partway through a window's ACKs instead of at its first). On by default: with the
+    /// `linux` preset's receiver, which acks every segment while its window grows in slow
+    /// start ([`super::TcpConfig::rcv_window_growth`]), the fixed rounds find the ACK train
+    /// that ends the kernel's slow start (docs/tcp.md, "CUBIC").
     pub hystart_rounds_any_cwnd: bool,
     /// The kernel's timer frequency (CONFIG_HZ, 250 on Debian's kernels): CUBIC's epoch clock
     /// counts jiffies, and it recomputes its target at most once per jiffy.
@@ -63,7 +64,7 @@ impl Default for CubicParams {
             hystart_delay: true,
             hystart_low_window: 16,
             hystart_ack_delta: Duration::from_millis(2),
-            hystart_rounds_any_cwnd: false,
+            hystart_rounds_any_cwnd: true,
             hz: 250,
         }
     }
@@ -646,11 +647,11 @@ mod tests {
         // see the queue that window found (empty until windows overlap, past 166 packets
         // here); before it, rounds began where cwnd first reached 16, partway through a
         // window, so their first samples saw the window's queue half built.
-        let fixed = slow_start_exit(CubicParams {
-            hystart_rounds_any_cwnd: true,
+        let fixed = slow_start_exit(CubicParams::default());
+        let old = slow_start_exit(CubicParams {
+            hystart_rounds_any_cwnd: false,
             ..CubicParams::default()
         });
-        let old = slow_start_exit(CubicParams::default());
         assert!(fixed > 166, "{fixed}");
         assert!(old < 166, "{old}");
     }

@@ -258,6 +258,7 @@ mod tests {
                 interval: Duration::from_millis(40),
             },
             quick_acks: 0,
+            rcv_window_growth: false,
             syn: false,
             ecn: true,
             ..TcpConfig::linux(TcpVariant::Sack)

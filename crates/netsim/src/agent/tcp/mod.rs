@@ -19,6 +19,7 @@ mod header;
 pub mod pacing;
 mod prr;
 mod rack;
+pub mod rcv_window;
 mod reno;
 pub mod rto;
 mod sack;
@@ -278,6 +279,12 @@ pub struct TcpConfig {
     /// With delayed ACKs, the first this many data packets are acked at once (Linux's
     /// quick-ACK mode at the start of a connection, `TCP_MAX_QUICKACKS` = 16); 0: none.
     pub quick_acks: u32,
+    /// Linux's receive-window growth at the receiver (`tcp_grow_window`, `tcp_rcv_space_adjust`;
+    /// [`rcv_window`], docs/tcp.md, "The receive window"): with delayed ACKs, each segment that
+    /// grows the offered window is acked at once, which is every segment while the data per
+    /// RTT keeps doubling (slow start) and few once it levels off. The window itself does not
+    /// limit the sender.
+    pub rcv_window_growth: bool,
     /// How the sender counts ACKs when it grows the window.
     pub ack_counting: AckCounting,
     /// SACK blocks per ACK for the SACK variant (`maxSackBlocks_`), 1 to [`MAX_SACK_BLOCKS`].
@@ -356,6 +363,7 @@ impl TcpConfig {
             sack_block_bytes: 8,
             ack: AckPolicy::Immediate,
             quick_acks: 0,
+            rcv_window_growth: false,
             ack_counting: AckCounting::PerAck,
             max_sack_blocks: 3,
             sack_recovery: SackRecovery::Sack1,
@@ -424,9 +432,10 @@ impl TcpConfig {
     /// 200 ms (`TCP_RTO_MIN`) on the variance term (RTO = SRTT + max(4·RTTVAR, 200 ms)),
     /// initial 1 s, cap 120 s (`TCP_RTO_MAX`), 1 ms clock; delayed
     /// ACKs after 40 ms (`TCP_DELACK_MIN`) with the first 16 packets acked at once (quick-ACK
-    /// mode); SACK with RFC 6675 recovery, RACK loss detection and tail loss probes (RFC
-    /// 8985), proportional rate reduction (RFC 6937), ssthresh from cwnd
-    /// (`tcp_reno_ssthresh`); limited transmit; a SYN exchange.
+    /// mode), and so is each segment that grows the receive window (`tcp_grow_window`); SACK
+    /// with RFC 6675 recovery, RACK loss detection and tail loss probes (RFC 8985),
+    /// proportional rate reduction (RFC 6937), ssthresh from cwnd (`tcp_reno_ssthresh`);
+    /// limited transmit; a SYN exchange.
     pub fn linux(variant: TcpVariant) -> TcpConfig {
         TcpConfig {
             size_bytes: 1448,
@@ -438,6 +447,7 @@ impl TcpConfig {
                 interval: Duration::from_millis(40),
             },
             quick_acks: 16,
+            rcv_window_growth: true,
             ack_counting: AckCounting::Segments,
             rto_formula: RtoFormula::Linux,
             rack: true,
@@ -726,6 +736,7 @@ mod tests {
         assert!(matches!(rfc.ack, AckPolicy::Delayed { .. }));
         let linux = TcpConfig::linux(TcpVariant::Cubic);
         assert_eq!((linux.initial_window, linux.quick_acks), (10, 16));
+        assert!(linux.rcv_window_growth && !rfc.rcv_window_growth);
         assert_eq!(linux.data_packet_bytes(), 1500);
         assert_eq!(linux.min_rto, Duration::from_millis(200));
         assert_eq!(linux.ack_counting, AckCounting::Segments);

@@ -4,12 +4,15 @@
 //!
 //! An ACK carries the highest in-order sequence number received (next expected - 1). The
 //! receive state is a ring of "seen" flags from the next expected packet to the highest seen.
+//! With [`TcpConfig::rcv_window_growth`] the delayed-ACK receiver also grows Linux's receive
+//! window ([`RcvWindow`]) and acks each segment that grows it at once.
 
 use std::collections::VecDeque;
 
 use tfrc::Time;
 
 use super::header::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
+use super::rcv_window::RcvWindow;
 use super::{AckPolicy, TcpConfig};
 use crate::agent::{Agent, Outbox};
 use crate::packet::{Packet, Payload};
@@ -39,6 +42,15 @@ pub struct TcpSink {
     held: Option<(Time, i64)>,
     /// Data packets still to be acked at once under delayed ACKs (quick-ACK mode).
     quick_acks: u32,
+    /// Linux's receive window, with [`TcpConfig::rcv_window_growth`].
+    rcv_window: Option<RcvWindow>,
+    /// Payload bytes per data packet (the receive window counts bytes).
+    payload_bytes: u64,
+    /// Distinct packets received (the SYN included): those above `next` are out of order.
+    received: i64,
+    /// Packets delivered in order by the packet being handled and not yet read by the
+    /// application (which reads right after the ACK decision).
+    unread: i64,
     /// ECN is on ([`TcpConfig::ecn`]).
     ecn: bool,
     /// A CE mark was seen and the sender's CWR not yet: every ACK carries ECE (RFC 3168
@@ -72,6 +84,12 @@ impl TcpSink {
             history_len: 0,
             held: None,
             quick_acks: config.quick_acks,
+            rcv_window: config
+                .rcv_window_growth
+                .then(|| RcvWindow::new(config.size_bytes)),
+            payload_bytes: u64::from(config.size_bytes),
+            received: 0,
+            unread: 0,
             ecn: config.ecn,
             demand_cwr: false,
             ce_marks: 0,
@@ -94,6 +112,11 @@ impl TcpSink {
     /// ACKs sent so far.
     pub fn acks_sent(&self) -> u64 {
         self.acks_sent
+    }
+
+    /// Linux's receive window, with [`TcpConfig::rcv_window_growth`].
+    pub fn rcv_window(&self) -> Option<&RcvWindow> {
+        self.rcv_window.as_ref()
     }
 
     /// CE-marked data packets received (0 without ECN).
@@ -143,6 +166,7 @@ impl TcpSink {
             self.duplicates += 1;
             return;
         }
+        self.received += 1;
         if seq > self.maxseen {
             self.maxseen = seq;
         }
@@ -221,7 +245,52 @@ impl TcpSink {
         (blocks, count as u8)
     }
 
+    /// The receive window's side of a packet's arrival: the SYN starts the handshake's clock;
+    /// a data packet is an RTT sample and, if new, may grow the window, which sets quick-ACK
+    /// mode for it (`icsk_ack.quick |= 1`).
+    fn grow_window(&mut self, now: Time, packet: &Packet, seqno: i64) {
+        let buffered = self.buffered_bytes();
+        let Some(window) = self.rcv_window.as_mut() else {
+            return;
+        };
+        if self.syn && seqno == 0 {
+            window.on_syn_acked(now);
+            return;
+        }
+        window.on_data_arrival(now, packet.sent_at);
+        if !self.is_dup && window.on_segment(self.payload_bytes, buffered) {
+            self.quick_acks |= 1;
+        }
+    }
+
+    /// Bytes in the receive buffer: out-of-order packets, and those just delivered in order
+    /// and not yet read.
+    fn buffered_bytes(&self) -> u64 {
+        let out_of_order = self.received - self.next;
+        (out_of_order + self.unread).max(0) as u64 * self.payload_bytes
+    }
+
+    /// The application reads what the packet just handled delivered in order (the SYN is
+    /// not data), which may right-size the receive window.
+    fn read(&mut self, now: Time) {
+        let unread = std::mem::take(&mut self.unread);
+        let syn_delivered = self.syn && unread > 0 && self.next - unread == 0;
+        let data = unread - i64::from(syn_delivered);
+        if let Some(window) = self.rcv_window.as_mut() {
+            if data > 0 {
+                window.on_read(now, data as u64 * self.payload_bytes);
+            }
+        }
+    }
+
     fn send_ack(&mut self, seq: i64, out: &mut Outbox) {
+        if let Some(window) = &self.rcv_window {
+            // `__tcp_select_window` leaves quick-ACK mode once less than half the buffer is
+            // free.
+            if window.buffer_half_full(self.buffered_bytes()) {
+                self.quick_acks = 0;
+            }
+        }
         let (sack, sack_len) = self.sack_blocks(seq);
         let mut header = TcpAck {
             sack,
@@ -263,7 +332,39 @@ impl Agent for TcpSink {
             return;
         }
         let ack_now = self.ecn_on_data(&data, packet.ecn_ce);
+        let next_before = self.next;
         self.receive(seqno);
+        self.unread = self.next - next_before;
+        self.grow_window(now, packet, seqno);
+        self.acknowledge(now, seqno, ack_now, out);
+        self.read(now);
+    }
+
+    fn poll_timeout(&self) -> Option<Time> {
+        self.held.map(|(at, _)| at)
+    }
+
+    fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
+        if let Some((at, seq)) = self.held {
+            if at <= now {
+                self.held = None;
+                self.send_ack(seq, out);
+            }
+        }
+    }
+
+    fn trace(&self, values: &mut [f64]) {
+        if let [delivered, acks, ..] = values {
+            *delivered = self.delivered() as f64;
+            *acks = self.acks_sent as f64;
+        }
+    }
+}
+
+impl TcpSink {
+    /// Acknowledges data packet `seqno` at once or holds the ACK, per the policy; `ack_now`:
+    /// ECN requires an ACK at once.
+    fn acknowledge(&mut self, now: Time, seqno: i64, ack_now: bool, out: &mut Outbox) {
         match self.policy {
             AckPolicy::Immediate => self.send_ack(seqno, out),
             AckPolicy::Delayed { interval } => {
@@ -288,26 +389,6 @@ impl Agent for TcpSink {
                 self.held = None;
                 self.send_ack(seqno, out);
             }
-        }
-    }
-
-    fn poll_timeout(&self) -> Option<Time> {
-        self.held.map(|(at, _)| at)
-    }
-
-    fn handle_timeout(&mut self, now: Time, out: &mut Outbox) {
-        if let Some((at, seq)) = self.held {
-            if at <= now {
-                self.held = None;
-                self.send_ack(seq, out);
-            }
-        }
-    }
-
-    fn trace(&self, values: &mut [f64]) {
-        if let [delivered, acks, ..] = values {
-            *delivered = self.delivered() as f64;
-            *acks = self.acks_sent as f64;
         }
     }
 }
@@ -395,6 +476,59 @@ mod tests {
         assert_eq!(acks(&mut out)[0].ack, 3);
         sink.handle_packet(ms(210), &data(4), &mut out);
         assert_eq!(acks(&mut out)[0].ack, 5);
+    }
+
+    #[test]
+    fn segments_that_grow_the_receive_window_are_acked_at_once() {
+        // Linux's receiver without the 16 quick ACKs of the start: 1448-byte segments, each
+        // 50 ms on the way (no SYN: the ACK path is taken as long, so the RTT is 100 ms).
+        let mut sink = TcpSink::new(&TcpConfig {
+            quick_acks: 0,
+            syn: false,
+            ..TcpConfig::linux(TcpVariant::Sack)
+        });
+        let mut out = Outbox::default();
+        let mut arrive = |sink: &mut TcpSink, seq: i64, at_ms: u64| {
+            let packet = Packet::new(
+                FlowId(0),
+                0,
+                1500,
+                NodeId(1),
+                ms(at_ms - 50),
+                Payload::TcpData(TcpData::plain(seq)),
+            );
+            sink.handle_packet(ms(at_ms), &packet, &mut out);
+            !acks(&mut out).is_empty()
+        };
+        // The first RTT, 22 segments 1 ms apart from 50 ms: rcv_ssthresh grows from 64088 to
+        // 80480 - 1448 in six segments, each acked at once; then every second segment is.
+        let first: Vec<bool> = (0..22)
+            .map(|seq| arrive(&mut sink, seq, 50 + seq as u64))
+            .collect();
+        assert!(first[..6].iter().all(|&a| a), "{first:?}");
+        for (seq, &acked) in first.iter().enumerate().skip(6) {
+            assert_eq!(acked, seq % 2 == 1, "packet {seq}: {first:?}");
+        }
+        // The next RTT's first segment, at 150 ms, is read an RTT after the first: 23
+        // segments against 10 raise the clamp to 2 x 33304 plus twice 66608 x 18824 / 14480,
+        // 239788, and the next 56 segments each grow the window and are acked at once.
+        let at = |seq: i64| 150 + (seq - 22) as u64;
+        assert!(!arrive(&mut sink, 22, at(22)));
+        let window = sink.rcv_window().unwrap();
+        assert_eq!(
+            (window.window_clamp(), window.rcv_ssthresh()),
+            (239_788, 79_032)
+        );
+        assert!((23..79).all(|seq| arrive(&mut sink, seq, at(seq))));
+        // At a steady 100 segments per RTT the clamp stops rising, rcv_ssthresh catches up and
+        // delayed ACKs return: every second segment.
+        let tail: Vec<bool> = (79..2000)
+            .map(|seq| arrive(&mut sink, seq, at(seq)))
+            .collect();
+        let window = sink.rcv_window().unwrap();
+        assert_eq!(window.rcv_ssthresh(), window.window_clamp() - 1448);
+        let last = &tail[tail.len() - 200..];
+        assert_eq!(last.iter().filter(|&&a| a).count(), 100);
     }
 
     #[test]
