@@ -24,6 +24,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds
+from tfrclab.reproduce.evidence import because, not_established
 from tfrclab.reproduce.floyd2000 import (
     HALVE_AT_LEAST_3_RTTS,
     HALVE_AT_MOST_8_RTTS,
@@ -388,12 +389,13 @@ FIG20 = Experiment(
             measure=single_measure("halve_rtts", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
-            known_deviation="6.6 RTTs; ns-2.35 gives the same: the schedule on a link (one TFRC "
-            "flow, R = 100 ms, tfrclab crosscheck's export) halves the send rate per 0.1 s in the "
-            "8th 0.1 s after 10 s in both simulators. X halves after five small loss intervals, "
-            "as App. A.2 says, but the first report that carries the new drops arrives about an "
-            "RTT after 10 s and loss events start a little over an RTT apart, so the five take "
-            "6.6 RTTs from 10 s: the paper's count likely starts at the first such report",
+            known_deviation=not_established(
+                "X halves after five small loss intervals, as App. A.2 says, but more than five "
+                "RTTs after 10 s; a separate ns-2.35 run of the same schedule (tfrclab "
+                "crosscheck's export, not a registered referee; docs/reproduction/README.md) "
+                "halves the send rate in the same 0.1 s. The paper's count may start at the "
+                "first report that carries the new drops, about an RTT after 10 s"
+            ),
         ),
     ),
     analyze=_fig20_analyze,
@@ -467,10 +469,12 @@ FIG21 = Experiment(
             measure=single_measure("most", _DETERMINISTIC),
             unit="RTTs",
             robust_to_quick=True,
-            known_deviation="only the 20% rate misses (14.7 RTTs; 0.5%-10% take 6.6-8.0): at "
-            "20% the flow sends 0.67 packets per RTT, below App. A.2's assumption of at least "
-            "one packet and one report per RTT, so reports come about every 1.5 RTTs; the "
-            "paper's range of rates is not legible, it may stop lower",
+            known_deviation=not_established(
+                "only the 20% initial rate misses (the figure gives every rate's count); at "
+                "20% the flow sends fewer than one packet per "
+                "RTT, below App. A.2's assumption of at least one packet and one report per "
+                "RTT. The paper's range of rates is not legible, it may stop lower"
+            ),
         ),
         Claim(
             id="at-least-5-at-lower-rates",
@@ -586,10 +590,11 @@ def _fig22_23_plot(analysis: Analysis, path: Path, name: str, number: int) -> Pa
     return _save(figure, path)
 
 
-_ONSET_DEVIATION = (
+_ONSET_DEVIATION = because(
     "the onset scales with the unstated RTT: TFRC adds a fixed fraction of a packet per RTT "
-    "(App. A.1), so at 100 ms flow 0 takes about 4.9 s to fill the link again, at 50 ms 1.75 s "
-    "(that cell holds): the paper's 1.6 s fits an RTT near 50 ms"
+    "(App. A.1), so at 100 ms flow 0 takes longer to fill the link again than at 50 ms, where "
+    "the onset is the paper's: the paper's 1.6 s fits an RTT near 50 ms",
+    "floyd2000/fig23 rtt50-queue-onset",
 )
 
 
@@ -775,9 +780,11 @@ FIG14 = Experiment(
             accept=(0.0, 1.0),
             strict=(False, True),
             measure=_ratio("droptail-tfrc-40/drop_rate", "droptail-tcp-40/drop_rate"),
-            known_deviation="TFRC's drop rate is about TCP's (1.09 +- 0.06 over 10 seeds; the "
-            "paper's single runs give 0.71); not refereed in ns-2 (the cross-check cannot export "
-            "short TCP flows); each drop rate is within table25's factor of 2 of the paper's",
+            known_deviation=not_established(
+                "TFRC's drop rate is about TCP's, where the paper's single runs give 0.71; not "
+                "refereed in ns-2 (the cross-check cannot export short TCP flows); each drop "
+                "rate is within table25's factor of 2 of the paper's"
+            ),
         ),
         *(
             Claim(
@@ -873,10 +880,12 @@ FIG24_26_27 = Experiment(
             accept=(0.0, 1.0),
             strict=(False, True),
             measure=_ratio("red-tfrc-4/crossings_per_s", "red-tcp-4/crossings_per_s"),
-            known_deviation="not separated (1.07 +- 0.24 over 10 seeds). Table 25's runs keep "
-            "0.1 s bins; rerun at 10 ms (a separate check, seeds 1-10) the ratio is 0.93, "
-            "and TFRC's busy periods are shorter than TCP's, not longer (TCP's queue seldom "
-            "empties in 20-30 s): the paper's impression of one run is not reproduced",
+            known_deviation=not_established(
+                "TFRC's and TCP's queue frequencies are not separated; Table 25's runs keep "
+                "0.1 s bins, and a separate check at 10 ms bins (seeds 1-10, not registered) "
+                "did not separate them either: the paper's impression of one run, which it did "
+                "not quantify, is not reproduced"
+            ),
         ),
         _utilization_claim("fig26", "droptail", True, "96% against 89%"),
         _utilization_claim("fig26", "droptail", False, "4.9% against 5.2%", "drop_rate"),
@@ -910,8 +919,8 @@ _BUFFER100 = {"topology.bottleneck.queue.ns2_limit": 100}
 """The sensitivity cells: a 100-packet DropTail buffer instead of ns-2's default 50."""
 
 _FIG28_NS2 = (
-    "ns-2.35 gives the same on fig28-{traffic}.toml (tfrclab crosscheck's export, seeds 1-3, "
-    "10 ms samples): {numbers}"
+    "a separate ns-2.35 run of fig28-{traffic}.toml (tfrclab crosscheck's export, seeds 1-3, "
+    "10 ms samples; not a registered referee, docs/reproduction/README.md) gives the same"
 )
 
 _FIG28_CELLS: tuple[tuple[str, str, Mapping[str, Any]], ...] = (
@@ -1028,11 +1037,11 @@ FIG28 = Experiment(
                 robust_to_quick=False,
                 known_deviation=None
                 if "buffer" in label
-                else _FIG28_NS2.format(
-                    traffic="tcp",
-                    numbers="idle in 5-8% of the bins (tfrclab 6-8%). With a 100-packet buffer "
-                    "the queue never goes idle (the buffer100 cell): the paper's buffer was "
-                    "likely larger than ns-2's default 50",
+                else because(
+                    "the unstated buffer: with 100 packets instead of ns-2's default 50 the "
+                    "queue never goes idle, so the paper's buffer was likely larger; "
+                    + _FIG28_NS2.format(traffic="tcp"),
+                    "floyd2000/fig28 droptail-tcp-buffer100-never-idle",
                 ),
             )
             for label in ("droptail-tcp", "droptail-tcp-buffer100")
@@ -1043,11 +1052,10 @@ FIG28 = Experiment(
             "Fig. 28 shows oscillations with TFRC flows too under DropTail.",
             "oscillations (text: 'with both TCP and TFRC')",
             robust=False,  # 0.13 +- 0.57 on 2 quick seeds: undecided there
-            known_deviation=_FIG28_NS2.format(
-                traffic="tfrc",
-                numbers="TFRC holds the queue at 46 of 49 packets, swinging by 3.7 "
-                "(periodicity 0.08-0.09; tfrclab 0.09-0.18); with a 100-packet buffer see the "
-                "buffer100 cell",
+            known_deviation=not_established(
+                "TFRC holds the queue near full without a standing oscillation, with a "
+                "100-packet buffer too (droptail-tfrc-buffer100-oscillates), so not because of "
+                "the buffer; " + _FIG28_NS2.format(traffic="tfrc")
             ),
         ),
         Claim(
@@ -1085,8 +1093,11 @@ FIG28 = Experiment(
             True,
             "TFRC's oscillations under DropTail with a 100-packet buffer instead of 50.",
             "oscillations (text: 'with both TCP and TFRC')",
-            known_deviation="with 100 packets too TFRC holds the queue near full without a "
-            "standing oscillation (periodicity 0.12 over 10 seeds): the buffer is not the cause",
+            known_deviation=not_established(
+                "with 100 packets too TFRC holds the queue near full without a standing "
+                "oscillation, as with 50 (droptail-tfrc-oscillates): the buffer is not what "
+                "differs from the paper"
+            ),
         ),
     ),
     analyze=_fig28_analyze,

@@ -27,6 +27,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds, worst_of
+from tfrclab.reproduce.evidence import because
 from tfrclab.reproduce.records import read_record, write_record
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
 
@@ -262,14 +263,16 @@ def _agree_claims(field: str, what: str, robust: Sequence[str]) -> tuple[Claim, 
     )
 
 
-_ONE_RULE_DEVIATION = (
+_ONE_RULE_DEVIATION = because(
     "counted by one rule for both (a new event more than one RTT after the last one's first "
-    "loss), TFRC's loss event rate is about 0.83x TCP's at 10 and 50 background flows and "
-    "0.92-0.99x at 200, in tfrclab and in ns-2.35 alike (the agree-* claims: within 8%), so "
-    "it is not tfrclab's code. The paper counts TCP's loss indications instead (fast "
-    "retransmits and timeouts per packet, its §2), 15-27% below TCP's loss events by the RTT "
-    "rule; counted that way TFRC is above TCP from 50 flows on and the gap grows with load in "
-    "both simulators (the *-indications-* claims; docs/reproduction/rhee2005-ns2.md)"
+    "loss), TFRC's loss event rate is below TCP's in tfrclab and in ns-2.35 alike, which agree "
+    "on both rates, so it is not tfrclab's code. The paper counts TCP's loss indications instead "
+    "(fast retransmits and timeouts per packet, its §2), fewer than TCP's loss events by the "
+    "RTT rule; counted that way TFRC is above TCP in both simulators",
+    "rhee2005/ns2-loss-events agree-loss-event-rate-tfrc",
+    "rhee2005/ns2-loss-events agree-loss-event-rate-tcp",
+    "rhee2005/ns2-loss-events tfrc-ler-above-tcp-indications-tfrclab",
+    "rhee2005/ns2-loss-events tfrc-ler-above-tcp-indications-ns2",
 )
 """Why the one-rule comparison misses the paper's ordering (the full run's evidence)."""
 
@@ -351,11 +354,12 @@ def _rto_claims() -> tuple[Claim, ...]:
                 accept=(20.0, 10000.0),
                 measure=_ratio(sim, "throughput_bps", "tfrc", "tcp"),
                 robust_to_quick=True,
-                known_deviation="TFRC gets 1.3-1.4x TCP's throughput, in ns-2.35 as in "
-                "tfrclab (agree-throughput-ratio), so not tfrclab's code: ns-2.35's TFRC cannot "
-                "run the paper's t_RTO = 4R (its timer is srtt + 4 rttvar at a 100 ms tick), "
-                "which is the advantage Figs. 14-15 study, and this setup's loss event rate is "
-                "about 10%, twice the paper's 5% point",
+                known_deviation=because(
+                    "TFRC gets little more than TCP's throughput, in ns-2.35 as in tfrclab, so "
+                    "not tfrclab's code; ns-2.35's TFRC cannot run the paper's t_RTO = 4R (its "
+                    "timer is srtt + 4 rttvar at a 100 ms tick), the advantage Figs. 14-15 study",
+                    "rhee2005/ns2-rto-10ms agree-throughput-ratio",
+                ),
             )
         )
     claims.append(

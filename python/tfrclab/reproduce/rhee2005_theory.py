@@ -25,6 +25,7 @@ from matplotlib.figure import Figure
 
 from tfrclab import equation, metrics
 from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds
+from tfrclab.reproduce.evidence import because, not_established
 from tfrclab.reproduce.registry import Experiment, Plan
 
 __all__ = [
@@ -678,10 +679,10 @@ FIG09_11 = Experiment(
             tolerance="at least 0.3",
             accept=(0.3, 1.0),
             measure=_single("fig09_dr_vs_p", "L = 8 TCP flows"),
-            known_deviation=(
-                "TCP SACK with a 1 s RTO floor recovers most losses without a timeout, so it "
-                "sends more than Eq. (1) with t_RTO = 1 s predicts, and the more so the higher p "
-                "(difference ratio -0.3 at low load, -0.6 to -0.9 at high load)"
+            known_deviation=not_established(
+                "TCP sends more than Eq. (1) with t_RTO = 1 s predicts, and the more so the "
+                "higher p (the figure); one candidate, not measured here: SACK with a 1 s RTO "
+                "floor recovers most losses without a timeout"
             ),
         ),
         Claim(
@@ -695,8 +696,8 @@ FIG09_11 = Experiment(
             accept=(0.0, 1000.0),
             strict=(True, False),
             measure=_values("fig09_high_dr", "L = 8 TCP flows at p >= 0.05"),
-            known_deviation=(
-                "TCP SACK sends more than Eq. (1) with its 1 s RTO predicts (see "
+            known_deviation=not_established(
+                "TCP sends more than Eq. (1) with its 1 s RTO predicts at high loss too (see "
                 "fig09-discrepancy-grows)"
             ),
         ),
@@ -1127,8 +1128,16 @@ def _rto_analyze(data: Any, _plan: Plan) -> Analysis:
         "amplification_10ms": amplification,
         "dr_500ms_min": float(min(q["dr_rate"] for q in by_delay[500])),
         "dr_p_500ms_max": float(max(q["dr_p"] for q in by_delay[500])),
+        "p_500ms_max": float(max(q["p"] for q in by_delay[500])),
+        "dr_10ms_rto200": points[_rto_label(10, _SENSITIVITY_LOAD, "tcp-min-rto-200ms")]["dr_rate"],
+        "dr_predicted_10ms_max": _largest(around(10, "dr_predicted")),
         "falls_with_p": np.asarray(slopes, dtype=float),
     }
+
+
+def _largest(values: np.ndarray) -> float:
+    """The largest of ``values``; NaN when there is none."""
+    return float(np.max(values)) if values.size else math.nan
 
 
 def _fig1415_plot(analysis: Analysis, path: Path) -> Path:
@@ -1190,12 +1199,14 @@ FIG14_15 = Experiment(
             tolerance="at least 15",
             accept=(15.0, 1000.0),
             measure=_values("dr_10ms_5pct", "10 ms runs around 5%"),
-            known_deviation=(
-                "TCP's 1 s RTO floor is the whole advantage (at ns-2.35's 200 ms the ratio is "
-                "0.06); the equation itself predicts only about 2 at the measured R = 37 ms (the "
-                "paper's 8.5 assumes a 10 ms RTT); TFRC's loss event rate is barely lower than "
-                "TCP's, so nothing amplifies it; Reno and a 10 ms RTT together reach 6.2 "
-                "(docs/reproduction/rhee2005-theory.md)"
+            known_deviation=because(
+                "the advantage is TCP's 1 s RTO floor, which at ns-2.35's 200 ms floor is gone; "
+                "the equation itself predicts less than the paper's 8.5 at the measured RTT (the "
+                "paper's assumes a 10 ms RTT); and TFRC's loss event rate is barely lower than "
+                "TCP's, so nothing amplifies it",
+                "rhee2005/fig14-15 10ms-rto-floor-200ms",
+                "rhee2005/fig14-15 10ms-equation-below-8.5",
+                "rhee2005/fig14-15 10ms-lower-loss-event-rate",
             ),
         ),
         Claim(
@@ -1208,10 +1219,10 @@ FIG14_15 = Experiment(
             tolerance="-1.0 to -0.3",
             accept=(-1.0, -0.3),
             measure=_values("dr_p_10ms_5pct", "10 ms runs around 5%"),
-            known_deviation=(
-                "TFRC sends 1.8 times TCP's rate but sees a loss event rate only a DR of 0.18 "
-                "lower: under adaptive RED with the web and short-flow traffic the rate "
-                "difference moves the loss event rate little (every 10 ms cell: -0.11 to -0.21)"
+            known_deviation=not_established(
+                "TFRC sends faster than TCP at 10 ms, but its loss event rate is only a little "
+                "lower than TCP's in every 10 ms cell (the figure): under adaptive RED with the "
+                "web and short-flow traffic the rate difference moves the loss event rate little"
             ),
         ),
         Claim(
@@ -1225,9 +1236,10 @@ FIG14_15 = Experiment(
             accept=(1.0, 1000.0),
             strict=(True, False),
             measure=_values("amplification_10ms", "10 ms runs around 5%"),
-            known_deviation=(
+            known_deviation=because(
                 "without a large loss event rate difference the throughput ratio stays below the "
-                "equation's own prediction at the measured rate (see 10ms-lower-loss-event-rate)"
+                "equation's own prediction at the measured rate",
+                "rhee2005/fig14-15 10ms-lower-loss-event-rate",
             ),
         ),
         Claim(
@@ -1239,10 +1251,10 @@ FIG14_15 = Experiment(
             tolerance="-14.7 to -6.5 (within a factor 1.5)",
             accept=(-14.7, -6.5),
             measure=_single("dr_500ms_min", "500 ms runs"),
-            known_deviation=(
-                "at 500 ms the runs stay below 5% loss event rate even with 400 background flows "
-                "(the BDP is 1890 packets), where the RTO term hardly matters: the equation's own "
-                "difference ratio is -0.31 at the heaviest load"
+            known_deviation=because(
+                "at 500 ms the runs stay below a 5% loss event rate even with 400 background "
+                "flows (the BDP is 1890 packets), where the RTO term hardly matters",
+                "rhee2005/fig14-15 500ms-loss-event-rate-low",
             ),
         ),
         Claim(
@@ -1253,10 +1265,47 @@ FIG14_15 = Experiment(
             tolerance="0.25 to 1.0",
             accept=(0.25, 1.0),
             measure=_single("dr_p_500ms_max", "500 ms runs"),
-            known_deviation=(
-                "the 500 ms runs never reach the high loss event rates of the paper's 500 ms "
-                "curve (see 500ms-negative)"
+            known_deviation=because(
+                "the 500 ms runs never reach the high loss event rates of the paper's 500 ms curve",
+                "rhee2005/fig14-15 500ms-loss-event-rate-low",
             ),
+        ),
+        Claim(
+            id="10ms-rto-floor-200ms",
+            statement="Evidence for 10ms-above-20x (not a statement of the paper): with every "
+            "TCP at ns-2.35's 200 ms RTO floor instead of 1 s, TFRC's 10 ms advantage is gone.",
+            paper_value="(not in the paper)",
+            how="throughput difference ratio (TFRC against TCP) of the 10 ms sensitivity cell "
+            f"with TCP's min_rto = 200 ms, {_SENSITIVITY_LOAD} background flows (one run)",
+            tolerance="below 1 (TFRC less than twice TCP's throughput)",
+            accept=(-1000.0, 1.0),
+            strict=(False, True),
+            measure=_single("dr_10ms_rto200", "the 200 ms RTO floor cell"),
+        ),
+        Claim(
+            id="10ms-equation-below-8.5",
+            statement="Evidence for 10ms-above-20x (not a statement of the paper): at the "
+            "measured RTT the equation's own difference ratio (TFRC's RTO against TCP's) is "
+            "below the paper's 8.5 for a 10 ms RTT.",
+            paper_value="(not in the paper; the paper's Fig. 13: 8.5)",
+            how="the largest equation difference ratio, with TFRC's and TCP's own mean R and "
+            "t_RTO at the run's loss event rate, of the 10 ms runs around 5% (one number)",
+            tolerance="below 8.5",
+            accept=(-1000.0, 8.5),
+            strict=(False, True),
+            measure=_single("dr_predicted_10ms_max", "10 ms runs around 5%"),
+        ),
+        Claim(
+            id="500ms-loss-event-rate-low",
+            statement="Evidence for the 500 ms claims (not a statement of the paper): the 500 ms "
+            "runs stay below a 5% loss event rate.",
+            paper_value="(not in the paper)",
+            how="the largest loss event rate (TFRC's and TCP's measured flows pooled) of the "
+            "500 ms runs (one number)",
+            tolerance="below 0.05",
+            accept=(0.0, 0.05),
+            strict=(False, True),
+            measure=_single("p_500ms_max", "500 ms runs"),
         ),
         Claim(
             id="falls-with-loss",
