@@ -88,6 +88,16 @@ class Measurement:
             return None
         return (self.mean - self.half, self.mean + self.half)
 
+    def as_dict(self) -> dict[str, Any]:
+        """``mean``, ``ci_half``, ``ci`` and ``seeds`` as JSON-ready values (None for NaN)."""
+        interval = self.interval
+        return {
+            "mean": None if math.isnan(self.mean) else self.mean,
+            "ci_half": None if math.isnan(self.half) else self.half,
+            "ci": None if interval is None else list(interval),
+            "seeds": self.seeds,
+        }
+
 
 @dataclass(frozen=True)
 class Band:
@@ -209,13 +219,9 @@ class ClaimResult:
     def as_dict(self) -> dict[str, Any]:
         """The result as plain JSON-ready values."""
         m = self.measured
-        interval = m.interval
         return {
             **self.claim.as_dict(),
-            "mean": None if math.isnan(m.mean) else m.mean,
-            "ci_half": None if math.isnan(m.half) else m.half,
-            "ci": None if interval is None else list(interval),
-            "seeds": m.seeds,
+            **m.as_dict(),
             "note": m.note,
             "verdict": self.verdict,
             "reason": self.reason,

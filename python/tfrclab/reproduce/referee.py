@@ -97,13 +97,8 @@ class RefereeResult:
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready values (the ``ns2`` entry of a claim in claims.json)."""
-        m = self.measured
-        interval = m.interval
         return {
-            "mean": None if math.isnan(m.mean) else m.mean,
-            "ci_half": None if math.isnan(m.half) else m.half,
-            "ci": None if interval is None else list(interval),
-            "seeds": m.seeds,
+            **self.measured.as_dict(),
             "agreement": self.agreement,
             "difference": None if math.isnan(self.difference) else self.difference,
             "difference_ci": None if self.difference_ci is None else list(self.difference_ci),
