@@ -1,7 +1,7 @@
 """Cross-checking tfrclab against ns-2.35: export a scenario as a Tcl script, run both.
 
 - :func:`resolve` (``plan.py``): the scenario with netsim's draws for one seed;
-- :func:`export_tcl` (``export.py``): the ns-2.35 script;
+- :func:`export_tcl` (the ``export`` package): the ns-2.35 script;
 - :mod:`tfrclab.ns2.output`: the script's output read back, and the same series from a run;
 - :mod:`tfrclab.ns2.crosscheck`: both simulators over seeds, metrics and verdicts.
 

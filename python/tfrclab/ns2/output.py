@@ -5,7 +5,7 @@ A :class:`Series` holds, per sampling interval of ``sample_s`` seconds: each flo
 packets arriving, departing and dropped (queue and loss-model drops), the bytes departing and the
 time-weighted mean of the waiting packets. From a netsim :class:`~tfrclab.result.Result` these
 are sums (means, for the queue) of its per-bin arrays ``flow_bins``/``link_bins``; from ns-2 they
-are differences of the cumulative counters the exported script prints (``export.py``).
+are differences of the cumulative counters the exported script prints (:mod:`tfrclab.ns2.export`).
 """
 
 from __future__ import annotations
