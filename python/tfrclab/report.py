@@ -23,7 +23,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from tfrclab import metrics
-from tfrclab.summary import queue_in_packets
+from tfrclab.summary import queue_columns
 
 # pandas and rich are imported by the tables that use them: json_summary (``tfrclab run
 # --json``) needs neither.
@@ -263,28 +263,32 @@ def flows_table(result: Result, summary: Summary | None = None, max_rows: int = 
             justify="left" if left else "right",
             no_wrap=header in ("protocol", "group", "note"),
         )
-    flows = summary.flows
-    for _, row in flows.head(max_rows).iterrows():
+    # Read from the summary's columns: no DataFrame, so printing the tables needs no pandas.
+    flows = summary._flow_columns
+    count = len(flows["id"])
+    for i in range(min(count, max_rows)):
         table.add_row(
-            str(row["id"]),
-            str(row["name"]),
-            str(row["class"]),
-            *((str(row["group"]),) if named else ()),
-            _mbps(float(row["throughput_bits_per_s"])),
-            _number(float(row["normalized_throughput"]), 2),
-            f"{row['packet_loss_rate']:.4f}",
-            f"{row['loss_event_rate']:.4f}",
-            str(row["status"]),
+            str(flows["id"][i]),
+            str(flows["name"][i]),
+            str(flows["class"][i]),
+            *((str(flows["group"][i]),) if named else ()),
+            _mbps(float(flows["throughput_bits_per_s"][i])),
+            _number(float(flows["normalized_throughput"][i]), 2),
+            f"{flows['packet_loss_rate'][i]:.4f}",
+            f"{flows['loss_event_rate'][i]:.4f}",
+            str(flows["status"][i]),
         )
-    if len(flows) > max_rows:
-        table.add_row("...", f"({len(flows) - max_rows} more)", *[""] * (len(headers) + 1))
+    if count > max_rows:
+        table.add_row("...", f"({count - max_rows} more)", *[""] * (len(headers) + 1))
     table.caption = (
         "Mb/s: delivered in the window; norm.: throughput while active / fair share of its "
         "bottleneck; LER: loss event rate (Rhee & Xu 2005 §2)"
     )
-    if (
-        result.info.version == "fluid"
-        and (flows["loss_event_rate"] > flows["packet_loss_rate"]).any()
+    if result.info.version == "fluid" and any(
+        event_rate > loss_rate
+        for event_rate, loss_rate in zip(
+            flows["loss_event_rate"], flows["packet_loss_rate"], strict=True
+        )
     ):
         table.caption += (
             "; fluid model: every flow sending while the buffer overflows sees a loss event, "
@@ -305,9 +309,9 @@ def classes_table(summary: Summary) -> Table:
     The groups are the protocol classes unless the scenario sets ``group`` (the table is then
     titled "groups"); background groups are marked and not rated.
     """
-    classes = summary.classes
+    classes = summary._class_rows  # one dict per row: no DataFrame (pandas) to print them
     named = _named_groups(summary)
-    reference = [str(c) for c, r in zip(classes["class"], classes["reference"], strict=True) if r]
+    reference = [str(row["class"]) for row in classes if row["reference"]]
     against = f"vs {reference[0]}" if reference else "vs TCP"
     first = "group" if named else "protocol"
     table = _table(f"{'groups' if named else 'protocols'} ({window_text(summary)})")
@@ -317,7 +321,7 @@ def classes_table(summary: Summary) -> Table:
             justify="left" if header in (first, "rating") else "right",
             no_wrap=header in (first, "rating"),
         )
-    for _, row in classes.iterrows():
+    for row in classes:
         table.add_row(
             str(row["class"]) + ("*" if row["partial"] else ""),
             str(row["flows"]),
@@ -335,12 +339,12 @@ def classes_table(summary: Summary) -> Table:
         f"{subject}; {against}: friendliness ratio and rating (Hassan & Kara); diff.: "
         f"difference ratio to {target} (Rhee & Xu)"
     )
-    if classes["background"].any():
+    if any(row["background"] for row in classes):
         caption += (
             "; background: not rated, and the other flows' fair share is what the background "
             "leaves of each link"
         )
-    if classes["partial"].any():
+    if any(row["partial"] for row in classes):
         caption += f"; *: no flow of {subject} was active for the whole window"
     table.caption = caption
     return table
@@ -355,16 +359,29 @@ def links_table(result: Result, summary: Summary | None = None) -> Table:
         table.add_column(
             header, justify="left" if header in ("link", "queue") else "right", no_wrap=True
         )
-    queues = queue_in_packets(result).set_index("name")
-    for _, row in summary.links.iterrows():
+    # Columns, not DataFrames: printing the tables needs no pandas.
+    queues = queue_columns(result)
+    queue_row = {str(name): i for i, name in enumerate(queues["name"])}
+    limit_bytes = dict(
+        zip(
+            (str(name) for name in result._link_column("name")),
+            result._link_column("limit_bytes"),
+            strict=True,
+        )
+    )
+    links = summary._link_columns
+    for i, name in enumerate(str(name) for name in links["name"]):
+        q = queue_row[name]
         table.add_row(
-            str(row["name"]),
-            _mbps(float(row["rate_bps"])),
-            _queue_text(result, queues, str(row["name"])),
-            f"{row['utilization']:.3f}",
-            f"{row['drop_rate']:.4f}",
-            f"{row['mean_queue_packets']:.2f}",
-            str(row["max_queue_packets"]),
+            name,
+            _mbps(float(links["rate_bps"][i])),
+            _queue_text(
+                str(queues["queue_kind"][q]), float(queues["buffer_packets"][q]), limit_bytes[name]
+            ),
+            f"{links['utilization'][i]:.3f}",
+            f"{links['drop_rate'][i]:.4f}",
+            f"{links['mean_queue_packets'][i]:.2f}",
+            str(links["max_queue_packets"][i]),
         )
     table.caption = (
         "queue: discipline and buffer in packets of the data crossing the link (a byte limit "
@@ -373,15 +390,16 @@ def links_table(result: Result, summary: Summary | None = None) -> Table:
     return table
 
 
-def _queue_text(result: Result, queues: pd.DataFrame, name: str) -> str:
-    """``RED 100p`` or ``RED 50p (50000B)`` or ``DropTail 49p`` for a link's queue."""
-    row = queues.loc[name]
-    kind = {"red": "RED", "droptail": "DropTail"}.get(str(row["queue_kind"]), "?")
-    packets = float(row["buffer_packets"])
-    limit_bytes = int(result.links.set_index("name").loc[name, "limit_bytes"])
+def _queue_text(queue_kind: str, packets: float, limit_bytes: int) -> str:
+    """``RED 100p`` or ``RED 50p (50000B)`` or ``DropTail 49p`` for a link's queue.
+
+    ``packets`` is its buffer in data packets (:func:`tfrclab.summary.queue_columns`) and
+    ``limit_bytes`` its byte limit (-1: none).
+    """
+    kind = {"red": "RED", "droptail": "DropTail"}.get(queue_kind, "?")
     text = f"{kind} {packets:.0f}p" if math.isfinite(packets) else kind
-    if limit_bytes >= 0:
-        text += f" ({limit_bytes}B)"
+    if int(limit_bytes) >= 0:
+        text += f" ({int(limit_bytes)}B)"
     return text
 
 

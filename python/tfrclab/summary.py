@@ -69,6 +69,7 @@ __all__ = [
     "class_label",
     "data_packet_bytes",
     "flow_labels",
+    "queue_columns",
     "queue_in_packets",
     "summarize",
 ]
@@ -378,9 +379,9 @@ def data_packet_bytes(result: Result) -> dict[str, float]:
     turns them into the packets a reader thinks in. NaN for a link no flow's data crosses.
     """
     sizes: dict[str, tuple[float, float]] = {}
-    flows = result.flows
+    column = result._flow_column
     for path, sent_bytes, sent_packets in zip(
-        flows["path"], flows["bytes_sent"], flows["packets_sent"], strict=True
+        column("path"), column("bytes_sent"), column("packets_sent"), strict=True
     ):
         for link in path:
             total_bytes, total_packets = sizes.get(link, (0.0, 0.0))
@@ -389,7 +390,7 @@ def data_packet_bytes(result: Result) -> dict[str, float]:
         str(name): (
             sizes[name][0] / sizes[name][1] if sizes.get(name, (0, 0))[1] > 0 else float("nan")
         )
-        for name in result.links["name"]
+        for name in result._link_column("name")
     }
 
 
@@ -403,27 +404,39 @@ def queue_in_packets(result: Result) -> pd.DataFrame:
     """
     import pandas as pd
 
-    links = result.links[result.links["binned"]].reset_index(drop=True)
+    frame: pd.DataFrame = pd.DataFrame(queue_columns(result))
+    return frame
+
+
+def queue_columns(result: Result) -> dict[str, Any]:
+    """The columns of :func:`queue_in_packets`, as lists and numpy arrays (no DataFrame).
+
+    What ``tfrclab run``'s links table reads, so that printing it does not import pandas.
+    """
+    column = result._link_column
+    binned = np.asarray(column("binned"), dtype=bool)
+
+    def kept(key: str) -> Any:
+        """The binned links' values of the links column ``key``, as float64."""
+        return np.asarray(column(key), dtype=np.float64)[binned]
+
     sizes = data_packet_bytes(result)
-    size = np.array([sizes[str(name)] for name in links["name"]], dtype=np.float64)
-    limit_bytes = links["limit_bytes"].to_numpy(dtype=np.float64)
-    limit_packets = links["limit_packets"].to_numpy(dtype=np.float64)
-    in_bytes = links["red_in_bytes"].to_numpy(dtype=bool)
-    scale = np.where(in_bytes, size, 1.0)
+    names = [name for name, keep in zip(column("name"), binned, strict=True) if keep]
+    size = np.array([sizes[str(name)] for name in names], dtype=np.float64)
+    limit_bytes, limit_packets = kept("limit_bytes"), kept("limit_packets")
+    scale = np.where(np.asarray(column("red_in_bytes"), dtype=bool)[binned], size, 1.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        frame = pd.DataFrame(
-            {
-                "name": links["name"],
-                "queue_kind": links["queue_kind"],
-                "data_packet_bytes": size,
-                "buffer_packets": np.where(limit_packets >= 0, limit_packets, limit_bytes / size),
-                "red_min_th_packets": links["red_min_th"].to_numpy(dtype=np.float64) / scale,
-                "red_max_th_packets": links["red_max_th"].to_numpy(dtype=np.float64) / scale,
-                "red_scale": scale,
-            }
-        )
-    table: pd.DataFrame = frame
-    return table
+        return {
+            "name": names,
+            "queue_kind": [
+                kind for kind, keep in zip(column("queue_kind"), binned, strict=True) if keep
+            ],
+            "data_packet_bytes": size,
+            "buffer_packets": np.where(limit_packets >= 0, limit_packets, limit_bytes / size),
+            "red_min_th_packets": kept("red_min_th") / scale,
+            "red_max_th_packets": kept("red_max_th") / scale,
+            "red_scale": scale,
+        }
 
 
 def _links(result: Result, window: Window) -> dict[str, Any]:

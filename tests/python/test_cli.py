@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import tfrclab
-from conftest import rfc5348_rate, run_cli
+from conftest import REPO_ROOT, rfc5348_rate, run_cli
 from tfrclab import _native
 from tfrclab.cli import main, version_line
 
@@ -50,6 +50,27 @@ def test_start_up_imports_no_heavy_library(argv: list[str]) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip().splitlines()[-1] == "[]"
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_run_prints_its_tables_without_pandas(json_flag: list[str]) -> None:
+    # `tfrclab run` without --out prints its tables (or --json) from the summary's columns:
+    # pandas and pyarrow (a quarter of a second to import) and matplotlib are for --out, the
+    # packet trace and the DataFrame views. numpy is not checked: the native module's results
+    # are numpy arrays, so the simulator's own finish() imports it.
+    path = REPO_ROOT / "python/tfrclab/scenarios/papers/floyd2000/fig22.toml"
+    probe = (
+        "import sys\n"
+        "before = {m.split('.')[0] for m in sys.modules}\n"
+        "from tfrclab.cli import main\n"
+        f"code = main(['run', {str(path)!r}, '--quiet', *{json_flag!r}])\n"
+        "heavy = ('pandas', 'pyarrow', 'matplotlib')\n"
+        "print(code, sorted(({m.split('.')[0] for m in sys.modules} - before) & set(heavy)))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip().splitlines()[-1] == "0 []"
 
 
 def test_command_modules_name_every_command_and_its_module() -> None:
