@@ -28,6 +28,7 @@ from tfrclab.reproduce.evidence import because, not_established
 from tfrclab.reproduce.floyd2000 import (
     HALVE_AT_LEAST_3_RTTS,
     HALVE_AT_MOST_8_RTTS,
+    TABLE25_BUFFER,
     TABLE25_EXPERIMENT,
     per_seed_measure,
     single_measure,
@@ -901,6 +902,7 @@ FIG24_26_27 = Experiment(
         (("Fig. 24 (RED)", "red-4"), ("Fig. 26 (DropTail)", "droptail-4"), ("Fig. 27", "red-40")),
     ),
     runs_of=TABLE25_EXPERIMENT.id,
+    unstated=(TABLE25_BUFFER,),
 )
 
 # ---------------------------------------------------------------------------------------------
