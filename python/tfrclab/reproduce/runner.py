@@ -15,6 +15,12 @@ are smoke tests): their inconclusive claims stay so. Channel, testbed and ns-2 e
 extended only when they make one run per seed of their plan
 (:attr:`~tfrclab.reproduce.registry.Experiment.seeded`, as rhee2005's load sweeps and ns-2
 runs do); the others run one deterministic case or a fixed set of runs.
+
+An experiment's unstated parameters (:attr:`~tfrclab.reproduce.registry.Experiment.unstated`)
+are then run across their plausible ranges, on the plan the verdicts were decided on, into
+``sensitivity/<name>-<value>`` beside the sweep's directory (``sensitivity-quick``), and every
+claim is judged at each value (:mod:`tfrclab.reproduce.sensitivity`); by default for full plans
+only.
 """
 
 from __future__ import annotations
