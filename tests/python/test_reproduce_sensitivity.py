@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from conftest import run_cli
-from tfrclab.reproduce.claims import Claim, Measurement, measure_seeds
+from tfrclab.reproduce.claims import Analysis, Claim, Measurement, measure_seeds
 from tfrclab.reproduce.registry import Experiment, Plan, registry, scenario_path
 from tfrclab.reproduce.report import count_unstated, write_report
 from tfrclab.reproduce.runner import run_experiment
@@ -36,7 +36,7 @@ RATE = Unstated(
 
 
 def _claim(id: str, accept: tuple[float, float], key: str) -> Claim:
-    def measure(analysis: dict[str, np.ndarray]) -> Measurement:
+    def measure(analysis: Analysis) -> Measurement:
         return measure_seeds(analysis[key])
 
     return Claim(
@@ -284,3 +284,25 @@ def test_quick_sensitivity_of_table25(tmp_path: Path) -> None:
     listed = run_cli("reproduce", "floyd2000/table25", "--list")
     assert "unstated buffer: the bottleneck queue's limit" in listed.stdout
     assert "range 25, 50, 100" in listed.stdout
+
+
+def test_a_measure_that_breaks_at_a_value_is_not_comparable_there(tmp_path: Path) -> None:
+    def picky(analysis: Analysis) -> Measurement:
+        if float(np.mean(analysis["a/mbps"])) < 1.0:
+            raise ValueError("no rate below 1 Mb/s")
+        return measure_seeds(analysis["a/mbps"])
+
+    base = _experiment()
+    claim = Claim(
+        id="picky", statement="-", paper_value="-", how="-", tolerance="-", accept=(0, 100),
+        measure=picky,
+    )  # fmt: skip
+    from dataclasses import replace
+
+    outcome = run_experiment(replace(base, claims=(claim,)), tmp_path, quick=True, sensitivity=True)
+    (row,) = outcome.sensitivity[0].rows
+    assert row.verdicts == ("not comparable", "holds", "holds")
+    assert row.values[0][1].reason == "ValueError: no rate below 1 Mb/s"
+    assert row.moves
+    assert not row.decided
+    assert row.summary().startswith("moves with the unstated rate: not comparable at 0.5Mbps")

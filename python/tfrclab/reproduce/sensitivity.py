@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from tfrclab.reproduce.claims import Analysis, ClaimResult, Verdict, judge
+from tfrclab.reproduce.claims import Analysis, ClaimResult, Measurement, Verdict, judge
 
 if TYPE_CHECKING:
     from tfrclab.reproduce.registry import Experiment, Plan
@@ -305,12 +305,10 @@ def _judged(
     main: ClaimResult,
     analysis: Analysis | None,
     error: str,
-    measure: Callable[[Any, Any], Any],
+    measure: Callable[[Any, Any], Measurement],
 ) -> ClaimResult:
     """A claim's result on a value's analysis (not comparable when there is none)."""
     if analysis is None:
-        from tfrclab.reproduce.claims import Measurement
-
         nothing = Measurement(math.nan, math.nan, 0, f"analysis failed: {error}")
         return judge(main.claim, nothing)
     return judge(main.claim, measure(main.claim, analysis))
