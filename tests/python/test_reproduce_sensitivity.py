@@ -114,6 +114,13 @@ def test_a_claim_a_range_decides_is_flagged_and_one_it_does_not_is_not(tmp_path:
     assert not share.moves
     assert share.summary() == "holds at every rate (0.5Mbps, 1.5Mbps, 10Mbps)"
     assert not untouched.moves
+    # Cell b is never changed: its claim is not reached, and says so.
+    assert decided.reached
+    assert share.reached
+    assert not untouched.reached
+    assert untouched.summary() == (
+        "holds; not reached by the rate (the same value at 0.5Mbps, 1.5Mbps, 10Mbps)"
+    )
     # The chosen value's row is the verdict itself.
     assert decided.values[1][1] is outcome.results[0]
     # Only the changed cell runs again (2 values x 2 seeds); cell b's runs are the verdict's.
@@ -125,8 +132,8 @@ def test_a_claim_a_range_decides_is_flagged_and_one_it_does_not_is_not(tmp_path:
     assert "test/unstated: unstated rate = 10Mbps: 1 cell(s) x 2 seed(s)" in lines
     assert any("a-at-least-1mbps: decided by the unstated rate" in line for line in lines)
     assert count_unstated([outcome]) == {
-        "test": {"claims": 3, "decided": 1, "moved": 1},
-        "all": {"claims": 3, "decided": 1, "moved": 1},
+        "test": {"claims": 3, "reached": 2, "decided": 1, "moved": 1},
+        "all": {"claims": 3, "reached": 2, "decided": 1, "moved": 1},
     }
 
 
@@ -162,7 +169,7 @@ def test_the_rows_are_in_the_json_and_the_reports_and_survive_a_resumed_run(
 
     write_report([again], tmp_path)
     md = (tmp_path / "report.md").read_text()
-    assert "| test | 3 | 1 | 1 |" in md
+    assert "| test | 3 | 2 | 1 | 1 |" in md
     assert "| claim | 0.5Mbps | 1.5Mbps (chosen) | 10Mbps | across the range |" in md
     assert (
         "| a-at-least-1mbps | 0.5 ± 0: fails | 1.5 ± 0: holds | 10 ± 0: holds | **decided by "
@@ -173,7 +180,7 @@ def test_the_rows_are_in_the_json_and_the_reports_and_survive_a_resumed_run(
     assert '<tr class="decided" data-claim="test/unstated/a-at-least-1mbps">' in page
     assert '<td class="fails">0.5 ± 0: fails</td>' in page
     counts = json.loads((tmp_path / "counts.json").read_text())
-    assert counts["unstated"]["test"] == {"claims": 3, "decided": 1, "moved": 1}
+    assert counts["unstated"]["test"] == {"claims": 3, "reached": 2, "decided": 1, "moved": 1}
 
 
 def test_quick_skips_the_ranges_unless_asked(tmp_path: Path) -> None:

@@ -114,20 +114,24 @@ def count_agreements(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
 def count_unstated(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
     """Claims checked across unstated parameters' ranges, per paper and ``"all"``.
 
-    Each count: ``claims`` (measured across at least one range), ``decided`` (holding at one
-    value and failing at another of some range) and ``moved`` (any verdict differing within a
-    range, ``decided`` included). Papers without a range run are left out; empty when none was.
+    Each count: ``claims`` (measured across at least one range), ``reached`` (whose value
+    changes within some range: the others read only cells no range changes), ``decided``
+    (holding at one value and failing at another of some range) and ``moved`` (any verdict
+    differing within a range, ``decided`` included). Papers without a range run are left out;
+    empty when none was.
     """
     counts: dict[str, dict[str, int]] = {}
-    total = {"claims": 0, "decided": 0, "moved": 0}
+    keys = ("claims", "reached", "decided", "moved")
+    total = dict.fromkeys(keys, 0)
     for o in outcomes:
         if not o.sensitivity:
             continue
-        paper = counts.setdefault(o.experiment.paper, {"claims": 0, "decided": 0, "moved": 0})
+        paper = counts.setdefault(o.experiment.paper, dict.fromkeys(keys, 0))
         for k in range(len(o.results)):
             rows = o.rows_of(k)
             for tally in (paper, total):
                 tally["claims"] += 1
+                tally["reached"] += any(row.reached for row in rows)
                 tally["decided"] += any(row.decided for row in rows)
                 tally["moved"] += any(row.moves for row in rows)
     if counts:
@@ -139,8 +143,9 @@ _UNSTATED = (
     "Unstated parameters: where a paper leaves a parameter unstated, the experiment names the "
     "value chosen and a plausible range; its cells were run again at each other value on the "
     "verdict's seeds, and every claim measured and judged there as for its verdict "
-    "(`tfrclab.reproduce.sensitivity`). Decided: holds at one value of a range and fails at "
-    "another; moved: any verdict differs within a range."
+    "(`tfrclab.reproduce.sensitivity`). Reached: the claim's value changes within a range (the "
+    "others read only cells no range changes); decided: holds at one value of a range and fails "
+    "at another; moved: any verdict differs within a range."
 )
 
 
@@ -287,10 +292,11 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
         lines += [
             _UNSTATED,
             "",
-            "| paper | claims across a range | decided by an unstated parameter | moved |",
-            "|---|---|---|---|",
+            "| paper | claims across a range | reached | decided by an unstated parameter | "
+            "moved |",
+            "|---|---|---|---|---|",
             *(
-                f"| {paper} | {c['claims']} | {c['decided']} | {c['moved']} |"
+                f"| {paper} | {c['claims']} | {c['reached']} | {c['decided']} | {c['moved']} |"
                 for paper, c in unstated.items()
             ),
             "",
@@ -400,11 +406,11 @@ def _html(outcomes: Sequence[Outcome]) -> str:
         parts += [
             f"<p>{esc(_UNSTATED)}</p>",
             '<table class="counts unstated"><thead><tr><th>paper</th>'
-            "<th>claims across a range</th><th>decided by an unstated parameter</th>"
-            "<th>moved</th></tr></thead><tbody>",
+            "<th>claims across a range</th><th>reached</th>"
+            "<th>decided by an unstated parameter</th><th>moved</th></tr></thead><tbody>",
             *(
                 f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td><td>{c["claims"]}</td>'
-                f"<td>{c['decided']}</td><td>{c['moved']}</td></tr>"
+                f"<td>{c['reached']}</td><td>{c['decided']}</td><td>{c['moved']}</td></tr>"
                 for paper, c in unstated.items()
             ),
             "</tbody></table>",

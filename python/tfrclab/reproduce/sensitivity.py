@@ -173,6 +173,19 @@ class SensitivityRow:
         return "holds" in self.verdicts and "fails" in self.verdicts
 
     @property
+    def reached(self) -> bool:
+        """Whether the parameter reaches the claim: its value differs somewhere in the range.
+
+        A claim that reads only cells the parameter leaves as they are has the very same value
+        at every value of the range.
+        """
+        first = self.values[0][1].measured
+        return any(
+            not _same(r.measured.mean, first.mean) or not _same(r.measured.half, first.half)
+            for _v, r in self.values[1:]
+        )
+
+    @property
     def moves(self) -> bool:
         """Whether the verdict differs anywhere in the range (decided, or through inconclusive)."""
         return len(set(self.verdicts)) > 1
@@ -191,9 +204,10 @@ class SensitivityRow:
             return f"decided by the unstated {p.name}: {where}"
         if self.moves:
             return f"moves with the unstated {p.name}: {where}"
-        return (
-            f"{self.verdicts[0]} at every {p.name} ({', '.join(p.text(v) for v, _ in self.values)})"
-        )
+        every = ", ".join(p.text(v) for v, _ in self.values)
+        if not self.reached:
+            return f"{self.verdicts[0]}; not reached by the {p.name} (the same value at {every})"
+        return f"{self.verdicts[0]} at every {p.name} ({every})"
 
     def as_dict(self) -> dict[str, Any]:
         """The row as JSON-ready values (a claim's ``sensitivity`` entry in claims.json)."""
@@ -202,6 +216,7 @@ class SensitivityRow:
             "chosen": self.parameter.chosen,
             "decided": self.decided,
             "moves": self.moves,
+            "reached": self.reached,
             "summary": self.summary(),
             "values": [
                 {
@@ -299,6 +314,11 @@ def vary(
         for k, r in enumerate(results)
     )
     return Sensitivity(parameter, rows, runs, tuple(changed), experiment.runs_of)
+
+
+def _same(a: float, b: float) -> bool:
+    """Whether two numbers are the same (NaN the same as NaN)."""
+    return a == b or (math.isnan(a) and math.isnan(b))
 
 
 def _judged(
