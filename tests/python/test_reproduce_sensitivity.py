@@ -114,13 +114,11 @@ def test_a_claim_a_range_decides_is_flagged_and_one_it_does_not_is_not(tmp_path:
     assert not share.moves
     assert share.summary() == "holds at every rate (0.5Mbps, 1.5Mbps, 10Mbps)"
     assert not untouched.moves
-    # Cell b is never changed: its claim is not reached, and says so.
+    # Cell b is never changed: its claim has the same value throughout, and says so.
     assert decided.reached
     assert share.reached
     assert not untouched.reached
-    assert untouched.summary() == (
-        "holds; not reached by the rate (the same value at 0.5Mbps, 1.5Mbps, 10Mbps)"
-    )
+    assert untouched.summary() == ("holds, the same value at every rate (0.5Mbps, 1.5Mbps, 10Mbps)")
     # The chosen value's row is the verdict itself.
     assert decided.values[1][1] is outcome.results[0]
     # Only the changed cell runs again (2 values x 2 seeds); cell b's runs are the verdict's.

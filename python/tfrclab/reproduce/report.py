@@ -115,7 +115,7 @@ def count_unstated(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
     """Claims checked across unstated parameters' ranges, per paper and ``"all"``.
 
     Each count: ``claims`` (measured across at least one range), ``reached`` (whose value
-    changes within some range: the others read only cells no range changes), ``decided``
+    changes within some range: the others have the same value throughout), ``decided``
     (holding at one value and failing at another of some range) and ``moved`` (any verdict
     differing within a range, ``decided`` included). Papers without a range run are left out;
     empty when none was.
@@ -144,8 +144,9 @@ _UNSTATED = (
     "value chosen and a plausible range; its cells were run again at each other value on the "
     "verdict's seeds, and every claim measured and judged there as for its verdict "
     "(`tfrclab.reproduce.sensitivity`). Reached: the claim's value changes within a range (the "
-    "others read only cells no range changes); decided: holds at one value of a range and fails "
-    "at another; moved: any verdict differs within a range."
+    "others have the very same value throughout: they read only cells the range leaves alone, "
+    "or a number it did not move); decided: holds at one value of a range and fails at another; "
+    "moved: any verdict differs within a range."
 )
 
 

@@ -174,10 +174,10 @@ class SensitivityRow:
 
     @property
     def reached(self) -> bool:
-        """Whether the parameter reaches the claim: its value differs somewhere in the range.
+        """Whether the claim's value differs somewhere in the range.
 
-        A claim that reads only cells the parameter leaves as they are has the very same value
-        at every value of the range.
+        Not when it has the very same value at every value: it reads only cells the parameter
+        leaves as they are, or a number the changes did not move (a count of signs).
         """
         first = self.values[0][1].measured
         return any(
@@ -206,7 +206,7 @@ class SensitivityRow:
             return f"moves with the unstated {p.name}: {where}"
         every = ", ".join(p.text(v) for v, _ in self.values)
         if not self.reached:
-            return f"{self.verdicts[0]}; not reached by the {p.name} (the same value at {every})"
+            return f"{self.verdicts[0]}, the same value at every {p.name} ({every})"
         return f"{self.verdicts[0]} at every {p.name} ({every})"
 
     def as_dict(self) -> dict[str, Any]:
