@@ -40,6 +40,7 @@ MODULES = (
     "tfrclab.reproduce.registry",
     "tfrclab.reproduce.claims",
     "tfrclab.reproduce.runner",
+    "tfrclab.reproduce.sensitivity",
 )
 """The modules documented, in order."""
 

@@ -77,6 +77,14 @@ def register(commands: Any) -> None:
         help="also run each sweep experiment's exportable cells in ns-2.35 on the same seeds and "
         "put ns-2's value of every claim's measure, and their agreement, beside tfrclab's",
     )
+    reproduce.add_argument(
+        "--sensitivity",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="run each experiment's cells again at every value of the plausible range of the "
+        "parameters its paper leaves unstated, and judge every claim there (default: on for "
+        "full plans, off with --quick)",
+    )
     reproduce.add_argument("--out", type=Path, default=None, help="output directory")
     reproduce.add_argument(
         "--list", action="store_true", help="print the experiments and their claims, run nothing"
@@ -98,6 +106,9 @@ def _list(selected: list[Any], as_json: bool) -> int:
     for e in selected:
         print(f"{e.id}  {e.title}")
         print(f"    full: {e.full.describe()}; quick: {e.quick.describe()}")
+        for p in e.unstated:
+            shown = ", ".join(p.text(v) for v in p.values)
+            print(f"    unstated {p.name}: {p.what}; chosen {p.text(p.chosen)}; range {shown}")
         for c in e.claims:
             print(f"    - {c.id}: {c.statement}")
             print(f"      paper: {c.paper_value}; tolerance: {c.tolerance}")
@@ -112,6 +123,7 @@ def _listed(e: Any) -> dict[str, Any]:
         "setup": e.setup,
         "full": e.full.describe(),
         "quick": e.quick.describe(),
+        "unstated": [p.as_dict() for p in e.unstated],
         "claims": [{**c.as_dict(), "robust_to_quick": c.robust_to_quick} for c in e.claims],
     }
 
@@ -155,6 +167,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
                 scheduler=scheduler,
                 seed_cap=args.seed_cap,
                 referee=args.referee,
+                sensitivity=args.sensitivity,
             )
             for e in selected
         ]

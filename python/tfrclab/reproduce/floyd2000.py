@@ -22,6 +22,7 @@ from tfrclab.reproduce.claims import (
 )
 from tfrclab.reproduce.evidence import not_established
 from tfrclab.reproduce.registry import Experiment, Plan
+from tfrclab.reproduce.sensitivity import Cell, Unstated
 
 __all__ = [
     "EXPERIMENTS",
@@ -29,6 +30,7 @@ __all__ = [
     "HALVE_AT_LEAST_3_RTTS",
     "HALVE_AT_MOST_8_RTTS",
     "TABLE25",
+    "TABLE25_BUFFER",
 ]
 
 # ---------------------------------------------------------------------------------------------
@@ -483,6 +485,29 @@ def _table25_plot(analysis: Analysis, path: Any) -> Any:
     return path
 
 
+def _table25_buffer(packets: int, cell: Cell) -> dict[str, Any]:
+    """A Table 25 cell with its bottleneck queue's limit at ``packets``.
+
+    DropTail's ``ns2_limit`` or RED's ``limit``; RED's thresholds stay ns-2's 5/15.
+    """
+    _label, relative, changes = cell
+    key = "ns2_limit" if "droptail" in relative else "limit"
+    return {**changes, f"topology.bottleneck.queue.{key}": packets}
+
+
+TABLE25_BUFFER = Unstated(
+    name="buffer",
+    what="the bottleneck queue's limit in packets, every cell (DropTail and RED)",
+    chosen=50,
+    why="ns-2's default limit_ of the time; the paper gives no queue size",
+    values=(25, 50, 100),
+    apply=_table25_buffer,
+)
+"""Table 25's unstated buffer: ns-2's default 50, with half and twice it (100 is about 1.2 times
+the 40-flow cells' 84-packet bandwidth-delay product; at 1.5 Mb/s every value is above the 4-flow
+cells' 8 packets). Also declared by the experiments that read Table 25's runs, which share its
+runs at each value."""
+
 TABLE25_EXPERIMENT = Experiment(
     id="floyd2000/table25",
     title="Fig. 25 (Table): link utilization and drop rate, TCP or TFRC, RED or DropTail",
@@ -501,6 +526,7 @@ TABLE25_EXPERIMENT = Experiment(
     claims=_table25_claims(),
     analyze=table25_analyze,
     plot=_table25_plot,
+    unstated=(TABLE25_BUFFER,),
 )
 
 EXPERIMENTS: tuple[Experiment, ...] = (FIG02, FIG09, TABLE25_EXPERIMENT)

@@ -28,12 +28,14 @@ from tfrclab.reproduce.evidence import because, not_established
 from tfrclab.reproduce.floyd2000 import (
     HALVE_AT_LEAST_3_RTTS,
     HALVE_AT_MOST_8_RTTS,
+    TABLE25_BUFFER,
     TABLE25_EXPERIMENT,
     per_seed_measure,
     single_measure,
     table25_analyze,
 )
 from tfrclab.reproduce.registry import Experiment, Plan
+from tfrclab.reproduce.sensitivity import Cell, Unstated
 
 __all__ = [
     "EXPERIMENTS",
@@ -901,6 +903,7 @@ FIG24_26_27 = Experiment(
         (("Fig. 24 (RED)", "red-4"), ("Fig. 26 (DropTail)", "droptail-4"), ("Fig. 27", "red-40")),
     ),
     runs_of=TABLE25_EXPERIMENT.id,
+    unstated=(TABLE25_BUFFER,),
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -917,6 +920,27 @@ _MAX_LAG_S = 5.0
 
 _BUFFER100 = {"topology.bottleneck.queue.ns2_limit": 100}
 """The sensitivity cells: a 100-packet DropTail buffer instead of ns-2's default 50."""
+
+
+def _fig28_buffer(packets: int, cell: Cell) -> dict[str, Any] | None:
+    """Fig. 28's two DropTail cells with their buffer at ``packets`` (the others as they are)."""
+    label, _relative, changes = cell
+    if label not in ("droptail-tcp", "droptail-tfrc"):
+        return None
+    return {**changes, "topology.bottleneck.queue.ns2_limit": packets}
+
+
+FIG28_BUFFER = Unstated(
+    name="buffer",
+    what="the DropTail bottleneck's limit in packets (the droptail-tcp and droptail-tfrc cells; "
+    "the 100-packet cells and RED keep theirs)",
+    chosen=50,
+    why="ns-2's default limit_ of the time; the paper gives no queue size",
+    values=(25, 50, 100),
+    apply=_fig28_buffer,
+)
+"""Fig. 28's unstated buffer, as Table 25's: half and twice ns-2's default 50 (the value 100 runs
+the same scenarios as the ``*-buffer100`` cells, which have claims of their own)."""
 
 _FIG28_NS2 = (
     "a separate ns-2.35 run of fig28-{traffic}.toml (tfrclab crosscheck's export, seeds 1-3, "
@@ -1102,6 +1126,7 @@ FIG28 = Experiment(
     ),
     analyze=_fig28_analyze,
     plot=_fig28_plot,
+    unstated=(FIG28_BUFFER,),
 )
 
 EXPERIMENTS: tuple[Experiment, ...] = (

@@ -54,6 +54,8 @@ __all__ = [
     "Agreement",
     "RefereeResult",
     "agreement",
+    "analyze_or_error",
+    "measure_or_nan",
     "ns2_sweep_data",
     "referee_ns2",
 ]
@@ -380,8 +382,13 @@ def _same(a: Measurement, b: Measurement) -> bool:
     )
 
 
-def _measure(claim: Claim, analysis: Any) -> Measurement:
-    """``claim``'s measure; NaN where it cannot be taken (a NaN input it turns into an error)."""
+def measure_or_nan(claim: Claim, analysis: Any) -> Measurement:
+    """``claim``'s measure; NaN where it cannot be taken (a NaN input it turns into an error).
+
+    For runs the claim was not written against (ns-2's, a sensitivity value's,
+    :mod:`tfrclab.reproduce.sensitivity`): an error of :data:`_FOREIGN_DATA_ERRORS` becomes a
+    measurement without a value, its note the error, so the claim is "not comparable" there.
+    """
     try:
         with np.errstate(all="ignore"):
             return claim.measure(analysis)
@@ -389,8 +396,11 @@ def _measure(claim: Claim, analysis: Any) -> Measurement:
         return Measurement(math.nan, math.nan, 0, f"{type(err).__name__}: {err}")
 
 
-def _analyze(experiment: Experiment, data: Any, plan: Plan) -> tuple[Any, str]:
-    """The experiment's analysis of ``data``; (None, the error) when it cannot be made."""
+def analyze_or_error(experiment: Experiment, data: Any, plan: Plan) -> tuple[Any, str]:
+    """The experiment's analysis of ``data``; (None, the error) when it cannot be made.
+
+    As :func:`measure_or_nan`, for runs the analysis was not written against.
+    """
     import warnings
 
     try:
@@ -484,18 +494,19 @@ def referee_ns2(
     # whose value moves in any probe reads a refused cell (through a minimum or a maximum
     # too). An analysis that cannot run on up or down data counts against every claim; on NaN
     # or a swap it is skipped (analyses need not take NaN counts, cells differ in layout).
-    theirs, error = _analyze(experiment, mixed(ns2, lambda label: netsim[label]), plan)
+    theirs, error = analyze_or_error(experiment, mixed(ns2, lambda label: netsim[label]), plan)
     reads_refused: list[bool] = [False] * len(results)
     if refused and theirs is not None:
         swaps = min(3, min((len(d) for d in donors.values()), default=0))
         probes = [("up", 0), ("down", 0), ("nan", 0), *(("swap", j) for j in range(swaps))]
         for how, j in probes:
-            moved, _ = _analyze(experiment, probe(how, j), plan)
+            moved, _ = analyze_or_error(experiment, probe(how, j), plan)
             if moved is None and how in ("nan", "swap"):
                 continue
             for k, r in enumerate(results):
                 reads_refused[k] = reads_refused[k] or (
-                    moved is None or not _same(_measure(r.claim, moved), _measure(r.claim, theirs))
+                    moved is None
+                    or not _same(measure_or_nan(r.claim, moved), measure_or_nan(r.claim, theirs))
                 )
     out: list[RefereeResult] = []
     for k, r in enumerate(results):
@@ -506,7 +517,7 @@ def referee_ns2(
         if theirs is None:
             out.append(RefereeResult(_nothing(), "not comparable", f"analysis failed: {error}"))
             continue
-        measured = _measure(r.claim, theirs)
+        measured = measure_or_nan(r.claim, theirs)
         if math.isnan(measured.mean):
             note = measured.note or "the measure gave no value"
             out.append(RefereeResult(measured, "not comparable", note))

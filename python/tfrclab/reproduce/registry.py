@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tfrclab.reproduce.claims import Analysis, Claim
+from tfrclab.reproduce.sensitivity import Unstated
 
 __all__ = ["Experiment", "Plan", "experiments", "registry", "scenario_path"]
 
@@ -86,6 +87,22 @@ class Experiment:
     """The id of another experiment whose sweeps this one reads (the paper plots the same runs
     in several figures: Table 25's runs are Figs. 14, 24, 26 and 27). Its cells must be some of
     that experiment's cells and its plans the same, so the runs are made once and reused."""
+    unstated: tuple[Unstated, ...] = ()
+    """Parameters the paper leaves unstated that the reproduction had to choose, each with its
+    plausible range: the runner measures every claim at each value of the range
+    (:mod:`tfrclab.reproduce.sensitivity`). Sweep experiments only. An experiment reading
+    another's runs (``runs_of``) shares that one's runs at each value when it declares the same
+    parameter."""
+
+    def __post_init__(self) -> None:
+        if self.unstated and self.kind != "sweep":
+            raise ValueError(
+                f"{self.id}: unstated parameters need a sweep experiment (its cells are run "
+                f"again at each value), not a {self.kind} one"
+            )
+        names = [p.name for p in self.unstated]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{self.id}: unstated parameters repeat a name: {names}")
 
     @property
     def paper(self) -> str:

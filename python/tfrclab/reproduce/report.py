@@ -15,6 +15,12 @@ claims table has an ``ns-2.35`` column (ns-2's value of the same measure on the 
 and seeds, its agreement with tfrclab's and the claim's verdict on it), each paper's part opens
 with the list of claims where tfrclab and ns-2.35 differ, and the agreements are counted per
 paper beside the verdicts. Without the referee the reports are as before.
+
+When the experiments' unstated parameters were run across their plausible ranges
+(:mod:`tfrclab.reproduce.sensitivity`), each such experiment gets a table per parameter under its
+claims: per claim, the claim's value and verdict at each value of the range and whether the
+parameter decides it ("decided by the unstated buffer: holds at 50, fails at 100"); the reports
+open with the claims so decided counted per paper (``counts.json``: ``unstated``).
 """
 
 from __future__ import annotations
@@ -30,7 +36,14 @@ from tfrclab.reproduce.referee import AGREEMENT, AGREEMENTS
 from tfrclab.reproduce.registry import Experiment
 from tfrclab.reproduce.runner import SEED_CAP, Outcome
 
-__all__ = ["STYLE", "count_agreements", "count_verdicts", "paper_differences", "write_report"]
+__all__ = [
+    "STYLE",
+    "count_agreements",
+    "count_unstated",
+    "count_verdicts",
+    "paper_differences",
+    "write_report",
+]
 
 STYLE = """
 body { font-family: sans-serif; max-width: 70em; margin: 2em auto; line-height: 1.4; }
@@ -39,6 +52,9 @@ table.claims th, table.claims td { border: 1px solid #bbb; padding: 0.3em 0.5em;
   vertical-align: top; text-align: left; }
 tr.holds { background: #d8f0d8; } tr.fails { background: #f6d5d5; }
 tr.inconclusive { background: #f7ecc4; } tr.not-comparable { background: #eeeeee; }
+td.holds { background: #d8f0d8; } td.fails { background: #f6d5d5; }
+td.inconclusive { background: #f7ecc4; } td.not-comparable { background: #eeeeee; }
+tr.decided td.range { font-weight: bold; }
 table.counts { border-collapse: collapse; margin-bottom: 1em; }
 table.counts th, table.counts td { border: 1px solid #bbb; padding: 0.2em 0.6em; }
 img { max-width: 100%; }
@@ -93,6 +109,69 @@ def count_agreements(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
     if counts:
         counts["all"] = total
     return counts
+
+
+def count_unstated(outcomes: Sequence[Outcome]) -> dict[str, dict[str, int]]:
+    """Claims checked across unstated parameters' ranges, per paper and ``"all"``.
+
+    Each count: ``claims`` (measured across at least one range), ``reached`` (whose value
+    changes within some range: the others have the same value throughout), ``decided``
+    (holding at one value and failing at another of some range) and ``moved`` (any verdict
+    differing within a range, ``decided`` included). Papers without a range run are left out;
+    empty when none was.
+    """
+    counts: dict[str, dict[str, int]] = {}
+    keys = ("claims", "reached", "decided", "moved")
+    total = dict.fromkeys(keys, 0)
+    for o in outcomes:
+        if not o.sensitivity:
+            continue
+        paper = counts.setdefault(o.experiment.paper, dict.fromkeys(keys, 0))
+        for k in range(len(o.results)):
+            rows = o.rows_of(k)
+            for tally in (paper, total):
+                tally["claims"] += 1
+                tally["reached"] += any(row.reached for row in rows)
+                tally["decided"] += any(row.decided for row in rows)
+                tally["moved"] += any(row.moves for row in rows)
+    if counts:
+        counts["all"] = total
+    return counts
+
+
+_UNSTATED = (
+    "Unstated parameters: where a paper leaves a parameter unstated, the experiment names the "
+    "value chosen and a plausible range; its cells were run again at each other value on the "
+    "verdict's seeds, and every claim measured and judged there as for its verdict "
+    "(`tfrclab.reproduce.sensitivity`). Reached: the claim's value changes within a range (the "
+    "others have the very same value throughout: they read only cells the range leaves alone, "
+    "or a number it did not move); decided: holds at one value of a range and fails at another; "
+    "moved: any verdict differs within a range."
+)
+
+
+def _range_cell(r: ClaimResult) -> str:
+    """A claim's value and verdict at one value of a range."""
+    return f"{r.measured.format()}: {r.verdict}"
+
+
+def _range_tables(
+    o: Outcome,
+) -> list[tuple[str, list[str], list[tuple[str, list[ClaimResult], str, bool]]]]:
+    """Per parameter run: its line, the column heads (values) and the claims' rows.
+
+    Each row: the claim's id, its result at each value, the summary and whether it is decided.
+    """
+    tables = []
+    for s in o.sensitivity:
+        p = s.parameter
+        heads = [p.text(v) + (" (chosen)" if v == p.chosen else "") for v in p.values]
+        rows = [
+            (o.results[k].claim.id, [r for _v, r in row.values], row.summary(), row.decided)
+            for k, row in enumerate(s.rows)
+        ]
+        tables.append((s.describe(), heads, rows))
+    return tables
 
 
 def paper_differences(outcomes: Sequence[Outcome], paper: str) -> list[str]:
@@ -209,6 +288,20 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
             ),
             "",
         ]
+    unstated = count_unstated(outcomes)
+    if unstated:
+        lines += [
+            _UNSTATED,
+            "",
+            "| paper | claims across a range | reached | decided by an unstated parameter | "
+            "moved |",
+            "|---|---|---|---|---|",
+            *(
+                f"| {paper} | {c['claims']} | {c['reached']} | {c['decided']} | {c['moved']} |"
+                for paper, c in unstated.items()
+            ),
+            "",
+        ]
     previous_paper = None
     for o in outcomes:
         e = o.experiment
@@ -236,6 +329,20 @@ def _markdown(outcomes: Sequence[Outcome], out: Path) -> str:
             cells = _claim_cells(r) + _referee_cells(o, k)
             lines.append("| " + " | ".join(_cell(x) for x in cells) + " |")
         lines += ["", _unmoved_line(o), ""]
+        for line, heads, rows in _range_tables(o):
+            lines += [
+                f"Unstated {_cell(line)}.",
+                "",
+                "| claim | " + " | ".join(_cell(h) for h in heads) + " | across the range |",
+                "|---|" + "---|" * (len(heads) + 1),
+                *(
+                    f"| {claim} | "
+                    + " | ".join(_cell(_range_cell(r)) for r in results)
+                    + f" | {'**' if decided else ''}{_cell(summary)}{'**' if decided else ''} |"
+                    for claim, results, summary, decided in rows
+                ),
+                "",
+            ]
     return "\n".join(lines)
 
 
@@ -295,6 +402,20 @@ def _html(outcomes: Sequence[Outcome]) -> str:
             ),
             "</tbody></table>",
         ]
+    unstated = count_unstated(outcomes)
+    if unstated:
+        parts += [
+            f"<p>{esc(_UNSTATED)}</p>",
+            '<table class="counts unstated"><thead><tr><th>paper</th>'
+            "<th>claims across a range</th><th>reached</th>"
+            "<th>decided by an unstated parameter</th><th>moved</th></tr></thead><tbody>",
+            *(
+                f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td><td>{c["claims"]}</td>'
+                f"<td>{c['reached']}</td><td>{c['decided']}</td><td>{c['moved']}</td></tr>"
+                for paper, c in unstated.items()
+            ),
+            "</tbody></table>",
+        ]
     previous_paper = None
     for o in outcomes:
         e = o.experiment
@@ -331,6 +452,24 @@ def _html(outcomes: Sequence[Outcome]) -> str:
                 + "</tr>"
             )
         parts += ["</tbody></table>", f'<p class="contrary">{esc(_unmoved_line(o))}</p>']
+        for line, heads, rows in _range_tables(o):
+            parts += [
+                f'<p class="unstated">Unstated {esc(line)}.</p>',
+                '<table class="claims sensitivity"><thead><tr><th>claim</th>'
+                + "".join(f"<th>{esc(h)}</th>" for h in heads)
+                + "<th>across the range</th></tr></thead><tbody>",
+                *(
+                    f'<tr class="{"decided" if decided else "same"}" '
+                    f'data-claim="{esc(e.id)}/{esc(claim)}"><td>{esc(claim)}</td>'
+                    + "".join(
+                        f'<td class="{r.verdict.replace(" ", "-")}">{esc(_range_cell(r))}</td>'
+                        for r in results
+                    )
+                    + f'<td class="range">{esc(summary)}</td></tr>'
+                    for claim, results, summary, decided in rows
+                ),
+                "</tbody></table>",
+            ]
         parts.append("</section>")
     parts.append("</body></html>")
     return "\n".join(parts) + "\n"
@@ -356,6 +495,9 @@ def write_report(outcomes: Sequence[Outcome], out: Path) -> tuple[Path, Path]:
         agreements = count_agreements(outcomes)
         if agreements:
             tallies["ns2_agreement"] = agreements
+        unstated = count_unstated(outcomes)
+        if unstated:
+            tallies["unstated"] = unstated
         counts = json.dumps(tallies, indent=2)
         (tmp / "counts.json").write_text(counts + "\n")
 

@@ -15,6 +15,12 @@ are smoke tests): their inconclusive claims stay so. Channel, testbed and ns-2 e
 extended only when they make one run per seed of their plan
 (:attr:`~tfrclab.reproduce.registry.Experiment.seeded`, as rhee2005's load sweeps and ns-2
 runs do); the others run one deterministic case or a fixed set of runs.
+
+An experiment's unstated parameters (:attr:`~tfrclab.reproduce.registry.Experiment.unstated`)
+are then run across their plausible ranges, on the plan the verdicts were decided on, into
+``sensitivity/<name>-<value>`` beside the sweep's directory (``sensitivity-quick``), and every
+claim is judged at each value (:mod:`tfrclab.reproduce.sensitivity`); by default for full plans
+only.
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -30,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 from tfrclab.reproduce.claims import VERDICTS, Analysis, ClaimResult, evaluate
 from tfrclab.reproduce.falsify import Contrary, contrary
 from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
+from tfrclab.reproduce.sensitivity import Sensitivity, SensitivityRow, Unstated, vary
 
 if TYPE_CHECKING:
     from tfrclab.reproduce.referee import RefereeResult
@@ -81,6 +88,14 @@ class Outcome:
     """Per claim (in the order of :attr:`results`), ns-2.35's value of its measure on the same
     scenarios and seeds and their agreement (:mod:`tfrclab.reproduce.referee`); empty when the
     run had no referee."""
+    sensitivity: tuple[Sensitivity, ...] = ()
+    """Per unstated parameter of the experiment, every claim across its plausible range
+    (:mod:`tfrclab.reproduce.sensitivity`); empty when the ranges were not run (``--quick``
+    by default, or ``--no-sensitivity``)."""
+
+    def rows_of(self, index: int) -> tuple[SensitivityRow, ...]:
+        """The ``index``-th claim's sensitivity rows, one per unstated parameter run."""
+        return tuple(s.rows[index] for s in self.sensitivity)
 
     def referee_of(self, index: int) -> RefereeResult | None:
         """ns-2.35's result for the ``index``-th claim; None without a referee."""
@@ -156,11 +171,29 @@ class Outcome:
             "figure": self.figure.name,
             "wall_s": self.wall_s,
             "counts": counts,
+            **self._unstated(),
             "claims": [
-                {**r.as_dict(), "contrary": _as_dict(self.contrary_of(k)), **self._ns2(k)}
+                {
+                    **r.as_dict(),
+                    "contrary": _as_dict(self.contrary_of(k)),
+                    **self._ns2(k),
+                    **self._rows(k),
+                }
                 for k, r in enumerate(self.results)
             ],
         }
+
+    def _unstated(self) -> dict[str, Any]:
+        """The ``unstated`` entry of the experiment's record: only when its ranges were run."""
+        if not self.sensitivity:
+            return {}
+        return {"unstated": [s.as_dict() for s in self.sensitivity]}
+
+    def _rows(self, index: int) -> dict[str, Any]:
+        """The ``sensitivity`` entry of a claim's record: only when the ranges were run."""
+        if not self.sensitivity:
+            return {}
+        return {"sensitivity": [row.as_dict() for row in self.rows_of(index)]}
 
     def _ns2(self, index: int) -> dict[str, Any]:
         """The ``ns2`` entry of a claim's record: only in a run with the referee."""
@@ -289,7 +322,12 @@ def _cell_runs(
 
 
 def _run_cells_in_parallel(
-    experiment: Experiment, plan: Plan, directory: Path, jobs: int, progress: Progress
+    experiment: Experiment,
+    plan: Plan,
+    directory: Path,
+    jobs: int,
+    progress: Progress,
+    cell_dirs: Mapping[str, Path],
 ) -> None:
     """Run the cells' sweeps side by side, one cell per worker process.
 
@@ -308,7 +346,7 @@ def _run_cells_in_parallel(
                 relative,
                 {**cell, **plan.changes},
                 plan.seeds,
-                directory / label,
+                cell_dirs.get(label, directory / label),
                 plan.trace,
             ): label
             for label, relative, cell in experiment.cells
@@ -334,8 +372,14 @@ def _run_sweeps(
     progress: Progress,
     executor: Executor = "local",
     scheduler: str | None = None,
+    cell_dirs: Mapping[str, Path] | None = None,
 ) -> SweepData | dict[str, SweepData]:
-    """One sweep per cell (each in its own directory), or the one scenario's sweep."""
+    """One sweep per cell (each in its own directory), or the one scenario's sweep.
+
+    A cell's directory is ``directory / label`` unless ``cell_dirs`` names another (a
+    sensitivity value's cells the value leaves unchanged are the verdict's own runs).
+    """
+    where = dict(cell_dirs or {})
     if not experiment.cells:
         if len(experiment.scenarios) != 1:
             raise ValueError(f"{experiment.id}: give one scenario file, or cells")
@@ -352,7 +396,7 @@ def _run_sweeps(
             scheduler,
         )
     if executor == "local" and jobs > 1 and len(experiment.cells) > len(plan.seeds):
-        _run_cells_in_parallel(experiment, plan, directory, jobs, progress)
+        _run_cells_in_parallel(experiment, plan, directory, jobs, progress, where)
         jobs = 1  # every run is done: the sweeps below only read them back
     return {
         label: _run_sweep(
@@ -360,7 +404,7 @@ def _run_sweeps(
             relative,
             {**cell, **plan.changes},
             plan,
-            directory / label,
+            where.get(label, directory / label),
             jobs,
             progress,
             executor,
@@ -394,6 +438,7 @@ def run_experiment(
     scheduler: str | None = None,
     seed_cap: int | None = None,
     referee: str | None = None,
+    sensitivity: bool | None = None,
 ) -> Outcome:
     """Run ``experiment`` and evaluate its claims; finished runs under ``out`` are reused.
 
@@ -412,6 +457,12 @@ def run_experiment(
     claims were decided on, and each claim's measure taken on ns-2's runs beside tfrclab's
     (:func:`tfrclab.reproduce.referee.referee_ns2`; outputs kept in ``ns2`` or ``ns2-quick``
     beside the sweep's directory).
+
+    With ``sensitivity`` (default: for full plans, not for ``quick``) the cells are run again at
+    each value of the experiment's unstated parameters, on the plan and seeds the verdicts were
+    decided on, and every claim is measured and judged there
+    (:mod:`tfrclab.reproduce.sensitivity`; runs kept in ``sensitivity`` or
+    ``sensitivity-quick`` beside the sweep's directory, and reused).
 
     Draws its figure and writes ``claims.json`` beside it, in :func:`experiment_dir`.
 
@@ -460,9 +511,21 @@ def run_experiment(
     if referee == "ns2":
         from tfrclab.reproduce.referee import referee_ns2
 
-        home = out.joinpath(*experiment.runs_of.split("/")) if experiment.runs_of else directory
-        cache = home / ("ns2-quick" if quick else "ns2")
+        cache = _home(out, experiment, directory) / ("ns2-quick" if quick else "ns2")
         refereed = referee_ns2(experiment, plan, data, results, cache, say)
+    ranges: tuple[Sensitivity, ...] = ()
+    if (not quick if sensitivity is None else sensitivity) and experiment.unstated:
+        home = _home(out, experiment, directory)
+        ranges = tuple(
+            vary(
+                experiment,
+                parameter,
+                plan,
+                results,
+                _value_runs(experiment, parameter, home, quick, jobs, say, executor, scheduler),
+            )
+            for parameter in experiment.unstated
+        )
     outcome = Outcome(
         experiment,
         quick,
@@ -475,6 +538,7 @@ def run_experiment(
         seed_cap=cap if experiment.extendable else 1,
         contraries=contraries,
         referee=refereed,
+        sensitivity=ranges,
     )
     _write_json(directory / "claims.json", outcome.as_dict())
     for r in results:
@@ -483,7 +547,59 @@ def run_experiment(
         say(f"{experiment.id}: {r.claim.id}: tfrclab and ns-2.35 differ ({ref.reason})")
     for r, c in outcome.unmoved:
         say(f"{experiment.id}: {r.claim.id}: no contrary data moved its verdict ({c.describe()})")
+    for k, r in enumerate(results):
+        for row in outcome.rows_of(k):
+            if row.moves:
+                say(f"{experiment.id}: {r.claim.id}: {row.summary()}")
     return outcome
+
+
+def _home(out: Path, experiment: Experiment, directory: Path) -> Path:
+    """Where an experiment's sweeps live.
+
+    Its own directory, or that of the experiment whose runs it reads (``runs_of``), so that
+    shared runs are made once.
+    """
+    return out.joinpath(*experiment.runs_of.split("/")) if experiment.runs_of else directory
+
+
+def _value_runs(
+    experiment: Experiment,
+    parameter: Unstated,
+    home: Path,
+    quick: bool,
+    jobs: int,
+    say: Progress,
+    executor: Executor,
+    scheduler: str | None,
+) -> Callable[[Experiment, Plan, Any, frozenset[str]], Any]:
+    """Makes (or reuses) the runs of ``experiment`` at a value of ``parameter``.
+
+    A value's changed cells run in ``home/sensitivity/<name>-<value>/`` (``sensitivity-quick``
+    with ``--quick``); the cells it leaves as they are are read from the verdict's own sweep.
+    """
+    main = home / ("sweep-quick" if quick else "sweep")
+    root = home / ("sensitivity-quick" if quick else "sensitivity")
+
+    def run(variant: Experiment, plan: Plan, value: Any, changed: frozenset[str]) -> Any:
+        text = parameter.text(value)
+        say(
+            f"{experiment.id}: unstated {parameter.name} = {text}: {len(changed)} cell(s) x "
+            f"{len(plan.seeds)} seed(s)"
+        )
+        keep = {label: main / label for label, _, _ in variant.cells if label not in changed}
+        return _run_sweeps(
+            replace(variant, id=f"{experiment.id} [{parameter.name} = {text}]"),
+            plan,
+            root / parameter.directory(value),
+            jobs,
+            say,
+            executor,
+            scheduler,
+            keep,
+        )
+
+    return run
 
 
 def _analysis(
@@ -501,7 +617,7 @@ def _analysis(
     data: Any = None
     if experiment.kind == "sweep":
         # Sweeps shared with another experiment live (and are reused) in that one's directory.
-        home = out.joinpath(*experiment.runs_of.split("/")) if experiment.runs_of else directory
+        home = _home(out, experiment, directory)
         data = _run_sweeps(
             experiment,
             plan,

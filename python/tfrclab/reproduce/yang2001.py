@@ -35,6 +35,7 @@ from tfrclab import metrics
 from tfrclab.reproduce.claims import Analysis, Band, Claim, Measurement, measure_seeds
 from tfrclab.reproduce.evidence import Reason, because, not_established
 from tfrclab.reproduce.registry import Experiment, Plan
+from tfrclab.reproduce.sensitivity import Cell, Unstated
 
 __all__ = [
     "EXPERIMENTS",
@@ -162,6 +163,41 @@ about the same. The rule was fixed before any run with randomization; how much F
 the value (runs of 1-50 ms, made while checking the rule's sensitivity) is in
 docs/reproduction/yang2001.md. The single-flow runs (one flow behind a loss model, no queue to
 lock phases on) keep none."""
+
+
+def _with_overhead(value: str, cell: Cell) -> dict[str, Any] | None:
+    """A shared-link cell with every randomized TCP and GAIMD flow's ``overhead`` at ``value``."""
+    _label, _relative, changes = cell
+    flows = changes.get("flows")
+    if not flows:
+        return None
+    return {**changes, "flows": [{**f, "overhead": value} if "overhead" in f else f for f in flows]}
+
+
+OVERHEAD = Unstated(
+    name="overhead",
+    what="TCP's and GAIMD's random send delay U(0, overhead) in the shared-link runs (ns-2's "
+    "overhead_, the paper's randomization)",
+    chosen=SERVICE_TIME,
+    why="the paper gives no value: one bottleneck service time, the random processing time of "
+    "Floyd and Jacobson's phase-effects study (RANDOMIZATION)",
+    values=("1ms", SERVICE_TIME, "10ms"),
+    apply=_with_overhead,
+)
+"""The randomization's unstated size, from a third of the chosen to about three times it (the
+10 ms of Table I's ``F-tcp-overhead10ms`` evidence cell)."""
+
+ACCESS_RATE = Unstated(
+    name="access-rate",
+    what="the access links' rate (multi.toml)",
+    chosen="100Mbps",
+    why="the paper says only that the access links are sufficiently provisioned: 40 times the "
+    "bottleneck",
+    values=("10Mbps", "100Mbps", "1Gbps"),
+    apply=lambda value, cell: {**cell[2], "topology.access.rate": value},
+)
+"""The access links' unstated rate, from 4 to 400 times the 2.5 Mb/s bottleneck (10 Mb/s is
+Table I's ``F-tcp-access10Mbps`` evidence cell)."""
 
 
 def _group(protocol: str, name: str, count: int, **keys: Any) -> dict[str, Any]:
@@ -1372,6 +1408,7 @@ def _multi_experiment(
     flows: Callable[[str], list[dict[str, Any]]],
     claims: tuple[Claim, ...],
     what: str,
+    unstated: tuple[Unstated, ...] = (),
 ) -> Experiment:
     return Experiment(
         id=f"yang2001/{fig}",
@@ -1387,6 +1424,7 @@ def _multi_experiment(
         claims=claims,
         analyze=lambda runs, plan: _cells_analysis(runs, _multi_analysis),
         plot=_multi_plot(f"yang2001 {title.split(':')[0]}", what),
+        unstated=unstated,
     )
 
 
@@ -1463,6 +1501,7 @@ FIG07_08 = _multi_experiment(
         ),
     ),
     "queue",
+    (OVERHEAD, ACCESS_RATE),
 )
 
 FIG09_11 = _multi_experiment(
@@ -1480,6 +1519,7 @@ FIG09_11 = _multi_experiment(
         # while the full plan's mean is 0.82, above it.
     ),
     "fairness",
+    (OVERHEAD, ACCESS_RATE),
 )
 
 FIG19 = _multi_experiment(
