@@ -701,6 +701,25 @@ mod tests {
     }
 
     #[test]
+    fn quick_acks_take_precedence_over_sack_compression() {
+        // 14 quick ACKs: packets 0-3 and out-of-order 5-14 are each acked at once, without
+        // counting toward compression; 15-17 then get the three immediate ACKs for rcv_nxt 4
+        // and 18 starts the timer.
+        let mut sink = TcpSink::new(&TcpConfig {
+            quick_acks: 14,
+            rcv_window_growth: false,
+            syn: false,
+            ..TcpConfig::linux(TcpVariant::Sack)
+        });
+        let got = drive(&mut sink, &hole_at_4(20));
+        let times: Vec<Time> = got[4..].iter().map(|a| a.0).collect();
+        let at = |s: u64| us(30_000 + 250 * (s - 5));
+        let mut expected: Vec<Time> = (5..=17).map(at).collect();
+        expected.push(at(18) + Duration::from_millis(1));
+        assert_eq!(times, expected);
+    }
+
+    #[test]
     fn sack_compression_holds_at_most_44_acks() {
         // 60 out-of-order packets 1 us apart: 3 ACKs at once, then the 48th packet's (44
         // held before it), then the timer's for the rest.
