@@ -193,6 +193,7 @@ fn parse_common(fields: &mut Fields<'_>, base: TcpConfig) -> Result<TcpConfig, S
     };
     c.quick_acks = fields.or("quick_acks", c.quick_acks)?;
     c.rcv_window_growth = fields.or("rcv_window_growth", c.rcv_window_growth)?;
+    c.sack_compression = fields.or("sack_compression", c.sack_compression)?;
     if let Some(name) = fields.choice("ack_counting", AckCounting::NAMES)? {
         c.ack_counting = if name == "segments" {
             AckCounting::Segments

@@ -259,6 +259,7 @@ mod tests {
             },
             quick_acks: 0,
             rcv_window_growth: false,
+            sack_compression: false,
             syn: false,
             ecn: true,
             ..TcpConfig::linux(TcpVariant::Sack)

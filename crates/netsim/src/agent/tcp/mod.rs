@@ -19,10 +19,12 @@ mod header;
 pub mod pacing;
 mod prr;
 mod rack;
+pub mod rcv_rtt;
 pub mod rcv_window;
 mod reno;
 pub mod rto;
 mod sack;
+pub mod sack_compress;
 pub mod scoreboard;
 mod sender;
 pub mod sink;
@@ -285,6 +287,12 @@ pub struct TcpConfig {
     /// RTT keeps doubling (slow start) and few once it levels off. The window itself does not
     /// limit the sender.
     pub rcv_window_growth: bool,
+    /// Linux's SACK compression at the receiver (`__tcp_ack_snd_check` since 4.20;
+    /// [`sack_compress`], docs/tcp.md, "SACK compression"): with delayed ACKs, SACK and
+    /// out-of-order data held, only the first 3 ACKs for each next expected packet go at once;
+    /// later ones wait up to min(1 ms, 5% of the RTT), at most 44 of them. Off: every
+    /// out-of-order segment is acked at once (RFC 5681 §4.2).
+    pub sack_compression: bool,
     /// How the sender counts ACKs when it grows the window.
     pub ack_counting: AckCounting,
     /// SACK blocks per ACK for the SACK variant (`maxSackBlocks_`), 1 to [`MAX_SACK_BLOCKS`].
@@ -364,6 +372,7 @@ impl TcpConfig {
             ack: AckPolicy::Immediate,
             quick_acks: 0,
             rcv_window_growth: false,
+            sack_compression: false,
             ack_counting: AckCounting::PerAck,
             max_sack_blocks: 3,
             sack_recovery: SackRecovery::Sack1,
@@ -432,7 +441,8 @@ impl TcpConfig {
     /// 200 ms (`TCP_RTO_MIN`) on the variance term (RTO = SRTT + max(4·RTTVAR, 200 ms)),
     /// initial 1 s, cap 120 s (`TCP_RTO_MAX`), 1 ms clock; delayed
     /// ACKs after 40 ms (`TCP_DELACK_MIN`) with the first 16 packets acked at once (quick-ACK
-    /// mode), and so is each segment that grows the receive window (`tcp_grow_window`); SACK
+    /// mode), and so is each segment that grows the receive window (`tcp_grow_window`), while
+    /// ACKs for out-of-order data are compressed (`__tcp_ack_snd_check`'s SACK compression); SACK
     /// with RFC 6675 recovery, RACK loss detection and tail loss probes (RFC 8985),
     /// proportional rate reduction (RFC 6937), ssthresh from cwnd (`tcp_reno_ssthresh`);
     /// limited transmit; a SYN exchange.
@@ -448,6 +458,7 @@ impl TcpConfig {
             },
             quick_acks: 16,
             rcv_window_growth: true,
+            sack_compression: true,
             ack_counting: AckCounting::Segments,
             rto_formula: RtoFormula::Linux,
             rack: true,
@@ -737,6 +748,7 @@ mod tests {
         let linux = TcpConfig::linux(TcpVariant::Cubic);
         assert_eq!((linux.initial_window, linux.quick_acks), (10, 16));
         assert!(linux.rcv_window_growth && !rfc.rcv_window_growth);
+        assert!(linux.sack_compression && !rfc.sack_compression);
         assert_eq!(linux.data_packet_bytes(), 1500);
         assert_eq!(linux.min_rto, Duration::from_millis(200));
         assert_eq!(linux.ack_counting, AckCounting::Segments);

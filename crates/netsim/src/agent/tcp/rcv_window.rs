@@ -15,12 +15,8 @@
 //! initial clamp is the measured window of the 131072-byte default buffer and later clamps are
 //! the right-sized windows themselves); the application reads in-order data as it arrives (a
 //! bulk reader), so the buffer holds only out-of-order data and the segments just delivered;
-//! the receiver's RTT sample, which the kernel takes from the timestamp each data segment
-//! echoes (`tcp_rcv_rtt_measure_ts`), is the data packet's one-way delay plus the ACK path's
-//! delay measured at the handshake (the time from the SYN's ACK to the first data packet's
-//! departure; without a SYN, the first data packet's one-way delay), and is taken from every
-//! data packet rather than once per echoed timestamp. The advertised window itself is not
-//! enforced on the sender.
+//! the receiver's RTT is [`super::rcv_rtt::RcvRtt`]'s (its own approximations). The advertised
+//! window itself is not enforced on the sender.
 
 use tfrc::Time;
 
@@ -37,8 +33,8 @@ const INIT_CWND: u64 = 10;
 /// `tcp_event_data_recv` grows the window only for segments of at least this many bytes.
 const MIN_GROW_LEN: u64 = 128;
 
-/// The receiver's window state: Linux's `rcv_ssthresh`, `window_clamp`, `rcvq_space` and
-/// `rcv_rtt_est`, in bytes and nanoseconds.
+/// The receiver's window state: Linux's `rcv_ssthresh`, `window_clamp` and `rcvq_space`, in
+/// bytes (the RTT that paces right-sizing comes from the sink's [`super::rcv_rtt::RcvRtt`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RcvWindow {
     /// The receiver's MSS (`advmss`): the flow's payload bytes per packet.
@@ -53,13 +49,6 @@ pub struct RcvWindow {
     space_seq: u64,
     /// When the current measure began (`rcvq_space.time`); `None` before the first data.
     space_time: Option<Time>,
-    /// The receiver's RTT estimate times 8, in nanoseconds (`rcv_rtt_est.rtt_us`, which the
-    /// kernel keeps scaled by 8); 0 before any sample.
-    rtt8_ns: u64,
-    /// When the SYN was acked (the handshake's start at the receiver).
-    syn_acked_at: Option<Time>,
-    /// The ACK path's delay, measured at the handshake.
-    ack_path_ns: Option<u64>,
     /// Bytes the application has read (`copied_seq`).
     read: u64,
 }
@@ -84,9 +73,6 @@ impl RcvWindow {
             space: rcv_ssthresh.min(INIT_CWND * advmss),
             space_seq: 0,
             space_time: None,
-            rtt8_ns: 0,
-            syn_acked_at: None,
-            ack_path_ns: None,
             read: 0,
         }
     }
@@ -101,43 +87,12 @@ impl RcvWindow {
         self.window_clamp
     }
 
-    /// The receiver's smoothed RTT (`rcv_rtt_est`), nanoseconds; 0 before any sample.
-    pub fn rtt_ns(&self) -> u64 {
-        self.rtt8_ns >> 3
-    }
-
-    /// The SYN was acked at `now`: the handshake's start, from which the ACK path is measured.
-    pub fn on_syn_acked(&mut self, now: Time) {
-        self.syn_acked_at = Some(now);
-    }
-
-    /// A data packet sent at `sent_at` arrived at `now`: one RTT sample, its one-way delay plus
-    /// the ACK path's (`tcp_rcv_rtt_measure_ts`). The first data packet also starts the first
-    /// right-sizing measure (the kernel starts it when the connection is established).
-    pub fn on_data_arrival(&mut self, now: Time, sent_at: Time) {
+    /// A data packet arrived at `now`: the first starts the first right-sizing measure (the
+    /// kernel starts it when the connection is established).
+    pub fn on_data(&mut self, now: Time) {
         if self.space_time.is_none() {
             self.space_time = Some(now);
         }
-        let one_way = now.saturating_since(sent_at).as_nanos() as u64;
-        let ack_path = *self
-            .ack_path_ns
-            .get_or_insert_with(|| match self.syn_acked_at {
-                Some(acked) => sent_at.saturating_since(acked).as_nanos() as u64,
-                None => one_way,
-            });
-        self.rtt_update(one_way + ack_path);
-    }
-
-    /// `tcp_rcv_rtt_update` with timestamps: a sample under the estimate replaces it, a larger
-    /// one moves it by an eighth (the receive queue is always empty for a bulk reader).
-    fn rtt_update(&mut self, sample_ns: u64) {
-        let sample_ns = sample_ns.max(1);
-        let m = sample_ns << 3;
-        self.rtt8_ns = if self.rtt8_ns == 0 || m < self.rtt8_ns {
-            m
-        } else {
-            self.rtt8_ns - (self.rtt8_ns >> 3) + sample_ns
-        };
     }
 
     /// `tcp_grow_window` for a new data segment of `len` bytes, with `held` bytes in the buffer
@@ -166,16 +121,17 @@ impl RcvWindow {
         2 * self.window_clamp.saturating_sub(held) < self.window_clamp
     }
 
-    /// The application read `bytes` at `now` (`tcp_rcv_space_adjust`): once a receiver RTT
-    /// has passed since the measure began, if more was read in it than in the last one the
-    /// clamp rises to follow (`tcp_rcvbuf_grow`), and a new measure begins.
-    pub fn on_read(&mut self, now: Time, bytes: u64) {
+    /// The application read `bytes` at `now` (`tcp_rcv_space_adjust`) with the receiver's RTT
+    /// at `rtt_ns` (0: no sample yet): once an RTT has passed since the measure began, if more
+    /// was read in it than in the last one the clamp rises to follow (`tcp_rcvbuf_grow`), and a
+    /// new measure begins.
+    pub fn on_read(&mut self, now: Time, bytes: u64, rtt_ns: u64) {
         self.read += bytes;
         let Some(since) = self.space_time else {
             return;
         };
         let elapsed = now.saturating_since(since).as_nanos() as u64;
-        if self.rtt8_ns == 0 || elapsed < self.rtt8_ns >> 3 {
+        if rtt_ns == 0 || elapsed < rtt_ns {
             return;
         }
         let copied = self.read - self.space_seq;
@@ -239,40 +195,28 @@ mod tests {
     #[test]
     fn right_sizing_follows_the_kernels_arithmetic() {
         let mut w = RcvWindow::new(1448);
-        w.on_syn_acked(ms(0));
-        // The first data packet left 50 ms after the SYN's ACK and took 50 ms: RTT 100 ms.
-        w.on_data_arrival(ms(100), ms(50));
-        assert_eq!(w.rtt_ns(), 100_000_000);
-        // A larger sample moves the estimate by an eighth; a smaller one replaces it.
-        w.on_data_arrival(ms(180), ms(100));
-        assert_eq!(w.rtt_ns(), 100_000_000 + 30_000_000 / 8);
-        w.on_data_arrival(ms(200), ms(160));
-        assert_eq!(w.rtt_ns(), 90_000_000);
-        // Under an RTT since the measure began (at 100 ms): nothing.
-        w.on_read(ms(150), 14_480);
+        // The first data packet arrives at 100 ms; the receiver's RTT is 90 ms.
+        w.on_data(ms(100));
+        let rtt = 90_000_000;
+        // No RTT sample yet, or under an RTT since the measure began: nothing.
+        w.on_read(ms(195), 0, 0);
+        w.on_read(ms(150), 14_480, rtt);
         assert_eq!(w.window_clamp(), 80_480);
         // At 190 ms, 28960 bytes read against 14480: rcvwin = 2 x 28960 = 57920, grow =
         // 57920 x (28960 - 14480) / 14480 = 57920, rcvwin += 2 x 57920: 173760.
-        w.on_read(ms(190), 14_480);
+        w.on_read(ms(190), 14_480, rtt);
         assert_eq!(w.window_clamp(), 173_760);
         assert_eq!(w.space, 28_960);
         // The next RTT reads 43440 (1.5x): 86880 + 2 x 86880 x 14480 / 28960 = 173760, no
         // higher than the clamp, which never shrinks; the measure still moves on.
-        w.on_read(ms(280), 43_440);
+        w.on_read(ms(280), 43_440, rtt);
         assert_eq!(w.window_clamp(), 173_760);
         assert_eq!(w.space, 43_440);
         // Reading less than the last RTT changes nothing but the measure.
-        w.on_read(ms(370), 10_000);
+        w.on_read(ms(370), 10_000, rtt);
         assert_eq!((w.window_clamp(), w.space), (173_760, 43_440));
         // Then 86880 (twice 43440): 173760 + 2 x 173760 = 521280.
-        w.on_read(ms(460), 86_880);
+        w.on_read(ms(460), 86_880, rtt);
         assert_eq!(w.window_clamp(), 521_280);
-    }
-
-    #[test]
-    fn the_ack_path_without_a_syn_is_the_data_paths() {
-        let mut w = RcvWindow::new(1000);
-        w.on_data_arrival(ms(30), ms(0));
-        assert_eq!(w.rtt_ns(), 60_000_000);
     }
 }

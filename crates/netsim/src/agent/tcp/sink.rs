@@ -5,14 +5,18 @@
 //! An ACK carries the highest in-order sequence number received (next expected - 1). The
 //! receive state is a ring of "seen" flags from the next expected packet to the highest seen.
 //! With [`TcpConfig::rcv_window_growth`] the delayed-ACK receiver also grows Linux's receive
-//! window ([`RcvWindow`]) and acks each segment that grows it at once.
+//! window ([`RcvWindow`]) and acks each segment that grows it at once; with
+//! [`TcpConfig::sack_compression`] the delayed-ACK SACK receiver holds most ACKs for
+//! out-of-order data briefly, as Linux does ([`SackCompression`]).
 
 use std::collections::VecDeque;
 
 use tfrc::Time;
 
 use super::header::{SackBlock, TcpAck, TcpData, MAX_SACK_BLOCKS};
+use super::rcv_rtt::RcvRtt;
 use super::rcv_window::RcvWindow;
+use super::sack_compress::{sends_held_ack_first, SackCompression};
 use super::{AckPolicy, TcpConfig};
 use crate::agent::{Agent, Outbox};
 use crate::packet::{Packet, Payload};
@@ -38,12 +42,19 @@ pub struct TcpSink {
     /// Earlier SACK blocks, most recent first (ns-2's `SackStack`).
     history: [(i64, i64); MAX_SACK_BLOCKS],
     history_len: usize,
-    /// A held ACK: when the delayed-ACK timer fires, and the packet it is for.
+    /// A held ACK: when the delayed-ACK timer (or SACK compression's) fires, and the packet
+    /// it is for.
     held: Option<(Time, i64)>,
     /// Data packets still to be acked at once under delayed ACKs (quick-ACK mode).
     quick_acks: u32,
     /// Linux's receive window, with [`TcpConfig::rcv_window_growth`].
     rcv_window: Option<RcvWindow>,
+    /// The receiver's RTT estimate (for the receive window and SACK compression).
+    rcv_rtt: RcvRtt,
+    /// Linux's SACK compression, with [`TcpConfig::sack_compression`], delayed ACKs and SACK.
+    compression: Option<SackCompression>,
+    /// The next expected packet when the last ACK was sent (Linux's `rcv_wup`).
+    acked_next: i64,
     /// Payload bytes per data packet (the receive window counts bytes).
     payload_bytes: u64,
     /// Distinct packets received (the SYN included): those above `next` are out of order.
@@ -87,6 +98,12 @@ impl TcpSink {
             rcv_window: config
                 .rcv_window_growth
                 .then(|| RcvWindow::new(config.size_bytes)),
+            rcv_rtt: RcvRtt::new(),
+            compression: (config.sack_compression
+                && max_blocks > 0
+                && matches!(config.ack, AckPolicy::Delayed { .. }))
+            .then(SackCompression::new),
+            acked_next: 0,
             payload_bytes: u64::from(config.size_bytes),
             received: 0,
             unread: 0,
@@ -245,19 +262,20 @@ impl TcpSink {
         (blocks, count as u8)
     }
 
-    /// The receive window's side of a packet's arrival: the SYN starts the handshake's clock;
-    /// a data packet is an RTT sample and, if new, may grow the window, which sets quick-ACK
-    /// mode for it (`icsk_ack.quick |= 1`).
+    /// The receiver's RTT and window side of a packet's arrival: the SYN starts the
+    /// handshake's clock; a data packet is an RTT sample and, if new, may grow the window,
+    /// which sets quick-ACK mode for it (`icsk_ack.quick |= 1`).
     fn grow_window(&mut self, now: Time, packet: &Packet, seqno: i64) {
+        if self.syn && seqno == 0 {
+            self.rcv_rtt.on_syn_acked(now);
+            return;
+        }
+        self.rcv_rtt.on_data_arrival(now, packet.sent_at);
         let buffered = self.buffered_bytes();
         let Some(window) = self.rcv_window.as_mut() else {
             return;
         };
-        if self.syn && seqno == 0 {
-            window.on_syn_acked(now);
-            return;
-        }
-        window.on_data_arrival(now, packet.sent_at);
+        window.on_data(now);
         if !self.is_dup && window.on_segment(self.payload_bytes, buffered) {
             self.quick_acks |= 1;
         }
@@ -278,7 +296,7 @@ impl TcpSink {
         let data = unread - i64::from(syn_delivered);
         if let Some(window) = self.rcv_window.as_mut() {
             if data > 0 {
-                window.on_read(now, data as u64 * self.payload_bytes);
+                window.on_read(now, data as u64 * self.payload_bytes, self.rcv_rtt.rtt_ns());
             }
         }
     }
@@ -303,6 +321,66 @@ impl TcpSink {
             .saturating_add(u32::from(sack_len) * self.sack_block_bytes);
         out.send(size, Payload::TcpAck(header));
         self.acks_sent += 1;
+        self.acked_next = self.next;
+        if let Some(compression) = self.compression.as_mut() {
+            compression.on_ack_sent();
+        }
+    }
+
+    /// `tcp_sack_new_ofo_skb`'s rule, before out-of-order packet `seqno` is recorded: a held
+    /// compressed ACK is sent at once when the packet changes a SACK block beyond the first
+    /// two or starts a new one while two exist, so the sender hears of the blocks it would
+    /// push out. The blocks are the sink's SACK history (the kernel's list, most recent first),
+    /// less those already below the cumulative ACK.
+    fn send_held_before_new_block(&mut self, seqno: i64, out: &mut Outbox) {
+        let held = self.compression.as_ref().map_or(0, SackCompression::held);
+        if held == 0 || seqno <= self.next {
+            return;
+        }
+        let cum = self.cumulative_ack();
+        let mut live = [(0, 0); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        for &(left, right) in &self.history[..self.history_len] {
+            if right > cum + 1 {
+                live[n] = (left, right);
+                n += 1;
+            }
+        }
+        if sends_held_ack_first(&live[..n], seqno) {
+            if let Some((_, seq)) = self.held.take() {
+                self.send_ack(seq, out);
+            }
+        }
+    }
+
+    /// SACK compression's decision for the ACK of packet `seqno`, once no immediate-ACK rule
+    /// applies (`__tcp_ack_snd_check`): with out-of-order data held and no more than one
+    /// in-order packet delivered since the last ACK, [`SackCompression::hold`] decides; a held
+    /// ACK waits for the compression timer, started by the first one held. A duplicate of
+    /// delivered data is acked at once (Linux enters quick-ACK mode for it). Returns whether
+    /// the ACK is held.
+    fn compress(&mut self, now: Time, seqno: i64) -> bool {
+        let out_of_order = self.maxseen > self.cumulative_ack();
+        let old_duplicate = self.is_dup && seqno < self.next;
+        let more_than_one = self.next - self.acked_next > 1;
+        let Some(compression) = self.compression.as_mut() else {
+            return false;
+        };
+        if !out_of_order || old_duplicate || more_than_one || !compression.hold(self.next) {
+            return false;
+        }
+        let at = match self.held {
+            Some((at, _)) if compression.held() > 1 => at,
+            _ => {
+                let delay =
+                    SackCompression::delay(self.rcv_rtt.rtt_ns(), self.rcv_rtt.handshake_rtt_ns());
+                now + delay
+            }
+        };
+        self.held = Some((at, seqno));
+        // The kernel's SACK list takes every out-of-order segment, acked or not.
+        self.sack_blocks(seqno);
+        true
     }
 }
 
@@ -332,6 +410,7 @@ impl Agent for TcpSink {
             return;
         }
         let ack_now = self.ecn_on_data(&data, packet.ecn_ce);
+        self.send_held_before_new_block(seqno, out);
         let next_before = self.next;
         self.receive(seqno);
         self.unread = self.next - next_before;
@@ -384,6 +463,9 @@ impl TcpSink {
                     && seqno != 0
                 {
                     self.held = Some((now + interval, seqno));
+                    return;
+                }
+                if !quick && !ack_now && self.compress(now, seqno) {
                     return;
                 }
                 self.held = None;
@@ -529,6 +611,162 @@ mod tests {
         assert_eq!(window.rcv_ssthresh(), window.window_clamp() - 1448);
         let last = &tail[tail.len() - 200..];
         assert_eq!(last.iter().filter(|&&a| a).count(), 100);
+    }
+
+    /// A linux-preset SACK sink without quick ACKs or window growth, `compression` on or off;
+    /// packets take 20 ms each way (no SYN), so the receiver's RTT is 40 ms and the
+    /// compression timer 1 ms.
+    fn linux_sink(compression: bool) -> TcpSink {
+        TcpSink::new(&TcpConfig {
+            quick_acks: 0,
+            rcv_window_growth: false,
+            sack_compression: compression,
+            syn: false,
+            ..TcpConfig::linux(TcpVariant::Sack)
+        })
+    }
+
+    fn us(n: u64) -> Time {
+        Time::from_nanos(n * 1000)
+    }
+
+    /// An ACK seen by [`drive`]: when it left, its cumulative ACK and its SACK blocks.
+    type SeenAck = (Time, i64, Vec<(u32, u32)>);
+
+    /// Delivers `arrivals` (arrival time, packet) in order, firing the sink's timer whenever it
+    /// is due first; returns the ACKs sent.
+    fn drive(sink: &mut TcpSink, arrivals: &[(Time, i64)]) -> Vec<SeenAck> {
+        let mut got = Vec::new();
+        let mut out = Outbox::default();
+        let mut record = |at: Time, out: &mut Outbox| {
+            for a in acks(out) {
+                let blocks = a.blocks().iter().map(|b| (b.left, b.right)).collect();
+                got.push((at, a.seqno(), blocks));
+            }
+        };
+        for &(at, seq) in arrivals {
+            while let Some(due) = sink.poll_timeout().filter(|&due| due <= at) {
+                sink.handle_timeout(due, &mut out);
+                record(due, &mut out);
+            }
+            let packet = Packet::new(
+                FlowId(0),
+                0,
+                1500,
+                NodeId(1),
+                at - Duration::from_millis(20),
+                Payload::TcpData(TcpData::plain(seq)),
+            );
+            sink.handle_packet(at, &packet, &mut out);
+            record(at, &mut out);
+        }
+        if let Some(due) = sink.poll_timeout() {
+            sink.handle_timeout(due, &mut out);
+            record(due, &mut out);
+        }
+        got
+    }
+
+    /// Packets 0-3 in order from 20 ms, 4 lost, then 5.. every 250 us from 30 ms.
+    fn hole_at_4(last: i64) -> Vec<(Time, i64)> {
+        let mut arrivals: Vec<(Time, i64)> = (0..4).map(|s| (ms(20 + s as u64), s)).collect();
+        arrivals.extend((5..=last).map(|s| (us(30_000 + 250 * (s as u64 - 5)), s)));
+        arrivals
+    }
+
+    #[test]
+    fn sack_compression_sends_three_acks_per_hole_then_one_per_timer() {
+        let got = drive(&mut linux_sink(true), &hole_at_4(16));
+        // Packet 0 at once, 2 releases 1's ACK, 3's ACK is held and 5's goes at once.
+        let times: Vec<Time> = got.iter().map(|a| a.0).collect();
+        assert_eq!(
+            &times[..5],
+            &[ms(20), ms(22), ms(30), us(30_250), us(30_500)]
+        );
+        // 5, 6 and 7: the three ACKs for rcv_nxt 4 at once; 8 starts the 1 ms timer (5% of
+        // 40 ms is 2 ms) and 9-11 wait with it; 12 starts the next.
+        assert!(got[2..].iter().all(|a| a.1 == 3));
+        assert_eq!(got[4].2, vec![(5, 8)]);
+        assert_eq!((got[5].0, &got[5].2), (us(31_750), &vec![(5, 12)]));
+        assert_eq!((got[6].0, &got[6].2), (us(32_750), &vec![(5, 16)]));
+        assert_eq!(got[7].0, us(33_750));
+        assert_eq!(got.len(), 8);
+        // Without compression every out-of-order packet is acked at once.
+        let plain = drive(&mut linux_sink(false), &hole_at_4(16));
+        assert_eq!(plain.len(), 2 + 12);
+        assert!(plain[2..]
+            .iter()
+            .zip(5..)
+            .all(|(a, s)| a.0 == us(30_000 + 250 * (s - 5))));
+    }
+
+    #[test]
+    fn quick_acks_take_precedence_over_sack_compression() {
+        // 14 quick ACKs: packets 0-3 and out-of-order 5-14 are each acked at once, without
+        // counting toward compression; 15-17 then get the three immediate ACKs for rcv_nxt 4
+        // and 18 starts the timer.
+        let mut sink = TcpSink::new(&TcpConfig {
+            quick_acks: 14,
+            rcv_window_growth: false,
+            syn: false,
+            ..TcpConfig::linux(TcpVariant::Sack)
+        });
+        let got = drive(&mut sink, &hole_at_4(20));
+        let times: Vec<Time> = got[4..].iter().map(|a| a.0).collect();
+        let at = |s: u64| us(30_000 + 250 * (s - 5));
+        let mut expected: Vec<Time> = (5..=17).map(at).collect();
+        expected.push(at(18) + Duration::from_millis(1));
+        assert_eq!(times, expected);
+    }
+
+    #[test]
+    fn sack_compression_holds_at_most_44_acks() {
+        // 60 out-of-order packets 1 us apart: 3 ACKs at once, then the 48th packet's (44
+        // held before it), then the timer's for the rest.
+        let mut arrivals: Vec<(Time, i64)> = (0..4).map(|s| (ms(20 + s as u64), s)).collect();
+        arrivals.extend((5..65).map(|s| (us(30_000 + s as u64 - 5), s)));
+        let got = drive(&mut linux_sink(true), &arrivals);
+        let times: Vec<Time> = got[2..].iter().map(|a| a.0).collect();
+        assert_eq!(
+            times,
+            [us(30_000), us(30_001), us(30_002), us(30_047), us(31_048)]
+        );
+        assert_eq!(got.last().unwrap().2, vec![(5, 65)]);
+    }
+
+    #[test]
+    fn sack_compression_acks_a_filled_hole_at_once() {
+        let mut arrivals = hole_at_4(10);
+        // The retransmission of 4 arrives 350 us after 10, inside 8's timer period.
+        arrivals.push((us(31_600), 4));
+        let got = drive(&mut linux_sink(true), &arrivals);
+        let last = got.last().unwrap();
+        assert_eq!((last.0, last.1, last.2.len()), (us(31_600), 10, 0));
+        // The held ACK for 8-10 never left: the filled hole's ACK replaced it.
+        assert_eq!(got.len(), 2 + 3 + 1);
+    }
+
+    #[test]
+    fn sack_compression_sends_the_held_ack_before_a_third_block() {
+        // 4 lost, 5-7 (three ACKs at once), 8 lost, 9 held, 10 lost, 11: a third block, so
+        // the ACK held for 9 goes at once and 11's is held in its turn.
+        let mut arrivals: Vec<(Time, i64)> = (0..4).map(|s| (ms(20 + s as u64), s)).collect();
+        arrivals.extend(
+            [5, 6, 7, 9, 11]
+                .iter()
+                .enumerate()
+                .map(|(i, &s)| (us(30_000 + 100 * i as u64), s)),
+        );
+        let got = drive(&mut linux_sink(true), &arrivals);
+        let tail: Vec<(Time, Vec<(u32, u32)>)> =
+            got[5..].iter().map(|a| (a.0, a.2.clone())).collect();
+        assert_eq!(
+            tail,
+            vec![
+                (us(30_400), vec![(9, 10), (5, 8)]),
+                (us(31_400), vec![(11, 12), (9, 10), (5, 8)]),
+            ]
+        );
     }
 
     #[test]
