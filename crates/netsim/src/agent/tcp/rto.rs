@@ -261,6 +261,9 @@ mod tests {
         assert_eq!(new.timeout(), ms(60_000), "capped");
         new.reset_backoff();
         assert_eq!(new.backoff(), 1);
+        // The timeout is kept between changes (`RtoEstimator::timeout`): ending the backoff
+        // brings back the unbacked value.
+        assert_eq!(new.timeout(), ms(1000));
     }
 
     #[test]
