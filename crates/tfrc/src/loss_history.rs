@@ -34,6 +34,10 @@ pub struct LossHistory {
     /// [`LossHistory::closed_mean`], recomputed whenever `closed` changes (at loss events),
     /// not for every packet's evaluation.
     closed_mean: Option<f64>,
+    /// An open interval up to which [`LossHistory::evaluate`] is known to give the closed mean
+    /// and DF 1 without its pass over the history (`None`: no such interval; see
+    /// `LossHistory::find_fast_limit`), found whenever `closed` changes.
+    fast_limit: Option<f64>,
     discount_threshold: Option<f64>,
     short_history: ShortHistory,
 }
@@ -59,6 +63,7 @@ impl LossHistory {
             weights: interval_weights(n),
             closed: VecDeque::with_capacity(n + 1),
             closed_mean: None,
+            fast_limit: None,
             discount_threshold,
             short_history,
         }
@@ -123,6 +128,43 @@ impl LossHistory {
             }
             total / weight
         });
+        self.fast_limit = self.find_fast_limit();
+    }
+
+    /// The largest whole number of packets I_0, near where the open interval starts to raise the
+    /// average, for which the full evaluation gives I_mean = the closed mean with DF = 1; `None`
+    /// if there is none or it cannot be confirmed.
+    ///
+    /// Exact for every I_0 at or below it, not an approximation: with DF = 1 the average's
+    /// candidate (I_0·w_0 + the closed terms) / W is computed from I_0 by one multiplication,
+    /// additions of terms that do not depend on I_0, and one division by a positive W that does
+    /// not either, and IEEE rounding is monotone in each operand, so the candidate never falls
+    /// as I_0 grows. Once it is confirmed to be at most the closed mean at the limit, and DF is 1
+    /// there (I_0 at most twice the closed mean), both hold for every smaller I_0, and the
+    /// evaluation's maximum is the closed mean. The receiver evaluates once per packet while its
+    /// open interval grows one packet at a time, mostly below this limit.
+    fn find_fast_limit(&self) -> Option<f64> {
+        let closed_mean = self.closed_mean?;
+        let w0 = *self.weights.first()?;
+        // The candidate reaches the closed mean M near I_0 = (M·W - closed terms) / w_0.
+        let (terms, weight) = self.weighted(0.0, 1.0);
+        let mut limit = ((closed_mean * weight - terms) / w0).floor();
+        if self.discount_threshold.is_some() {
+            limit = limit.min((2.0 * closed_mean).floor());
+        }
+        // Rounding may put the estimate a packet or two too high: confirm it, stepping down.
+        for _ in 0..4 {
+            if !limit.is_finite() {
+                return None;
+            }
+            let (total, weight) = self.weighted(limit, 1.0);
+            let df_is_one = self.discount_threshold.is_none() || limit <= 2.0 * closed_mean;
+            if df_is_one && total / weight <= closed_mean {
+                return Some(limit);
+            }
+            limit -= 1.0;
+        }
+        None
     }
 
     /// The general discount factor DF for an open interval of `open_packets` (RFC 5348 §5.5):
@@ -138,8 +180,22 @@ impl LossHistory {
     }
 
     /// I_mean and DF for the open interval `open_packets`, computed together in one pass over
-    /// the history (the receiver does this once per packet).
+    /// the history (the receiver does this once per packet), or at once where the open interval
+    /// is known not to raise the average (see `LossHistory::find_fast_limit`).
     pub fn evaluate(&self, open_packets: f64) -> Evaluation {
+        if let Some(limit) = self.fast_limit {
+            if open_packets <= limit {
+                return Evaluation {
+                    mean: self.closed_mean,
+                    discount_factor: 1.0,
+                };
+            }
+        }
+        self.evaluate_in_full(open_packets)
+    }
+
+    /// [`LossHistory::evaluate`] by its pass over the history.
+    fn evaluate_in_full(&self, open_packets: f64) -> Evaluation {
         let Some(closed_mean) = self.closed_mean() else {
             return Evaluation {
                 mean: None,
@@ -152,11 +208,22 @@ impl LossHistory {
             }
             _ => 1.0,
         };
+        let (total, weight) = self.weighted(open_packets, df);
+        Evaluation {
+            mean: Some(closed_mean.max(total / weight)),
+            discount_factor: df,
+        }
+    }
+
+    /// The open-interval average's weighted total and total weight for I_0 = `open_packets` and
+    /// discount factor `df`: I_0 with weight w_0, then the closed intervals that join it, each
+    /// with its weight, stored discount and `df` (with no closed interval, I_0 alone).
+    fn weighted(&self, open_packets: f64, df: f64) -> (f64, f64) {
         let k = self.closed.len();
         let n = self.weights.len();
         // How many closed intervals join I_0 in the open-interval average.
         let with_open = match self.short_history {
-            ShortHistory::Rfc5348 => k - 1,
+            ShortHistory::Rfc5348 => k.saturating_sub(1),
             ShortHistory::Ns2 => k.min(n - 1),
         };
         let mut total = open_packets * self.weights[0];
@@ -165,10 +232,7 @@ impl LossHistory {
             total += interval.packets * w * interval.discount * df;
             weight += w * interval.discount * df;
         }
-        Evaluation {
-            mean: Some(closed_mean.max(total / weight)),
-            discount_factor: df,
-        }
+        (total, weight)
     }
 
     /// The loss event rate p = 1/I_mean for the open interval `open_packets`, or 0 before any
@@ -180,6 +244,8 @@ impl LossHistory {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     fn history(
@@ -232,5 +298,55 @@ mod tests {
         // ... and the next short interval does not restore the old weights.
         h.close_interval(100.0);
         assert!(h.closed.iter().skip(2).all(|c| c.discount == 0.5));
+    }
+
+    /// The shortcut below the fast limit gives what the full pass gives, bit for bit, for every
+    /// open interval: whole packets from 0 past twice the mean (the receiver's), both sides of
+    /// the limit, and arbitrary values.
+    fn same_as_the_full_pass(h: &LossHistory, opens: &[f64]) -> Result<(), TestCaseError> {
+        let bits = |e: Evaluation| (e.mean.map(f64::to_bits), e.discount_factor.to_bits());
+        let mean = h.closed_mean().unwrap_or(0.0);
+        let whole = (0..=(3.0 * mean).min(5000.0) as u64 + 3).map(|i| i as f64);
+        let near = h
+            .fast_limit
+            .into_iter()
+            .flat_map(|l| [l - 1.0, l, l + 1.0, l + 0.5]);
+        for open in whole.chain(near).chain(opens.iter().copied()) {
+            prop_assert_eq!(
+                bits(h.evaluate(open)),
+                bits(h.evaluate_in_full(open)),
+                "open {}, limit {:?}",
+                open,
+                h.fast_limit
+            );
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn the_fast_limit_changes_no_evaluation(
+            n in 1usize..12,
+            threshold in prop_oneof![Just(None), (0.05f64..0.9).prop_map(Some)],
+            ns2 in any::<bool>(),
+            seed in prop_oneof![Just(None), (1.0f64..500.0).prop_map(Some)],
+            intervals in prop::collection::vec(
+                prop_oneof![1.0f64..20.0, 1.0f64..2000.0, (1u32..300).prop_map(f64::from)],
+                0..20,
+            ),
+            opens in prop::collection::vec(-10.0f64..5000.0, 0..8),
+        ) {
+            let rule = if ns2 { ShortHistory::Ns2 } else { ShortHistory::Rfc5348 };
+            let mut h = LossHistory::new(n, threshold, rule);
+            same_as_the_full_pass(&h, &opens)?;
+            if let Some(packets) = seed {
+                h.seed_first(packets);
+                same_as_the_full_pass(&h, &opens)?;
+            }
+            for packets in intervals {
+                h.close_interval(packets);
+                same_as_the_full_pass(&h, &opens)?;
+            }
+        }
     }
 }

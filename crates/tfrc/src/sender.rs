@@ -102,7 +102,28 @@ pub struct Sender {
     /// nofeedback timer is due (so an idle driver does not spin on send times in the past).
     app_idle: bool,
     dither: Option<DitherRng>,
+    /// What every send opportunity reads, computed from the rate and RTT estimates when they
+    /// change (see [`Pacing`]).
+    pacing: Pacing,
     stats: SenderStats,
+}
+
+/// The pacing quantities a sender reads at every send opportunity, which depend only on its
+/// rate and RTT estimates: computed in `refresh_stats`, which ends every call that changes
+/// those (the constructor, an accepted report, a nofeedback expiry), instead of at every send
+/// opportunity with a square root, divisions and conversions to nanoseconds. The same values
+/// bit for bit as computed at the opportunity.
+#[derive(Clone, Copy, Debug, Default)]
+struct Pacing {
+    /// t_delta = min(t_ipi, t_gran, R)/2: how early a packet may go (RFC 5348 §4.6).
+    tolerance: Duration,
+    /// R as a duration, zero before the first estimate: the RTT each data packet carries and
+    /// the most burst credit that may be saved up (RFC 5348 §4.6).
+    rtt: Duration,
+    /// The undithered gap between packets, s/X_inst, in seconds.
+    gap_s: f64,
+    /// The same as a duration, at least a nanosecond (the gap when there is no dither).
+    gap: Duration,
 }
 
 impl fmt::Debug for Sender {
@@ -151,6 +172,7 @@ impl Sender {
             data_limited_since_feedback: false,
             app_idle: false,
             dither: None,
+            pacing: Pacing::default(),
             stats: SenderStats::default(),
             config,
         };
@@ -171,7 +193,7 @@ impl Sender {
         if self.app_idle {
             return Some(self.nofeedback_deadline);
         }
-        let send = self.next_send - self.send_tolerance();
+        let send = self.next_send - self.pacing.tolerance;
         Some(send.min(self.nofeedback_deadline))
     }
 
@@ -180,13 +202,13 @@ impl Sender {
     /// (RFC 5348 §8.2) and earns at most one RTT of burst credit (§4.6).
     pub fn poll_transmit(&mut self, now: Time, app_has_data: bool) -> Option<DataHeader> {
         self.app_idle = false;
-        if now + self.send_tolerance() < self.next_send {
+        if now + self.pacing.tolerance < self.next_send {
             return None;
         }
         if !app_has_data {
             self.app_idle = true;
             self.data_limited_since_feedback = true;
-            let credit = self.burst_credit();
+            let credit = self.pacing.rtt;
             if self.next_send + credit < now {
                 self.next_send = now - credit;
             }
@@ -195,13 +217,13 @@ impl Sender {
         let header = DataHeader {
             seq: self.next_seq,
             timestamp: now,
-            rtt: self.rtt_s.map_or(Duration::ZERO, duration_from_secs),
+            rtt: self.pacing.rtt,
         };
         self.next_seq += 1;
         self.stats.packets_sent += 1;
         self.send_times.on_send(now);
         self.sent_since_nofeedback_set = true;
-        let credit = self.burst_credit();
+        let credit = self.pacing.rtt;
         let start = if self.next_send + credit < now {
             now - credit
         } else {
@@ -487,16 +509,16 @@ impl Sender {
 
     /// The gap to the next packet, s/X_inst, dithered if configured.
     fn packet_gap(&mut self) -> Duration {
-        let mut gap = self.s / self.instantaneous_rate();
         let dither = self.config.dither_fraction;
         if dither > 0.0 {
             if let Some(rng) = self.dither.as_mut() {
+                let mut gap = self.pacing.gap_s;
                 let u = (rng.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64);
                 gap *= 1.0 + dither * (2.0 * u - 1.0);
+                return duration_from_secs(gap).max(Duration::from_nanos(1));
             }
         }
-        // At least a nanosecond, so that the schedule always moves forward.
-        duration_from_secs(gap).max(Duration::from_nanos(1))
+        self.pacing.gap
     }
 
     /// After a rate change the next packet may come sooner than scheduled at the old rate.
@@ -518,16 +540,21 @@ impl Sender {
         duration_from_secs(t_ipi.min(rtt).min(t_gran.as_secs_f64()) / 2.0)
     }
 
-    /// At most one RTT of unused sending opportunity may be saved up (RFC 5348 §4.6).
-    fn burst_credit(&self) -> Duration {
-        duration_from_secs(self.rtt_s.unwrap_or(0.0))
-    }
-
+    /// Copies the estimates into the stats and recomputes [`Pacing`] from them.
     fn refresh_stats(&mut self) {
+        let x_inst = self.instantaneous_rate();
+        let gap_s = self.s / x_inst;
+        self.pacing = Pacing {
+            tolerance: self.send_tolerance(),
+            rtt: duration_from_secs(self.rtt_s.unwrap_or(0.0)),
+            gap_s,
+            // At least a nanosecond, so that the schedule always moves forward.
+            gap: duration_from_secs(gap_s).max(Duration::from_nanos(1)),
+        };
         self.stats.x_bytes_per_s = self.x;
         self.stats.x_calc_bytes_per_s = self.x_calc;
         self.stats.x_recv_bytes_per_s = self.x_recv;
-        self.stats.x_inst_bytes_per_s = self.instantaneous_rate();
+        self.stats.x_inst_bytes_per_s = x_inst;
         self.stats.p = self.p;
         self.stats.rtt_s = self.rtt_s.unwrap_or(0.0);
         self.stats.rtt_sample_s = self.rtt_sample_s;

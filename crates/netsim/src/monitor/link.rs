@@ -462,7 +462,9 @@ impl LinkMonitor {
     }
 
     /// Integrates the current level over [level_since, to) into the bins and the total, and
-    /// moves `level_since` to `to` (never backwards).
+    /// moves `level_since` to `to` (never backwards). Never inlined: inlined, it made its
+    /// callers heavier than the call it saved (fig09: 8 M more instructions).
+    #[inline(never)]
     fn integrate_queue(&mut self, to: Time) {
         if to <= self.level_since {
             return;
@@ -493,6 +495,15 @@ impl LinkMonitor {
             self.level_since = to;
             return;
         }
+        self.integrate_across_bins(to, pkts, bytes, level);
+    }
+
+    /// The rest of [`LinkMonitor::integrate_queue`] for a span that does not lie within the
+    /// open bin: split across the bins it covers. Out of line, so that the common case above
+    /// saves and restores no registers (on fig09, about 6 k of its 861 k calls come here).
+    #[cold]
+    #[inline(never)]
+    fn integrate_across_bins(&mut self, to: Time, pkts: u128, bytes: u128, level: u32) {
         // The open bin takes its part; other bins go straight to the series.
         let (open, q_pkt, q_byte, q_max) = (
             &mut self.open,

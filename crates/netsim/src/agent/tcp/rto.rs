@@ -41,6 +41,9 @@ pub struct RtoEstimator {
     backoff: u32,
     /// The last sample, in ticks (`t_rtt_`).
     last_ticks: i64,
+    /// [`RtoEstimator::timeout`], computed whenever `rtxcur` or `backoff` changes: a sender
+    /// arms its timer on nearly every ACK, and RTT samples and backoffs are far rarer.
+    timeout: Duration,
 }
 
 impl RtoEstimator {
@@ -56,7 +59,7 @@ impl RtoEstimator {
         phase: f64,
     ) -> RtoEstimator {
         let tick = tick.as_secs_f64();
-        RtoEstimator {
+        let mut estimator = RtoEstimator {
             tick,
             min_rto: min_rto.as_secs_f64(),
             max_rto: max_rto.as_secs_f64(),
@@ -69,7 +72,10 @@ impl RtoEstimator {
             rtxcur: initial.as_secs_f64(),
             backoff: 1,
             last_ticks: 0,
-        }
+            timeout: Duration::ZERO,
+        };
+        estimator.refresh_timeout();
+        estimator
     }
 
     /// The same estimator computing RTO as Linux does: SRTT + max(4·RTTVAR, `min_rto`).
@@ -111,10 +117,16 @@ impl RtoEstimator {
             // (SRTT + 4·RTTVAR) in ticks: 8·SRTT + 32·RTTVAR, shifted back by 3.
             (((self.rttvar4 << 3) + self.srtt8) >> 3) as f64 * self.tick
         };
+        self.refresh_timeout();
     }
 
     /// The timeout to arm now, with floor, backoff and cap applied.
     pub fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
+    /// Computes [`RtoEstimator::timeout`] from `rtxcur` and `backoff`.
+    fn refresh_timeout(&mut self) {
         let backoff = f64::from(self.backoff);
         let mut timeout = if self.rfc2988 {
             self.rtxcur.max(self.min_rto) * backoff
@@ -125,7 +137,7 @@ impl RtoEstimator {
         if timeout < 2.0 * self.tick {
             timeout = 2.0 * self.tick;
         }
-        Duration::from_secs_f64(timeout)
+        self.timeout = Duration::from_secs_f64(timeout);
     }
 
     /// Doubles the backoff after a timeout: while it is below 64, or (with `rfc2988`) while the
@@ -142,11 +154,15 @@ impl RtoEstimator {
             self.rttvar4 += self.srtt8 >> 3;
             self.srtt8 = 0;
         }
+        self.refresh_timeout();
     }
 
     /// Ends the backoff (an ACK covered the timed packet).
     pub fn reset_backoff(&mut self) {
-        self.backoff = 1;
+        if self.backoff != 1 {
+            self.backoff = 1;
+            self.refresh_timeout();
+        }
     }
 
     /// The backoff multiplier.
@@ -245,6 +261,9 @@ mod tests {
         assert_eq!(new.timeout(), ms(60_000), "capped");
         new.reset_backoff();
         assert_eq!(new.backoff(), 1);
+        // The timeout is kept between changes (`RtoEstimator::timeout`): ending the backoff
+        // brings back the unbacked value.
+        assert_eq!(new.timeout(), ms(1000));
     }
 
     #[test]
