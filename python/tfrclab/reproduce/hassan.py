@@ -339,8 +339,8 @@ _TFRC_RED = (
 )
 _RAP_HEADERS = (
     "F hinges on how TCP's 100 B packets are counted, which the paper does not state: with "
-    "ns-2.35's default 40 header bytes on each TCP data packet F falls from above the band to "
-    "below it, so the paper's F lies between the two settings; ns-2.35's own Agent/RAP, in a "
+    "ns-2.35's default 40 header bytes on each TCP data packet F falls to about a third, below "
+    "the band, and the paper's F lies between the two settings; ns-2.35's own Agent/RAP, in a "
     "separate run against Reno (scripts/hassan_rap_ns2.tcl, 3 seeds; not a registered referee "
     "run), gave tfrclab's per-count F without the headers and an average F of 3.13 (CG) and "
     "2.91 (FG) with them"
@@ -412,10 +412,10 @@ _KNOWN: dict[str, Reason] = {
     "table7/cgrap-1pc-f": _CGRAP_LOSS,
     "table7/cgrap-5pc-f": _CGRAP_LOSS,
     "table7/tfrc-15pc-f": not_established(
-        "with independent loss of 15% F stays near 1 at every flow count; the same loss also "
-        "on the reverse direction, where TCP's ACKs and TFRC's feedback travel, does not bring "
-        "F to the paper's 0.47 either (tfrc-15pc-f-both-ways); the paper does not say how it "
-        "imposed the loss rate"
+        "with independent loss of 15% on the data direction F stays near 1 at every flow "
+        "count; the same loss also on the reverse direction, where TCP's ACKs and TFRC's "
+        "feedback travel, raises F, away from the paper's 0.47 (tfrc-15pc-f-both-ways); the "
+        "paper does not say how it imposed the loss rate"
     ),
 }
 """Why a claim fails, from the full run and its referees (ns-2.35, the paper's other tables);
