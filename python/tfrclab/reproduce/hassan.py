@@ -323,19 +323,16 @@ def _smallest(keys: Sequence[str]) -> Callable[[Analysis], Measurement]:
     return measure
 
 
-_CROSSCHECK = (
-    "ns-2.35 gave the same F on the 10 + 10 cell in a separate tfrclab crosscheck (3 seeds; not "
-    "a registered referee run)"
-)
+_REFEREE = "ns-2.35 gives the same F on the same cells and seeds (the referee's value beside it)"
 _TFRC_DROPTAIL = (
     "the 2-flow cell lifts the average: there 20 packets of 100 B cap TCP near 250 kb/s and "
     "TFRC takes the rest (F near 7), while over the 10, 40 and 100 flow cells F is in the "
-    f"band; {_CROSSCHECK}"
+    f"band; {_REFEREE}"
 )
 _TFRC_RED = (
     "F is above the band at 2, 10 and 40 flows and near or below 1 only at 100 flows; an "
     "unlimited TCP window lowers the average (the page's table) and leaving out the 2-flow "
-    f"cell does too, but neither brings it into the band; {_CROSSCHECK}"
+    f"cell does too, but neither brings it into the band; {_REFEREE}"
 )
 _RAP_HEADERS = (
     "F hinges on how TCP's 100 B packets are counted, which the paper does not state: with "
@@ -352,7 +349,7 @@ _TABLE4_CGRAP = (
 _TFRC_WINDOW = (
     "20 packets of 100 B cap TCP near 250 kb/s in the 2-flow cell, where TFRC takes the rest; "
     "with an unlimited TCP window F is in the band (the paper gives this one setup as 0.77 in "
-    "Table 4 and 1.21 in Tables 5-6)"
+    f"Table 4 and 1.21 in Tables 5-6); {_REFEREE}"
 )
 _CGRAP_LOSS = not_established(
     "with random loss on top of RED, CG RAP stays near its Table 4 level at 1% and 5% (F "
@@ -389,7 +386,7 @@ _KNOWN: dict[str, Reason] = {
     "table5/tfrc-10ms-f": not_established(
         "F falls from 20 to 10 ms as in the paper (tfrc-lower-at-10ms) but by about a quarter, "
         "where the paper's falls by two thirds; with an unlimited TCP window it is above the "
-        "band too (the page's table)"
+        f"band too (the page's table); {_REFEREE}"
     ),
     "table6/cgrap-3M-f": because(
         "20 packets of 100 B cap TCP near 250 kb/s in the 2-flow cell, which lifts the average "
@@ -398,7 +395,7 @@ _KNOWN: dict[str, Reason] = {
     ),
     "table6/tfrc-3M-f": because(
         "20 packets of 100 B cap TCP near 250 kb/s in the 2-flow cell while TFRC takes the rest "
-        "of 3 Mb/s; with an unlimited TCP window F is in the band",
+        f"of 3 Mb/s; with an unlimited TCP window F is in the band; {_REFEREE}",
         "hassan/table6 tfrc-3M-f-unlimited-window",
     ),
     "table6/tfrc-friendlier-at-3M": because(
@@ -415,8 +412,9 @@ _KNOWN: dict[str, Reason] = {
     "table7/tfrc-15pc-f": not_established(
         "with independent loss of 15% on the data direction F stays near 1 at every flow "
         "count; the same loss also on the reverse direction, where TCP's ACKs and TFRC's "
-        "feedback travel, raises F, away from the paper's 0.47 (tfrc-15pc-f-both-ways); the "
-        "paper does not say how it imposed the loss rate"
+        "feedback travel, raises F, away from the paper's 0.47 (tfrc-15pc-f-both-ways); "
+        "ns-2.35's F on the same cells and seeds is above the band too; the paper does not say "
+        "how it imposed the loss rate"
     ),
 }
 """Why a claim fails, from the full run and its referees (ns-2.35, the paper's other tables);
