@@ -95,7 +95,8 @@ def test_cells_cover_every_row_count_and_configuration() -> None:
         assert len(labels) == len(set(labels)), e.id
         rows = hassan.table_rows(e.id.split("/")[1])
         configs = 3 if e.id in ("hassan/table3", "hassan/table4") else 2
-        assert len(labels) == len(rows) * len(hassan.FLOW_TOTALS) * configs
+        variants = len(hassan.EVIDENCE_RUNS.get(e.id.split("/")[1], ()))
+        assert len(labels) == (len(rows) * configs + variants) * len(hassan.FLOW_TOTALS)
         for _label, relative, changes in e.cells:
             assert relative == hassan.SCENARIO
             # equal numbers of TF and TCP flows, 100 in total at most
@@ -118,6 +119,14 @@ def test_cell_changes_set_the_protocols_and_the_network() -> None:
     assert cells["tfrc-15pc-w20-100B-n10"]["losses"] == [
         {"link": "bottleneck", "kind": "bernoulli", "p": 0.15}
     ]
+    # The evidence variants: the same loss on both directions; TCP headers on the RAP rows.
+    both = cells["tfrc-15pc-both-ways-w20-100B-n10"]
+    assert [loss["link"] for loss in both["losses"]] == ["bottleneck", "bottleneck_reverse"]
+    assert {loss["p"] for loss in both["losses"]} == {0.15}
+    (table3,) = experiments(["hassan/table3"])
+    cells = {label: changes for label, _relative, changes in table3.cells}
+    assert cells["cgrap-sack-w20-100B-headers-n40"]["flows.1.use_headers"] is True
+    assert "tfrc-reno-w20-100B-headers-n40" not in cells  # only the RAP rows
 
 
 def test_side_by_side_table_has_every_row() -> None:
