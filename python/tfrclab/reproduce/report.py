@@ -28,7 +28,7 @@ from __future__ import annotations
 import base64
 import html
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from tfrclab.reproduce.claims import VERDICTS, ClaimResult
@@ -365,6 +365,28 @@ def _referee_cells(o: Outcome, index: int) -> tuple[str, ...]:
     return (f"{ref.format()}; claim on ns-2.35: {ref.ns2_verdict}",)
 
 
+def _counts_table(
+    css: str,
+    heads: Sequence[str],
+    keys: Sequence[str],
+    counts: Mapping[str, Mapping[str, int]],
+) -> list[str]:
+    """An HTML table of per-paper counts: a row per paper, the column ``heads[i]`` ``keys[i]``."""
+    esc = html.escape
+    return [
+        f'<table class="{css}"><thead><tr><th>paper</th>'
+        + "".join(f"<th>{esc(h)}</th>" for h in heads)
+        + "</tr></thead><tbody>",
+        *(
+            f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td>'
+            + "".join(f"<td>{c[k]}</td>" for k in keys)
+            + "</tr>"
+            for paper, c in counts.items()
+        ),
+        "</tbody></table>",
+    ]
+
+
 def _html(outcomes: Sequence[Outcome]) -> str:
     counts = count_verdicts(outcomes)
     esc = html.escape
@@ -376,45 +398,24 @@ def _html(outcomes: Sequence[Outcome]) -> str:
         "<h1>tfrclab reproduction report</h1>",
         f"<p>Claims: {esc(_sentence(counts['all']))}. {esc(_RULE)}</p>",
         f"<p>{esc(_CONTRARY)} {esc(_unmoved_sentence(outcomes))}</p>",
-        '<table class="counts"><thead><tr><th>paper</th>'
-        + "".join(f"<th>{esc(v)}</th>" for v in VERDICTS)
-        + "</tr></thead><tbody>",
-        *(
-            f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td>'
-            + "".join(f"<td>{c[v]}</td>" for v in VERDICTS)
-            + "</tr>"
-            for paper, c in counts.items()
-        ),
-        "</tbody></table>",
+        *_counts_table("counts", VERDICTS, VERDICTS, counts),
     ]
     agreements = count_agreements(outcomes)
     if agreements:
         parts += [
             f"<p>{esc(_REFEREE)}</p>",
-            '<table class="counts referee"><thead><tr><th>paper</th>'
-            + "".join(f"<th>{esc(v)}</th>" for v in AGREEMENTS)
-            + "</tr></thead><tbody>",
-            *(
-                f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td>'
-                + "".join(f"<td>{c[v]}</td>" for v in AGREEMENTS)
-                + "</tr>"
-                for paper, c in agreements.items()
-            ),
-            "</tbody></table>",
+            *_counts_table("counts referee", AGREEMENTS, AGREEMENTS, agreements),
         ]
     unstated = count_unstated(outcomes)
     if unstated:
         parts += [
             f"<p>{esc(_UNSTATED)}</p>",
-            '<table class="counts unstated"><thead><tr><th>paper</th>'
-            "<th>claims across a range</th><th>reached</th>"
-            "<th>decided by an unstated parameter</th><th>moved</th></tr></thead><tbody>",
-            *(
-                f'<tr data-paper="{esc(paper)}"><td>{esc(paper)}</td><td>{c["claims"]}</td>'
-                f"<td>{c['reached']}</td><td>{c['decided']}</td><td>{c['moved']}</td></tr>"
-                for paper, c in unstated.items()
+            *_counts_table(
+                "counts unstated",
+                ("claims across a range", "reached", "decided by an unstated parameter", "moved"),
+                ("claims", "reached", "decided", "moved"),
+                unstated,
             ),
-            "</tbody></table>",
         ]
     previous_paper = None
     for o in outcomes:
