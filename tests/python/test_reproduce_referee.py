@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import time
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tfrclab.cli import main
-from tfrclab.reproduce import yang2001
+from tfrclab.reproduce import referee, yang2001
 from tfrclab.reproduce.claims import Measurement, judge
 from tfrclab.reproduce.referee import RefereeResult, agreement, referee_ns2
 from tfrclab.reproduce.registry import experiments
@@ -166,11 +167,37 @@ def test_a_failing_ns2_run_leaves_its_claims_without_a_value(
 
 
 @needs_ns
+def test_an_ns2_run_past_its_time_limit_is_stopped_and_its_cell_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tfrclab.ns2.crosscheck import run_ns2
+
+    started = time.perf_counter()
+    with pytest.raises(RuntimeError, match=r"did not finish within 0\.5 s"):
+        run_ns2("while {1} {}\n", timeout_s=0.5)
+    assert time.perf_counter() - started < 30.0
+    monkeypatch.setattr(referee, "NS2_TIMEOUT_S", 0.01)
+    outcome = run_experiment(yang2001.FIG16, tmp_path, quick=True, referee="ns2")
+    assert {r.agreement for r in outcome.referee} == {"not exportable"}
+    assert all("did not finish within 0.01 s" in r.reason for r in outcome.referee)
+    assert not list(tmp_path.rglob("*.out.gz"))  # nothing cached for the stopped runs
+
+
+@needs_ns
+def test_seeds_run_side_by_side_give_the_same_datasets(tmp_path: Path) -> None:
+    one = referee.ns2_sweep_data("floyd2000/fig22.toml", {}, (1, 2), tmp_path / "a", print)
+    two = referee.ns2_sweep_data("floyd2000/fig22.toml", {}, (1, 2), tmp_path / "b", print, jobs=2)
+    for name in ("runs", "links", "flow_series", "link_series"):
+        assert getattr(one, name).equals(getattr(two, name)), name
+    assert len(list((tmp_path / "b").glob("*.out.gz"))) == 2
+
+
+@needs_ns
 def test_floyd2000_fig22_is_refereed_on_its_link_and_flow_series(tmp_path: Path) -> None:
     # Two TCP flows on a RED link (quick: 2 seeds): the peak packets per 0.1 s, read from the
     # per-bin flow series, are the same in ns-2.35; the queue's growth is measured in both.
     (fig22,) = experiments(["floyd2000/fig22"])
-    outcome = run_experiment(fig22, tmp_path, quick=True, referee="ns2")
+    outcome = run_experiment(fig22, tmp_path, quick=True, referee="ns2", jobs=2)
     by_id = {r.claim.id: outcome.referee[k] for k, r in enumerate(outcome.results)}
     assert by_id["rtt50-peak-per-0.1s"].agreement == "agree"
     assert by_id["rtt50-peak-per-0.1s"].measured.seeds == 2
@@ -220,7 +247,7 @@ def test_a_claim_reading_a_refused_cell_through_a_minimum_is_found(
         plot=lambda analysis, path: path,
     )  # fmt: skip
     netsim = {"tcp": data(5.0), "tear": data(9.0)}
-    monkeypatch.setattr(referee, "ns2_sweep_data", lambda *args: data(4.0))
+    monkeypatch.setattr(referee, "ns2_sweep_data", lambda *args, **kwargs: data(4.0))
     results = tuple(judge(c, c.measure(experiment.analyze(netsim, experiment.quick)))
                     for c in experiment.claims)  # fmt: skip
     masked, alone = referee_ns2(experiment, experiment.quick, netsim, results, tmp_path, print)

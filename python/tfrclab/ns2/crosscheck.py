@@ -264,7 +264,8 @@ def run_ns2(script: str, ns: str = "ns", timeout_s: float = 600.0) -> str:
 
     Raises:
         NsNotFound: if ``ns`` is not on PATH.
-        RuntimeError: if ns-2 fails (with the end of its error output).
+        RuntimeError: if ns-2 fails (with the end of its error output) or does not finish
+            within ``timeout_s`` seconds of wall time (it is then killed).
     """
     binary = shutil.which(ns)
     if binary is None:
@@ -274,9 +275,14 @@ def run_ns2(script: str, ns: str = "ns", timeout_s: float = 600.0) -> str:
     with tempfile.TemporaryDirectory(prefix="tfrclab-ns2-") as tmp:
         path = Path(tmp) / "scenario.tcl"
         path.write_text(script, encoding="utf-8")
-        proc = subprocess.run(
-            [binary, str(path)], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
-        )
+        try:
+            proc = subprocess.run(
+                [binary, str(path)], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
+            )
+        except subprocess.TimeoutExpired:
+            raise RuntimeError(
+                f"ns-2 did not finish within {timeout_s:g} s of wall time and was stopped"
+            ) from None
     if proc.returncode != 0 or "H " not in proc.stdout[:200]:
         tail = " ".join(proc.stderr.strip().splitlines()[-3:])
         raise RuntimeError(f"ns-2 failed (exit {proc.returncode}): {tail}")

@@ -51,6 +51,7 @@ from tfrclab.reproduce.registry import Experiment, Plan, scenario_path
 __all__ = [
     "AGREEMENT",
     "AGREEMENTS",
+    "NS2_TIMEOUT_S",
     "Agreement",
     "RefereeResult",
     "agreement",
@@ -167,10 +168,18 @@ def agreement(mine: Measurement, theirs: Measurement, band: float = AGREEMENT) -
 # -- ns-2's runs as sweep datasets -----------------------------------------------------------
 
 
+NS2_TIMEOUT_S = 1200.0
+"""Wall time one ns-2 run of a referee cell may take before it is stopped and the cell counts
+as refused (the longest full-plan runs take about a minute on one core)."""
+
+
 def _ns2_output(script: str, cache: Path, say: Progress) -> str:
     """ns-2's output of ``script``, kept in ``cache`` (gzip, named by the script's hash).
 
     A cached output that cannot be read back is run again (said through ``say``).
+
+    Raises:
+        RuntimeError: if ns-2 fails or runs past :data:`NS2_TIMEOUT_S`.
     """
     from tfrclab.ns2.crosscheck import run_ns2
 
@@ -185,7 +194,7 @@ def _ns2_output(script: str, cache: Path, say: Progress) -> str:
         pass
     except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
         say(f"repairing: {path} is damaged ({type(err).__name__}); its run is made again")
-    text = run_ns2(script, timeout_s=1200.0)
+    text = run_ns2(script, timeout_s=NS2_TIMEOUT_S)
     cache.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
@@ -199,6 +208,7 @@ def ns2_sweep_data(
     seeds: Sequence[int],
     cache: Path,
     say: Progress,
+    jobs: int = 1,
 ) -> Any:
     """One cell's runs in ns-2.35 as a :class:`~tfrclab.reproduce.runner.SweepData`.
 
@@ -210,12 +220,16 @@ def ns2_sweep_data(
     ``departures``, ``bytes_departed``, ``throughput_bits_per_s``, ``utilization``,
     ``drop_rate``, ``mean_queue_packets``, by :mod:`tfrclab.metrics` as the cross-check takes
     them), at the scenario's own monitor bin; ``classes`` holds only its seeds. Outputs are
-    kept in ``cache`` and reused while the script is the same.
+    kept in ``cache`` and reused while the script is the same; up to ``jobs`` seeds run in
+    ns-2 at once.
 
     Raises:
         ExportError: naming every part of the scenario ns-2 cannot run.
         NsNotFound: if ``ns`` is not on PATH.
+        RuntimeError: if ns-2 fails on a seed or runs past :data:`NS2_TIMEOUT_S`.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     import pandas as pd
 
     from tfrclab import metrics
@@ -231,9 +245,13 @@ def ns2_sweep_data(
     bin_s = scenario.bin_s
     start_s, end_s = scenario.measure_s
     flow_frames, link_frames, run_frames, window_frames = [], [], [], []
-    for seed in seeds:
-        plan = resolve(scenario, seed, strict=False)
-        text = _ns2_output(export_tcl(plan, bin_s), cache, say)
+    plans = [resolve(scenario, seed, strict=False) for seed in seeds]
+    scripts = [export_tcl(plan, bin_s) for plan in plans]
+    # ns-2 runs in its own process, so threads run the seeds side by side; the outputs are
+    # read back in seed order, and the first failure (in seed order) is raised.
+    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(scripts)))) as pool:
+        texts = list(pool.map(lambda script: _ns2_output(script, cache, say), scripts))
+    for seed, plan, text in zip(seeds, plans, texts, strict=True):
         series = read_output(text, plan)
         n = series.samples
         times = np.arange(n) * bin_s
@@ -418,12 +436,15 @@ def referee_ns2(
     results: Sequence[ClaimResult],
     cache: Path,
     say: Progress,
+    jobs: int = 1,
 ) -> tuple[RefereeResult, ...]:
     """ns-2.35's value of each claim of a sweep experiment, beside tfrclab's ``results``.
 
     ``netsim`` is the experiment's sweep data (one :class:`SweepData`, or a dict by cell label)
     that ``results`` were measured on, ``plan`` the plan they were decided on; ns-2's outputs
-    are kept under ``cache``. See the module documentation.
+    are kept under ``cache``, and up to ``jobs`` ns-2 runs go at once. A cell that ns-2 fails
+    on, or that runs past :data:`NS2_TIMEOUT_S`, counts as refused, with that reason. See the
+    module documentation.
 
     Raises:
         NsNotFound: if ``ns`` is not on PATH and some cell exports.
@@ -453,7 +474,7 @@ def referee_ns2(
         say(f"{experiment.id}{' ' + label if label else ''}: ns-2.35 on {len(plan.seeds)} seed(s)")
         try:
             ns2[label] = ns2_sweep_data(
-                relative, changes, plan.seeds, cache / (label or "run"), say
+                relative, changes, plan.seeds, cache / (label or "run"), say, jobs=jobs
             )
         except NsNotFound:
             raise

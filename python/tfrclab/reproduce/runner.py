@@ -512,7 +512,7 @@ def run_experiment(
         from tfrclab.reproduce.referee import referee_ns2
 
         cache = _home(out, experiment, directory) / ("ns2-quick" if quick else "ns2")
-        refereed = referee_ns2(experiment, plan, data, results, cache, say)
+        refereed = referee_ns2(experiment, plan, data, results, cache, say, jobs=jobs)
     ranges: tuple[Sensitivity, ...] = ()
     if (not quick if sensitivity is None else sensitivity) and experiment.unstated:
         home = _home(out, experiment, directory)
