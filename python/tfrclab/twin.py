@@ -534,18 +534,30 @@ def plot_tcp(directory: Path, traces: Mapping[str, tuple[float, Any]]) -> Path:
     """Draw each TCP flow's cwnd and smoothed RTT, the kernel's beside netsim's.
 
     From each flow's start: cwnd (packets) and RTT (ms), the kernel's ``TCP_INFO`` samples and
-    netsim's state trace, into ``directory/tcp.png``.
+    netsim's state trace, into ``directory/tcp.png``. Where a flow is BBR on both sides, a third
+    panel shows its bandwidth estimate (segments/s: netsim's ``bbr_bw``, the kernel's
+    ``TCP_CC_INFO`` bytes/s over its MSS).
     """
     from matplotlib.figure import Figure
 
-    figure = Figure(figsize=(9, 2.6 * len(traces)), layout="constrained")
-    axes = figure.subplots(len(traces), 2, squeeze=False)
+    kernels = {name: _kernel_samples(directory / f"tcp_info-{name}.jsonl") for name in traces}
+
+    def is_bbr(name: str) -> bool:
+        trace = traces[name][1]
+        return "bbr_bw" in kernels[name] and "bbr_bw" in trace and trace["bbr_bw"].max() > 0
+
+    panels = 3 if any(is_bbr(name) for name in traces) else 2
+    figure = Figure(figsize=(4.5 * panels, 2.6 * len(traces)), layout="constrained")
+    axes = figure.subplots(len(traces), panels, squeeze=False)
     for row, (name, (start_s, trace)) in enumerate(sorted(traces.items())):
-        kernel = _kernel_samples(directory / f"tcp_info-{name}.jsonl")
+        kernel = dict(kernels[name])
+        if is_bbr(name) and "snd_mss" in kernel:
+            kernel["bbr_segments"] = kernel["bbr_bw"] / np.maximum(kernel["snd_mss"], 1.0)
         t = trace.index.to_numpy() - start_s
-        for col, (ours, kernel_field, scale, unit) in enumerate(
-            (("cwnd", "cwnd", 1.0, "packets"), ("srtt", "rtt_us", 1e-3, "ms"))
-        ):
+        shown = [("cwnd", "cwnd", 1.0, "packets"), ("srtt", "rtt_us", 1e-3, "ms")]
+        if is_bbr(name):
+            shown.append(("bbr_bw", "bbr_segments", 1.0, "segments/s"))
+        for col, (ours, kernel_field, scale, unit) in enumerate(shown):
             ax = axes[row, col]
             values = trace[ours].to_numpy() * (1e3 if ours == "srtt" else 1.0)
             ax.plot(t, values, color="C0", linewidth=1.0, label="netsim")
@@ -556,6 +568,8 @@ def plot_tcp(directory: Path, traces: Mapping[str, tuple[float, Any]]) -> Path:
             ax.set_xlabel("time since the flow's start (s)")
             ax.grid(visible=True, alpha=0.3)
             ax.legend(loc="upper right", fontsize="small")
+        for col in range(len(shown), panels):
+            axes[row, col].set_visible(False)
     path = directory / "tcp.png"
     figure.savefig(path, dpi=100)
     return path

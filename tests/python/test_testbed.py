@@ -130,6 +130,38 @@ def test_tcp_info_reads_a_live_connections_state() -> None:
     assert info["pacing_rate"] > 0, info
 
 
+def test_bbr_info_reads_bbrs_model_and_nothing_for_cubic() -> None:
+    """TCP_CC_INFO on loopback connections: BBR's bandwidth estimate, min RTT and gains."""
+    import socket
+
+    from tfrclab.testbed.traffic import bbr_info
+
+    available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    if not {"bbr", "cubic"} <= set(available):
+        pytest.skip(f"this kernel offers {available}, not both bbr and cubic")
+    for cc in ("bbr", "cubic"):
+        with socket.create_server(("127.0.0.1", 0)) as server:
+            client = socket.socket()
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+            client.connect(server.getsockname())
+            peer, _ = server.accept()
+            with client, peer:
+                client.sendall(b"x" * 1_000_000)
+                got = 0
+                while got < 1_000_000:
+                    got += len(peer.recv(65536))
+                time.sleep(0.05)
+                info = bbr_info(client)
+        if cc == "cubic":
+            assert info == {}
+            continue
+        assert info["bbr_bw"] > 0, info
+        assert 0 < info["bbr_min_rtt_us"] < 1_000_000, info
+        # STARTUP's high gain (2/ln 2 = 2.89) or a PROBE_BW/DRAIN gain, in plain numbers.
+        assert 0.3 < info["bbr_pacing_gain"] < 3.0, info
+        assert 1.0 <= info["bbr_cwnd_gain"] < 3.0, info
+
+
 def test_not_root_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "geteuid", lambda: 1000)
     with pytest.raises(tbmod.TestbedError, match="needs root"), tbmod.Testbed():

@@ -91,6 +91,48 @@ def test_netsims_side_measures_the_window() -> None:
     assert 0 < metrics["mean_queue"] <= 50
 
 
+def test_a_bbr_flows_bandwidth_estimate_is_drawn_beside_the_kernels(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from matplotlib.figure import Figure
+
+    import tfrclab
+    from tfrclab.twin import plot_tcp
+
+    scenario = _base().with_(duration="3s", **{"flows.0.variant": "bbr"})
+    result = tfrclab.run(scenario)
+    trace = result.trace(0)
+    assert trace["bbr_bw"].max() > 0
+    # The kernel's samples as the testbed writes them: bytes/s of payload, and the MSS.
+    rows = [{"t": 0.1 * k, "cwnd": 10 + k, "rtt_us": 50_000, "snd_mss": 1448,
+             "bbr_bw": 1448.0 * 800} for k in range(30)]  # fmt: skip
+    (tmp_path / "tcp_info-tcp0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    drawn: list[list[tuple[str, list[float]]]] = []
+
+    def record(figure: Figure, *args: Any, **kwargs: Any) -> None:
+        shown = [ax for ax in figure.axes if ax.get_visible()]
+        drawn.append(
+            [(ax.get_title(), [float(v) for ln in ax.get_lines() for v in ln.get_ydata()])
+             for ax in shown]
+        )  # fmt: skip
+
+    monkeypatch.setattr(Figure, "savefig", record)
+    plot_tcp(tmp_path, {"tcp0": (0.0, trace)})
+    (panels,) = drawn
+    assert [title for title, _ in panels] == [
+        "tcp0: cwnd (packets)", "tcp0: srtt (ms)", "tcp0: bbr_bw (segments/s)"
+    ]  # fmt: skip
+    assert 800.0 in panels[2][1]  # the kernel's estimate in segments/s
+    # Without the kernel's BBR fields (CUBIC, or an older sample file) two panels are drawn.
+    for row in rows:
+        del row["bbr_bw"]
+    (tmp_path / "tcp_info-tcp0.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    plot_tcp(tmp_path, {"tcp0": (0.0, trace)})
+    assert len(drawn[1]) == 2
+
+
 def test_the_command_refuses_a_scenario_without_a_twin(tmp_path: Path) -> None:
     scenario = tmp_path / "graph.toml"
     scenario.write_text(_base().with_(**{"flows[0].variant": "vegas"}).toml)

@@ -74,7 +74,7 @@ def _connect(host: str, port: int, cc: str) -> socket.socket:
 
 #: ``struct tcp_info`` (include/uapi/linux/tcp.h): 8 bytes of u8 fields, then u32 fields from
 #: ``tcpi_rto``; the indices of those read here.
-_TCP_INFO_U32 = {"rto_us": 0, "unacked": 4, "lost": 6, "retrans": 7, "rtt_us": 15,
+_TCP_INFO_U32 = {"rto_us": 0, "snd_mss": 2, "unacked": 4, "lost": 6, "retrans": 7, "rtt_us": 15,
                  "rttvar_us": 16, "ssthresh": 17, "cwnd": 18, "total_retrans": 23}  # fmt: skip
 #: Later fields of ``struct tcp_info`` by byte offset and ``struct`` format: the pacing rate
 #: (bytes/s), the bytes written but not yet sent, and the time (µs) the connection was limited
@@ -88,12 +88,12 @@ _TCP_INFO_BYTES = 232
 def tcp_info(sock: socket.socket) -> dict[str, int]:
     """The connection's state from ``TCP_INFO``.
 
-    cwnd and ssthresh (packets), packets in flight (``unacked``), RTT, RTT variance and RTO
-    (µs), packets lost and retransmitted now, retransmissions in all, the pacing rate (bytes/s;
-    the kernel sets one for every congestion control, enforced only under BBR or the fq
-    qdisc), unsent bytes, the µs spent limited by the receiver's window and by the send buffer,
-    and the receiver's window (bytes). A field the kernel does not fill (an older kernel's
-    shorter ``struct tcp_info``) reads 0.
+    cwnd and ssthresh (packets), the sender's MSS (``snd_mss``, bytes), packets in flight
+    (``unacked``), RTT, RTT variance and RTO (µs), packets lost and retransmitted now,
+    retransmissions in all, the pacing rate (bytes/s; the kernel sets one for every congestion
+    control, enforced only under BBR or the fq qdisc), unsent bytes, the µs spent limited by
+    the receiver's window and by the send buffer, and the receiver's window (bytes). A field
+    the kernel does not fill (an older kernel's shorter ``struct tcp_info``) reads 0.
     """
     raw = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _TCP_INFO_BYTES)
     raw = raw.ljust(_TCP_INFO_BYTES, b"\0")
@@ -102,6 +102,35 @@ def tcp_info(sock: socket.socket) -> dict[str, int]:
     for name, (offset, fmt) in _TCP_INFO_LATER.items():
         info[name] = struct.unpack_from(fmt, raw, offset)[0]
     return info
+
+
+_TCP_CC_INFO = 26
+"""``TCP_CC_INFO`` (include/uapi/linux/tcp.h): the congestion control's own state, for BBR a
+``struct tcp_bbr_info`` of five u32 (bandwidth low and high words, min RTT, the two gains)."""
+
+
+def bbr_info(sock: socket.socket) -> dict[str, float]:
+    """BBR's model of the path from ``TCP_CC_INFO`` (what ``ss -ti`` shows as ``bbr:(...)``).
+
+    ``bbr_bw``: the max-filtered bandwidth estimate in payload bytes/s (``bbr_get_info`` in
+    ``tcp_bbr.c`` scales its packets/µs by ``mss_cache``), ``bbr_min_rtt_us``, and the pacing
+    and cwnd gains (the kernel's fixed point over 256, as plain numbers). Empty when the socket's
+    congestion control is not BBR (CUBIC and Reno report nothing; Vegas and DCTCP report other
+    structs, never read here).
+    """
+    used = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+    if used.split(b"\0")[0] != b"bbr":
+        return {}
+    raw = sock.getsockopt(socket.IPPROTO_TCP, _TCP_CC_INFO, 20)
+    if len(raw) < 20:
+        return {}
+    low, high, min_rtt_us, pacing_gain, cwnd_gain = struct.unpack("<5I", raw)
+    return {
+        "bbr_bw": float(high << 32 | low),
+        "bbr_min_rtt_us": float(min_rtt_us),
+        "bbr_pacing_gain": pacing_gain / 256.0,
+        "bbr_cwnd_gain": cwnd_gain / 256.0,
+    }
 
 
 def tcp_send(
@@ -114,9 +143,9 @@ def tcp_send(
 ) -> dict[str, object]:
     """Send bulk data to ``host:port`` for ``seconds`` with congestion control ``cc``.
 
-    With ``info_every`` > 0, the connection's :func:`tcp_info` is sampled about that often
-    (between writes) and written to ``info_path`` as JSON lines with ``t`` (s from the
-    connection's start).
+    With ``info_every`` > 0, the connection's :func:`tcp_info` (and under BBR its
+    :func:`bbr_info`) is sampled about that often (between writes) and written to ``info_path``
+    as JSON lines with ``t`` (s from the connection's start).
 
     Raises:
         OSError: ``cc`` is not available (``/proc/sys/net/ipv4/tcp_available_congestion_control``)
@@ -133,7 +162,7 @@ def tcp_send(
         next_info = start if info_every > 0 else float("inf")
         while (left := end - time.monotonic()) > 0:
             if (now := time.monotonic()) >= next_info:
-                samples.append({"t": now - start, **tcp_info(sock)})
+                samples.append({"t": now - start, **tcp_info(sock), **bbr_info(sock)})
                 next_info += info_every
             sock.settimeout(min(left, info_every) if info_every > 0 else left)
             try:
