@@ -47,7 +47,10 @@ def register(commands: Any) -> None:
         "--quick", action="store_true", help="fewer seeds and shorter runs (a smoke test)"
     )
     reproduce.add_argument(
-        "--jobs", type=positive_int, default=1, help="parallel runs (worker processes; 1)"
+        "--jobs",
+        type=positive_int,
+        default=1,
+        help="parallel runs (worker processes; with --referee, also ns-2 runs at once; 1)",
     )
     reproduce.add_argument(
         "--seed-cap",
