@@ -16,11 +16,13 @@ import math
 import os
 import shutil
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -105,22 +107,34 @@ def test_bad_parameters_name_the_field() -> None:
         pass
 
 
-def test_tcp_info_reads_a_live_connections_state() -> None:
-    """TCP_INFO on a loopback connection: the fields the twin's traces plot, in their units."""
-    import socket
+def _after_a_transfer(
+    nbytes: int, read: Callable[[socket.socket], dict[str, Any]], cc: str | None = None
+) -> dict[str, Any]:
+    """``read`` of a loopback sender once the bytes it wrote have arrived.
 
-    from tfrclab.testbed.traffic import tcp_info
-
+    The sender writes ``nbytes`` under congestion control ``cc`` (the default if None); it is
+    read 50 ms after the receiver has them all, so its last ACK has come back.
+    """
     with socket.create_server(("127.0.0.1", 0)) as server:
-        client = socket.create_connection(server.getsockname())
+        client = socket.socket()
+        if cc is not None:
+            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
+        client.connect(server.getsockname())
         peer, _ = server.accept()
         with client, peer:
-            client.sendall(b"x" * 100_000)
+            client.sendall(b"x" * nbytes)
             got = 0
-            while got < 100_000:
+            while got < nbytes:
                 got += len(peer.recv(65536))
             time.sleep(0.05)
-            info = tcp_info(client)
+            return read(client)
+
+
+def test_tcp_info_reads_a_live_connections_state() -> None:
+    """TCP_INFO on a loopback connection: the fields the twin's traces plot, in their units."""
+    from tfrclab.testbed.traffic import tcp_info
+
+    info = _after_a_transfer(100_000, tcp_info)
     assert info["cwnd"] >= 10, info
     assert 0 < info["rtt_us"] < 1_000_000, info
     # Everything written was delivered and acknowledged: nothing in flight or unsent.
@@ -128,38 +142,23 @@ def test_tcp_info_reads_a_live_connections_state() -> None:
     assert info["notsent_bytes"] == 0, info
     assert info["snd_wnd"] > 0, info
     assert info["pacing_rate"] > 0, info
+    assert info["snd_mss"] > 0, info
 
 
 def test_bbr_info_reads_bbrs_model_and_nothing_for_cubic() -> None:
     """TCP_CC_INFO on loopback connections: BBR's bandwidth estimate, min RTT and gains."""
-    import socket
-
     from tfrclab.testbed.traffic import bbr_info
 
     available = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
     if not {"bbr", "cubic"} <= set(available):
         pytest.skip(f"this kernel offers {available}, not both bbr and cubic")
-    for cc in ("bbr", "cubic"):
-        with socket.create_server(("127.0.0.1", 0)) as server:
-            client = socket.socket()
-            client.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, cc.encode())
-            client.connect(server.getsockname())
-            peer, _ = server.accept()
-            with client, peer:
-                client.sendall(b"x" * 1_000_000)
-                got = 0
-                while got < 1_000_000:
-                    got += len(peer.recv(65536))
-                time.sleep(0.05)
-                info = bbr_info(client)
-        if cc == "cubic":
-            assert info == {}
-            continue
-        assert info["bbr_bw"] > 0, info
-        assert 0 < info["bbr_min_rtt_us"] < 1_000_000, info
-        # STARTUP's high gain (2/ln 2 = 2.89) or a PROBE_BW/DRAIN gain, in plain numbers.
-        assert 0.3 < info["bbr_pacing_gain"] < 3.0, info
-        assert 1.0 <= info["bbr_cwnd_gain"] < 3.0, info
+    assert _after_a_transfer(1_000_000, bbr_info, "cubic") == {}
+    info = _after_a_transfer(1_000_000, bbr_info, "bbr")
+    assert info["bbr_bw"] > 0, info
+    assert 0 < info["bbr_min_rtt_us"] < 1_000_000, info
+    # STARTUP's high gain (2/ln 2 = 2.89) or a PROBE_BW/DRAIN gain, in plain numbers.
+    assert 0.3 < info["bbr_pacing_gain"] < 3.0, info
+    assert 1.0 <= info["bbr_cwnd_gain"] < 3.0, info
 
 
 def test_not_root_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
