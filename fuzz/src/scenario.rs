@@ -219,6 +219,7 @@ const KEYS: &[&str] = &[
     "loss_intervals",
     "discount_threshold",
     "short_history",
+    "loss_event_round_check",
     "first_interval",
     "variant",
     "window",

@@ -262,6 +262,11 @@ def plan(scenario: Scenario, rate_bps: float | None = None) -> TwinPlan:
                 raise TwinError(
                     f"{path}.preset: tfrc-udp has {', '.join(TFRC_PRESETS)}, found {preset!r}"
                 )
+            if table.get("loss_event_round_check", False):
+                raise TwinError(
+                    f"{path}.loss_event_round_check: the wire format carries no sender round, "
+                    "so tfrc-udp cannot run the check"
+                )
             size = table.get("size")
             datagram = None
             if size is not None:

@@ -42,6 +42,7 @@ def test_the_shipped_twin_maps_every_flow() -> None:
         ({"flows[0].stop": "10s"}, "flows[0].stop"),
         ({"flows": [{"kind": "cbr", "rate": "1Mbps"}]}, "flows[0].kind"),
         ({"duration": "900s"}, "duration"),
+        ({"flows[1].loss_event_round_check": True}, "flows[1].loss_event_round_check"),
     ],
 )
 def test_what_has_no_twin_is_refused_naming_the_key(changes: dict[str, Any], key: str) -> None:

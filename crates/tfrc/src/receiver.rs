@@ -105,6 +105,10 @@ pub struct Receiver {
     last_arrived: Option<(u64, Time)>,
     /// Start (sequence number, time) of the current loss event.
     current_event: Option<(u64, Time)>,
+    /// The sender round of the newest packet placed in the window, and the round that was
+    /// current when the current loss event started (the loss-event round check).
+    round: Option<u32>,
+    event_round: Option<u32>,
     rtt: Duration,
     /// Timestamp of the newest data packet and when it arrived, echoed in feedback.
     last_data: Option<(Time, Time)>,
@@ -138,6 +142,8 @@ impl Receiver {
             started: false,
             last_arrived: None,
             current_event: None,
+            round: None,
+            event_round: None,
             far_run: None,
             rtt: Duration::ZERO,
             last_data: None,
@@ -198,6 +204,9 @@ impl Receiver {
         }
         slot.arrival = Some(now);
         slot.ce = ecn == Ecn::Ce;
+        // ns-2's sink takes the round of every packet it places (its `round_id`), a late one's
+        // included, before deciding which holes are new loss events.
+        self.round = header.round;
         self.received_in_window += 1;
         self.stats.packets_received += 1;
         self.stats.bytes_received += u64::from(size_bytes);
@@ -403,10 +412,11 @@ impl Receiver {
     }
 
     /// A packet was lost (or CE-marked) at `time`: it starts a new loss event unless it lies
-    /// within one RTT of the current event's start (RFC 5348 §5.2).
+    /// within one RTT of the current event's start (RFC 5348 §5.2) or, with the round check,
+    /// the packet that revealed it carries no newer sender round than the event's.
     fn on_lost_packet(&mut self, seq: u64, time: Time) {
         if let Some((start_seq, start_time)) = self.current_event {
-            if time <= start_time + self.rtt {
+            if time <= start_time + self.rtt || self.same_round() {
                 return;
             }
             self.history.close_interval((seq - start_seq) as f64);
@@ -415,10 +425,25 @@ impl Receiver {
             self.history.seed_first(packets);
         }
         self.current_event = Some((seq, time));
+        self.event_round = self.round;
         self.stats.loss_events += 1;
         let p = self.history.loss_event_rate(1.0);
         self.stats.inv_theta_hat_sum += p;
         self.stats.inv_theta_hat_samples += 1;
+    }
+
+    /// Whether the round check holds a loss in the current event: it is on, and both the
+    /// newest packet and the event's start carry a round, the newest no later than the event's
+    /// (ns-2's `round_id > lastloss_round_id`, `PreciseLoss_`).
+    fn same_round(&self) -> bool {
+        match (
+            self.config.loss_event_round_check,
+            self.round,
+            self.event_round,
+        ) {
+            (true, Some(now), Some(event)) => now <= event,
+            _ => false,
+        }
     }
 
     /// The synthesized first loss interval (RFC 5348 §6.3.1): 1/p for the p at which the
@@ -521,6 +546,7 @@ mod tests {
             seq,
             timestamp: at(ms - 50),
             rtt: RTT,
+            round: None,
         };
         receiver.handle_data(at(ms), &header, 1000, Ecn::NotCe);
     }
@@ -621,6 +647,7 @@ mod tests {
             seq: 22,
             timestamp: Time::from_nanos(u64::MAX),
             rtt: RTT,
+            round: None,
         };
         receiver.handle_data(at(1200), &forged, 1000, Ecn::NotCe);
         let mut echoes = Vec::new();
@@ -647,6 +674,7 @@ mod tests {
             seq: 20,
             timestamp: at(1150),
             rtt: Duration::from_nanos(u64::MAX),
+            round: None,
         };
         receiver.handle_data(at(1200), &forged, 1000, Ecn::NotCe);
         receiver.handle_timeout(at(1200));
@@ -684,6 +712,53 @@ mod tests {
         assert!(reports.windows(2).filter(|w| w[1].p > w[0].p).count() >= 2);
     }
 
+    /// Packets 0..60 every 10 ms, those in `lost` missing, each carrying the sender round
+    /// `round_of(seq)`; the loss events counted.
+    fn events_with_rounds(check: bool, lost: &[u64], round_of: impl Fn(u64) -> u32) -> u64 {
+        let config = TfrcConfig {
+            loss_event_round_check: check,
+            ..TfrcConfig::floyd2000()
+        };
+        let mut receiver = Receiver::new(config).unwrap();
+        for seq in (0..60).filter(|seq| !lost.contains(seq)) {
+            let header = DataHeader {
+                seq,
+                timestamp: at(1000 + seq * 10 - 50),
+                rtt: RTT,
+                round: Some(round_of(seq)),
+            };
+            receiver.handle_data(at(1000 + seq * 10), &header, 1000, Ecn::NotCe);
+        }
+        receiver.stats().loss_events
+    }
+
+    #[test]
+    fn the_round_check_merges_losses_of_one_sender_round() {
+        // 20 and 40 are 200 ms apart, two RTTs: two events by the RTT rule alone.
+        let lost = [20, 40];
+        assert_eq!(events_with_rounds(false, &lost, |_| 7), 2);
+        // With the check, a loss revealed by a packet of the event's own round is merged,
+        assert_eq!(events_with_rounds(true, &lost, |_| 7), 1);
+        // one revealed by a packet of a later round starts a new event,
+        assert_eq!(
+            events_with_rounds(true, &lost, |seq| 7 + u32::from(seq > 30)),
+            2
+        );
+        // and the RTT rule still merges losses within one RTT whatever their rounds.
+        assert_eq!(events_with_rounds(true, &[20, 25], |seq| seq as u32), 1);
+    }
+
+    #[test]
+    fn packets_without_a_round_skip_the_check() {
+        let config = TfrcConfig {
+            loss_event_round_check: true,
+            ..TfrcConfig::floyd2000()
+        };
+        let mut receiver = Receiver::new(config).unwrap();
+        stream(&mut receiver, 0..100, &[20, 40], 10);
+        assert_eq!(receiver.stats().loss_events, 2);
+    }
+
     #[test]
     fn lost_packet_time_is_interpolated_between_neighbours() {
         let mut receiver = Receiver::new(TfrcConfig::default()).unwrap();
@@ -717,6 +792,7 @@ mod tests {
             seq: 1,
             timestamp: at(0),
             rtt: RTT,
+            round: None,
         };
         // Sequence numbers start at 0 by convention, so a receiver that starts at 1 treats
         // 0 as never sent; losing 2 while 3, 4, 5 arrive is the first loss, with no rate yet.
@@ -742,6 +818,7 @@ mod tests {
                 seq,
                 timestamp: at(60),
                 rtt: RTT,
+                round: None,
             };
             receiver.handle_data(at(110), &header, 1000, Ecn::NotCe);
         }
@@ -780,6 +857,7 @@ mod tests {
                 seq,
                 timestamp: at(1),
                 rtt: Duration::from_secs(1 << 30),
+                round: None,
             };
             receiver.handle_data(at(2), &header, 1000, Ecn::NotCe);
         }

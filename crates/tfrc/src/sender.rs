@@ -218,6 +218,7 @@ impl Sender {
             seq: self.next_seq,
             timestamp: now,
             rtt: self.pacing.rtt,
+            round: Some(self.round()),
         };
         self.next_seq += 1;
         self.stats.packets_sent += 1;
@@ -331,6 +332,15 @@ impl Sender {
         now.saturating_since(echo)
             .checked_sub(feedback.t_delay)
             .ok_or(FeedbackError::DelayExceedsElapsed)
+    }
+
+    /// The feedback round each data packet carries (ns-2's `round_id`, which `TfrcAgent::recv`
+    /// advances on every report and `reduce_rate_on_no_feedback` on every expiry): accepted
+    /// reports plus nofeedback expiries so far. Wraps after 2^32 rounds.
+    fn round(&self) -> u32 {
+        self.stats
+            .feedback_received
+            .wrapping_add(self.stats.nofeedback_expiries) as u32
     }
 
     /// Fires the nofeedback timer if it is due at `now` (RFC 5348 §4.4).
@@ -919,6 +929,34 @@ mod tests {
         sender.handle_timeout(at(500));
         assert_eq!(sender.stats().nofeedback_expiries, 1);
         assert!((sender.stats().x_bytes_per_s - 20_000.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn data_carries_the_round_of_reports_and_expiries() {
+        let mut sender = Sender::new(TfrcConfig::floyd2000(), Time::ZERO).unwrap();
+        let first = sender.poll_transmit(Time::ZERO, true).unwrap();
+        assert_eq!(first.round, Some(0));
+        sender
+            .handle_feedback(at(100), &feedback(0, 0.0, 0.0))
+            .unwrap();
+        let sent = |sender: &mut Sender, t: Time| {
+            sender.handle_timeout(t);
+            std::iter::from_fn(|| sender.poll_transmit(t, true)).last()
+        };
+        let next = sender.poll_timeout().unwrap();
+        assert_eq!(sent(&mut sender, next).unwrap().round, Some(1));
+        // A rejected report (an echo no packet carried) is no round.
+        assert!(sender
+            .handle_feedback(at(150), &feedback(77, 0.0, 0.0))
+            .is_err());
+        // Silence until the nofeedback timer fires: the next packet carries round 2.
+        while sender.stats().nofeedback_expiries == 0 {
+            let t = sender.poll_timeout().unwrap();
+            sender.handle_timeout(t);
+            while sender.poll_transmit(t, true).is_some() {}
+        }
+        let after = sender.poll_timeout().unwrap();
+        assert_eq!(sent(&mut sender, after).unwrap().round, Some(2));
     }
 
     #[test]

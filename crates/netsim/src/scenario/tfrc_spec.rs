@@ -120,6 +120,7 @@ fn parse_options(fields: &mut Fields<'_>, c: &mut TfrcConfig) -> Result<(), Scen
             _ => ShortHistory::Ns2,
         };
     }
+    c.loss_event_round_check = fields.or("loss_event_round_check", c.loss_event_round_check)?;
     let first = ["max_receive_rate", "current_receive_rate"];
     if let Some(rule) = fields.choice("first_interval", &first)? {
         c.first_interval = match rule {
@@ -293,6 +294,7 @@ mod tests {
             loss_intervals = 16
             discount_threshold = "none"
             short_history = "rfc5348"
+            loss_event_round_check = true
             first_interval = "max_receive_rate"
             "#,
         )
@@ -333,6 +335,7 @@ mod tests {
             loss_intervals: 16,
             discount_threshold: None,
             short_history: ShortHistory::Rfc5348,
+            loss_event_round_check: true,
             first_interval: FirstIntervalRate::MaxReceiveRate,
         };
         assert_eq!(config.tfrc, expected);

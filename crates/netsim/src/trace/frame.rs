@@ -322,6 +322,7 @@ mod tests {
             seq: 42,
             timestamp: Time::from_nanos(5),
             rtt: Duration::from_millis(80),
+            round: None,
         };
         let mut buf = Vec::new();
         build(
@@ -422,6 +423,7 @@ mod tests {
                 seq,
                 timestamp: Time::from_nanos(ns),
                 rtt: Duration::from_nanos(ns / 3),
+                round: None,
             })),
             (0.0..1e12f64, 0.0..=1.0f64).prop_map(|(x, p)| Payload::TfrcFeedback(FeedbackHeader {
                 timestamp_echo: Time::from_nanos(7),

@@ -32,7 +32,7 @@ _TFRC_FIXED: dict[str, Any] = {
 _TFRC_MAPPED = {"size", "feedback_size", "b", "rto_granularity", "rto_min",
                 "rate_before_feedback", "rtt_ewma_q", "sqrt_rtt_ewma_q", "oscillation_prevention",
                 "ndupack", "discount_threshold", "ecn", "preset", "dither_fraction",
-                "loss_intervals"}  # fmt: skip
+                "loss_intervals", "loss_event_round_check"}  # fmt: skip
 
 
 def tfrc_flow(flow: FlowPlan, lines: list[str]) -> None:
@@ -103,7 +103,9 @@ def tfrc_flow(flow: FlowPlan, lines: list[str]) -> None:
         # tfrc-sink.cc: -1 is DEFAULT_NUMSAMPLES, 8 (scripts as before for the default).
         ("NumSamples_", -1 if int(t.get("loss_intervals", 8)) == 8 else int(t["loss_intervals"])),
         ("ShortIntervals_", 0),
-        ("PreciseLoss_", 1),
+        # ns-2.35's default, on; netsim's `loss_event_round_check` is off unless set, so an
+        # explicit false turns ns-2's off too (docs/tfrc.md, "Deviations from ns-2 that remain").
+        ("PreciseLoss_", 1 if t.get("loss_event_round_check", True) else 0),
     ]
     lines.append(f"set src({k}) [new Agent/TFRC]")
     lines += [f"$src({k}) set {name} {value}" for name, value in settings]
