@@ -255,3 +255,15 @@ def test_a_claim_reading_a_refused_cell_through_a_minimum_is_found(
     assert "tear: flows[0].kind: 'tear' has no ns-2 export" in masked.reason
     assert alone.measured.mean == 4.0
     assert alone.agreement == "inconclusive"  # 5 against 4 on one seed
+
+    # An analysis that reads what ns-2's datasets lack (a TFRC receiver's own counters, say)
+    # leaves every claim without an ns-2 value, and says why.
+    def reads_netsims_own(d: dict[str, SweepData], plan: Plan) -> dict[str, float]:
+        if mean(d["tcp"]) == 4.0:  # ns-2's stand-in
+            raise KeyError("packet_loss_rate")
+        return {"min": min(mean(d["tcp"]), mean(d["tear"])), "tcp": mean(d["tcp"])}
+
+    lacking = replace(experiment, analyze=reads_netsims_own)
+    for r in referee_ns2(lacking, lacking.quick, netsim, results, tmp_path, print):
+        assert r.agreement == "not comparable"
+        assert "cannot run on ns-2's datasets (KeyError: 'packet_loss_rate')" in r.reason

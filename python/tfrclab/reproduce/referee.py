@@ -536,7 +536,11 @@ def referee_ns2(
             out.append(RefereeResult(_nothing(), "not exportable", why))
             continue
         if theirs is None:
-            out.append(RefereeResult(_nothing(), "not comparable", f"analysis failed: {error}"))
+            why = (
+                f"the experiment's analysis cannot run on ns-2's datasets ({error}); they hold "
+                "only what the exported script prints (docs/crosscheck.md)"
+            )
+            out.append(RefereeResult(_nothing(), "not comparable", why))
             continue
         measured = measure_or_nan(r.claim, theirs)
         if math.isnan(measured.mean):
