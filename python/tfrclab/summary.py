@@ -49,6 +49,7 @@ Rules, each a choice a reader should know:
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -67,7 +68,9 @@ __all__ = [
     "BACKGROUND_KINDS",
     "Summary",
     "class_label",
+    "class_rows",
     "data_packet_bytes",
+    "fair_shares",
     "flow_labels",
     "queue_columns",
     "queue_in_packets",
@@ -244,7 +247,7 @@ def summarize(
     flows = _flows(result, window)
     links = _links(result, window)
     reference = reference_group if reference_group is not None else result.info.reference_group
-    classes = _classes(flows, reference or None)
+    classes = class_rows(flows, reference or None)
     return Summary(window=window, flows=flows, links=links, classes=classes, result=result)
 
 
@@ -330,16 +333,35 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
 def _fair_shares(
     result: Result, fraction: Any, background: Any, throughput: Any
 ) -> tuple[list[str], Any]:
-    """Each flow's tightest link and its fair share there (see the module documentation).
-
-    ``background`` flags the background flows and ``throughput`` holds every flow's
-    throughput in the window (bit/s): the background's is taken off the links it crosses.
-    """
-    paths = [[str(link) for link in path] for path in result._flow_column("path")]
-    kinds = [str(kind) for kind in result._flow_column("kind")]
+    """:func:`fair_shares` of ``result``'s flows and links."""
     link_names = [str(name) for name in result._link_column("name")]
     link_rates = np.asarray(result._link_column("rate_bps")).astype(np.float64)
-    rate = dict(zip(link_names, link_rates, strict=True))
+    return fair_shares(
+        [[str(link) for link in path] for path in result._flow_column("path")],
+        [str(kind) for kind in result._flow_column("kind")],
+        dict(zip(link_names, link_rates, strict=True)),
+        fraction,
+        background,
+        throughput,
+    )
+
+
+def fair_shares(
+    paths: Sequence[Sequence[str]],
+    kinds: Sequence[str],
+    rate: Mapping[str, float],
+    fraction: Any,
+    background: Any,
+    throughput: Any,
+) -> tuple[list[str], Any]:
+    """Each flow's tightest link and its fair share there (see the module documentation).
+
+    Per flow: the links it crosses (``paths``, names in ``rate``, bit/s), its kind, the
+    fraction of the window it was active, whether it is background traffic and its throughput
+    in the window (bit/s): the background's is taken off the links it crosses, and the
+    foreground flows share the rest, each weighted by its active fraction. Also used for
+    ns-2.35's runs (:func:`tfrclab.reproduce.referee.ns2_sweep_data`).
+    """
     everyone: dict[str, float] = {}
     foreground: dict[str, float] = {}
     load: dict[str, float] = {}
@@ -484,8 +506,13 @@ def _nanmean(values: Any) -> float:
     return float(total / count) if count > 0 else float("nan")
 
 
-def _classes(flows: dict[str, Any], reference: str | None = None) -> list[dict[str, Any]]:
+def class_rows(flows: Mapping[str, Any], reference: str | None = None) -> list[dict[str, Any]]:
     """The per-group table of the module documentation, one dict per row.
+
+    ``flows`` holds per-flow columns: ``group``, ``kind``, ``variant``, ``background``,
+    ``active_fraction``, ``active_throughput_bits_per_s``, ``normalized_throughput``,
+    ``packet_loss_rate`` and ``loss_event_rate`` (NaN where unknown). Also used for ns-2.35's
+    runs (:func:`tfrclab.reproduce.referee.ns2_sweep_data`).
 
     Raises:
         ValueError: if ``reference`` names no group of the window.

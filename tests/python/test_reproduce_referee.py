@@ -193,6 +193,62 @@ def test_seeds_run_side_by_side_give_the_same_datasets(tmp_path: Path) -> None:
 
 
 @needs_ns
+def test_ns2s_runs_carry_netsims_per_class_table(tmp_path: Path) -> None:
+    # Fig. 6's RED cell at 5 Mb/s with 4 TCP and 4 TFRC flows, 60 s measured after 20 s, two
+    # seeds: ns-2's runs get each flow's fair share and normalized throughput, and a class
+    # table made as netsim's (tfrclab.summary.class_rows).
+    from tfrclab.reproduce.floyd2000_fairness import FIG06
+    from tfrclab.reproduce.registry import scenario_path
+    from tfrclab.scenario import Scenario
+    from tfrclab.simulate import run
+    from tfrclab.summary import summarize
+
+    label = "red-5M-8"
+    (cell,) = [c for c in FIG06.cells if c[0] == label]
+    changes = {**cell[2], "duration": "80s", "measure.from": "20s"}
+    ns2 = referee.ns2_sweep_data(cell[1], changes, (1, 2), tmp_path / "ns2", print, jobs=2)
+    for seed in (1, 2):
+        runs = ns2.runs[ns2.runs["seed"] == seed]
+        # No background: every flow's share is the bottleneck's 5 Mb/s over the 8 flows.
+        assert runs["fair_share_bits_per_s"].to_numpy() == pytest.approx([5e6 / 8] * 8)
+        assert runs["normalized_throughput"].to_numpy() == pytest.approx(
+            runs["throughput_bits_per_s"].to_numpy() / (5e6 / 8)
+        )
+        classes = ns2.classes[ns2.classes["seed"] == seed].set_index("kind")
+        assert set(classes.index) == {"tcp", "tfrc"}
+        assert list(classes["class"]) == ["tcp/sack", "tfrc/floyd2000"]
+        assert list(classes["flows"]) == [4, 4]
+        for kind in ("tcp", "tfrc"):
+            mine = runs.loc[runs["kind"] == kind, "normalized_throughput"].mean()
+            assert classes.loc[kind, "normalized_throughput"] == pytest.approx(mine)
+        # The shares add up to what the bottleneck carried.
+        link = ns2.links[(ns2.links["seed"] == seed) & (ns2.links["name"] == "bottleneck")]
+        used = float(link["utilization"].iloc[0])
+        assert runs["normalized_throughput"].mean() == pytest.approx(used, rel=0.02)
+        # netsim's class table of the same cell and seed has the same rows and nearly the
+        # same values.
+        scenario = Scenario.load(scenario_path(cell[1])).with_(**changes)
+        netsim = summarize(run(scenario, seed=seed)).classes.set_index("class")
+        theirs = classes.set_index("class")
+        assert list(netsim.index) == list(theirs.index)
+        assert theirs["normalized_throughput"].to_numpy() == pytest.approx(
+            netsim["normalized_throughput"].to_numpy(), rel=0.25
+        )
+
+
+@needs_ns
+def test_fig07_is_refereed_on_its_normalized_throughputs(tmp_path: Path) -> None:
+    # Its analysis reads each flow's throughput normalized to its fair share, which ns-2's runs
+    # now carry (quick plan: 7 cells of 2-128 flows, one seed of 40 s).
+    (fig07,) = experiments(["floyd2000/fig07"])
+    outcome = run_experiment(fig07, tmp_path, quick=True, referee="ns2", jobs=2)
+    assert outcome.referee
+    for result in outcome.referee:
+        assert result.agreement in ("agree", "differ", "inconclusive"), result.reason
+        assert not math.isnan(result.measured.mean)
+
+
+@needs_ns
 def test_floyd2000_fig22_is_refereed_on_its_link_and_flow_series(tmp_path: Path) -> None:
     # Two TCP flows on a RED link (quick: 2 seeds): the peak packets per 0.1 s, read from the
     # per-bin flow series, are the same in ns-2.35; the queue's growth is measured in both.

@@ -215,11 +215,13 @@ def ns2_sweep_data(
     ``flow_series`` (``sent_packets``, ``sent_bytes``, ``received_bytes`` per flow and bin),
     ``link_series`` (``arrivals``, ``departures``, ``drops``, ``departed_bytes``,
     ``mean_queue_packets`` per binned link and bin), ``runs`` (per flow: ``id``, ``name``,
-    ``kind``, the window, packets and bytes sent and received in it and the throughput) and
-    ``links`` (per binned link over the window: ``name``, ``rate_bps``, ``arrivals``, ``drops``,
-    ``departures``, ``bytes_departed``, ``throughput_bits_per_s``, ``utilization``,
-    ``drop_rate``, ``mean_queue_packets``, by :mod:`tfrclab.metrics` as the cross-check takes
-    them), at the scenario's own monitor bin; ``classes`` holds only its seeds. Outputs are
+    ``kind``, the window, packets and bytes sent and received in it, the throughput, the fair
+    share and the throughput normalized to it), ``classes`` (per seed and flow group, netsim's
+    per-class table, :func:`tfrclab.summary.class_rows`, with packet loss and loss event rates
+    NaN: ns-2 prints no per-flow drops) and ``links`` (per binned link over the window:
+    ``name``, ``rate_bps``, ``arrivals``, ``drops``, ``departures``, ``bytes_departed``,
+    ``throughput_bits_per_s``, ``utilization``, ``drop_rate``, ``mean_queue_packets``, by
+    :mod:`tfrclab.metrics` as the cross-check takes them), at the scenario's own monitor bin. Outputs are
     kept in ``cache`` and reused while the script is the same; up to ``jobs`` seeds run in
     ns-2 at once.
 
@@ -238,13 +240,14 @@ def ns2_sweep_data(
     from tfrclab.ns2.plan import resolve
     from tfrclab.reproduce.runner import SweepData
     from tfrclab.scenario import Scenario
+    from tfrclab.summary import class_rows
 
     scenario = Scenario.load(scenario_path(relative))
     if changes:
         scenario = scenario.with_(**changes)
     bin_s = scenario.bin_s
     start_s, end_s = scenario.measure_s
-    flow_frames, link_frames, run_frames, window_frames = [], [], [], []
+    flow_frames, link_frames, run_frames, window_frames, class_frames = [], [], [], [], []
     plans = [resolve(scenario, seed, strict=False) for seed in seeds]
     scripts = [export_tcl(plan, bin_s) for plan in plans]
     # ns-2 runs in its own process, so threads run the seeds side by side; the outputs are
@@ -310,6 +313,8 @@ def ns2_sweep_data(
             )
         window_frames.append(pd.DataFrame(rows))
         received = series.received_bytes[:, window].sum(axis=1)
+        throughput = received * 8.0 / width if width else np.full(len(names), np.nan)
+        flows = _flow_shares(plan, (start_s, start_s + width), throughput)
         run_frames.append(
             pd.DataFrame(
                 {
@@ -322,18 +327,76 @@ def ns2_sweep_data(
                     "packets_sent": sent_packets[:, window].sum(axis=1),
                     "bytes_sent": series.sent_bytes[:, window].sum(axis=1),
                     "bytes_received": received,
-                    "throughput_bits_per_s": received * 8.0 / width if width else np.nan,
+                    "throughput_bits_per_s": throughput,
+                    "fair_share_bits_per_s": flows["fair_share_bits_per_s"],
+                    "normalized_throughput": flows["normalized_throughput"],
                 }
             )
         )
+        class_frames.append(pd.DataFrame(class_rows(flows)).assign(seed=seed))
     return SweepData(
         runs=pd.concat(run_frames, ignore_index=True),
-        classes=pd.DataFrame({"seed": list(seeds)}),
+        classes=pd.concat(class_frames, ignore_index=True),
         links=pd.concat(window_frames, ignore_index=True),
         flow_series=pd.concat(flow_frames, ignore_index=True),
         link_series=pd.concat(link_frames, ignore_index=True),
         bin_s=bin_s,
     )
+
+
+_VARIANT_DEFAULTS = {"tcp": "sack", "web": "reno", "short_tcp": "reno", "tfrc": "rfc5348"}
+"""The variant (TFRC: preset) netsim gives a flow that names none, for its class label."""
+
+
+def _flow_shares(plan: Any, window: tuple[float, float], throughput: np.ndarray) -> dict[str, Any]:
+    """Per-flow columns of ns-2's run for :func:`tfrclab.summary.class_rows`, as netsim's.
+
+    Each flow's group and class, whether it is background traffic, the fraction of the window
+    it was active (from the start and stop netsim drew), its fair share on its tightest link
+    (:func:`tfrclab.summary.fair_shares` over its data links) and its throughput over that
+    share. Packet loss and loss event rates are NaN: ns-2's output has no per-flow drops or
+    loss events.
+    """
+    from tfrclab.summary import BACKGROUND_KINDS, class_label, fair_shares
+
+    start_s, end_s = window
+    length = end_s - start_s
+    kinds = [flow.kind for flow in plan.flows]
+    variants = [
+        str(flow.table.get("preset" if flow.kind == "tfrc" else "variant", "") or
+            _VARIANT_DEFAULTS.get(flow.kind, ""))
+        for flow in plan.flows
+    ]  # fmt: skip
+    background = np.array(
+        [bool(flow.table.get("background", flow.kind in BACKGROUND_KINDS)) for flow in plan.flows]
+    )
+    stop = np.array([np.inf if f.stop_s is None else f.stop_s for f in plan.flows], dtype=float)
+    begin = np.array([f.start_s for f in plan.flows], dtype=float)
+    active_s = np.clip(np.minimum(stop, end_s) - np.maximum(begin, start_s), 0.0, None)
+    fraction = active_s / length if length > 0 else np.zeros(len(kinds))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        active = np.where(active_s > 0, throughput * length / active_s, np.nan)
+    rate = {link.name: float(link.rate_bps) for link in plan.links}
+    paths = [[plan.links[i].name for i in flow.data_links] for flow in plan.flows]
+    _, shares = fair_shares(paths, kinds, rate, fraction, background, throughput)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normalized = active / shares
+    nothing = np.full(len(kinds), np.nan)
+    return {
+        "group": [
+            str(flow.table.get("group", "") or class_label(kind, variant))
+            for flow, kind, variant in zip(plan.flows, kinds, variants, strict=True)
+        ],
+        "kind": kinds,
+        "variant": variants,
+        "background": background,
+        "active_fraction": fraction,
+        "active_throughput_bits_per_s": active,
+        "fair_share_bits_per_s": shares,
+        "normalized_throughput": normalized,
+        "packet_loss_rate": nothing,
+        "loss_event_rate": nothing,
+    }
 
 
 _FOREIGN_DATA_ERRORS = (
