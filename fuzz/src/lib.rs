@@ -242,7 +242,6 @@ pub fn seed_corpus() -> Vec<Vec<u8>> {
             seq,
             timestamp: Time::from_nanos(nanos),
             rtt: Duration::from_nanos(nanos / 3),
-            round: None,
         };
         for payload in [&b""[..], b"x", &[0xa5; 40]] {
             let mut buf = vec![0u8; DATA_HEADER_LEN + payload.len()];

@@ -2,6 +2,43 @@
 
 use tfrc::Time;
 
+/// A TFRC data packet as the simulator carries it: the fields of `tfrc::DataHeader`, the RTT in
+/// whole nanoseconds (8 bytes where a `Duration` takes 16, so that a packet stays 72 bytes), and
+/// the sender's feedback round (`tfrc::Sender::round`), which ns-2's loss-event round check
+/// reads and the wire format does not carry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TfrcData {
+    /// The sequence number.
+    pub seq: u64,
+    /// The sender's clock when the packet was sent.
+    pub timestamp: Time,
+    /// The sender's RTT estimate, nanoseconds (saturating).
+    pub rtt_ns: u64,
+    /// The sender's feedback round when the packet was sent.
+    pub round: u32,
+}
+
+impl TfrcData {
+    /// `header` sent in feedback `round`.
+    pub fn new(header: &tfrc::DataHeader, round: u32) -> TfrcData {
+        TfrcData {
+            seq: header.seq,
+            timestamp: header.timestamp,
+            rtt_ns: tfrc::time::duration_nanos(header.rtt),
+            round,
+        }
+    }
+
+    /// The header the receiver reads.
+    pub fn header(&self) -> tfrc::DataHeader {
+        tfrc::DataHeader {
+            seq: self.seq,
+            timestamp: self.timestamp,
+            rtt: std::time::Duration::from_nanos(self.rtt_ns),
+        }
+    }
+}
+
 /// A flow's index in the scenario (stable: it also names the flow's RNG stream).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct FlowId(pub u32);
@@ -16,7 +53,7 @@ pub enum Payload {
     /// A constant-bit-rate data packet (the built-in CBR source).
     Cbr,
     /// A TFRC data packet.
-    TfrcData(tfrc::DataHeader),
+    TfrcData(TfrcData),
     /// A TFRC feedback packet.
     TfrcFeedback(tfrc::FeedbackHeader),
     /// A TCP data packet (ns-2 one-way TCP).

@@ -357,7 +357,6 @@ fn data_packet_in(session: u64, seq: u64) -> Vec<u8> {
         seq,
         timestamp: Time::from_nanos(1 + seq * 1000),
         rtt: Duration::from_millis(1),
-        round: None,
     };
     let len = header
         .emit_with_payload(session, &[1; 8], &mut buf)

@@ -36,7 +36,6 @@ fn receiver_path(c: &mut Criterion) {
                         seq,
                         timestamp: now,
                         rtt: RTT,
-                        round: None,
                     };
                     receiver.handle_data(now, &header, 1000, Ecn::NotCe);
                     if receiver.poll_timeout().is_some_and(|t| t <= now) {

@@ -136,14 +136,14 @@ pub struct TfrcConfig {
     pub short_history: ShortHistory,
     /// ns-2.35's `PreciseLoss_` round check (`TfrcSinkAgent::new_loss`): a loss starts a new
     /// loss event only if, besides lying more than one RTT after the current event's start, the
-    /// data packet that revealed it carries a newer sender round ([`DataHeader::round`]) than
+    /// data packet that revealed it carries a newer sender round ([`Sender::round`]) than
     /// the packet that revealed the current event. The sender's round advances on each report
     /// and each nofeedback expiry, so below one packet per RTT the check merges losses the RTT
     /// rule alone would count apart. Off in both presets (ns-2.35 has it on; docs/tfrc.md,
     /// "Deviations from ns-2 that remain"). Packets without a round (the wire format carries
     /// none) skip the check.
     ///
-    /// [`DataHeader::round`]: crate::packet::DataHeader::round
+    /// [`Sender::round`]: crate::Sender::round
     pub loss_event_round_check: bool,
     /// The rate the first loss interval is synthesized from.
     pub first_interval: FirstIntervalRate,

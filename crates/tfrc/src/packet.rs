@@ -17,10 +17,6 @@ pub struct DataHeader {
     /// The sender's current RTT estimate R (zero before the first sample); the receiver uses it to
     /// group losses into loss events and to pace its feedback.
     pub rtt: Duration,
-    /// The sender's feedback round (ns-2's `round_id`): +1 on each report the sender takes and
-    /// on each nofeedback expiry. Read only by the loss-event round check
-    /// (`TfrcConfig::loss_event_round_check`); `None` where it is not carried (the wire format).
-    pub round: Option<u32>,
 }
 
 /// The fields of a feedback packet (RFC 5348 §3.2.2).

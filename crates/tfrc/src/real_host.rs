@@ -674,7 +674,6 @@ impl RealHostHarness {
             seq,
             timestamp,
             rtt: spoof.rtt,
-            round: None,
         };
         let size = self.config.sender.segment_size_bytes;
         let slot = self.store_data(header, size);

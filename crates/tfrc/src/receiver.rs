@@ -168,6 +168,21 @@ impl Receiver {
     /// packets older than the window (already declared lost), sequence number `u64::MAX`, and a
     /// far-ahead packet that no run of followers confirms (see [`MAX_REORDERING_WINDOW`]).
     pub fn handle_data(&mut self, now: Time, header: &DataHeader, size_bytes: u32, ecn: Ecn) {
+        self.handle_data_in_round(now, header, size_bytes, ecn, None);
+    }
+
+    /// [`Receiver::handle_data`] for a packet the sender sent in feedback `round`
+    /// ([`crate::Sender::round`]), which the loss-event round check
+    /// (`TfrcConfig::loss_event_round_check`) reads; `None` skips the check. The simulator
+    /// carries the round beside the header; the wire format carries none.
+    pub fn handle_data_in_round(
+        &mut self,
+        now: Time,
+        header: &DataHeader,
+        size_bytes: u32,
+        ecn: Ecn,
+        round: Option<u32>,
+    ) {
         if header.seq == u64::MAX {
             self.stats.packets_ignored += 1;
             return;
@@ -206,7 +221,7 @@ impl Receiver {
         slot.ce = ecn == Ecn::Ce;
         // ns-2's sink takes the round of every packet it places (its `round_id`), a late one's
         // included, before deciding which holes are new loss events.
-        self.round = header.round;
+        self.round = round;
         self.received_in_window += 1;
         self.stats.packets_received += 1;
         self.stats.bytes_received += u64::from(size_bytes);
@@ -546,7 +561,6 @@ mod tests {
             seq,
             timestamp: at(ms - 50),
             rtt: RTT,
-            round: None,
         };
         receiver.handle_data(at(ms), &header, 1000, Ecn::NotCe);
     }
@@ -647,7 +661,6 @@ mod tests {
             seq: 22,
             timestamp: Time::from_nanos(u64::MAX),
             rtt: RTT,
-            round: None,
         };
         receiver.handle_data(at(1200), &forged, 1000, Ecn::NotCe);
         let mut echoes = Vec::new();
@@ -674,7 +687,6 @@ mod tests {
             seq: 20,
             timestamp: at(1150),
             rtt: Duration::from_nanos(u64::MAX),
-            round: None,
         };
         receiver.handle_data(at(1200), &forged, 1000, Ecn::NotCe);
         receiver.handle_timeout(at(1200));
@@ -725,9 +737,9 @@ mod tests {
                 seq,
                 timestamp: at(1000 + seq * 10 - 50),
                 rtt: RTT,
-                round: Some(round_of(seq)),
             };
-            receiver.handle_data(at(1000 + seq * 10), &header, 1000, Ecn::NotCe);
+            let now = at(1000 + seq * 10);
+            receiver.handle_data_in_round(now, &header, 1000, Ecn::NotCe, Some(round_of(seq)));
         }
         receiver.stats().loss_events
     }
@@ -792,7 +804,6 @@ mod tests {
             seq: 1,
             timestamp: at(0),
             rtt: RTT,
-            round: None,
         };
         // Sequence numbers start at 0 by convention, so a receiver that starts at 1 treats
         // 0 as never sent; losing 2 while 3, 4, 5 arrive is the first loss, with no rate yet.
@@ -818,7 +829,6 @@ mod tests {
                 seq,
                 timestamp: at(60),
                 rtt: RTT,
-                round: None,
             };
             receiver.handle_data(at(110), &header, 1000, Ecn::NotCe);
         }
@@ -857,7 +867,6 @@ mod tests {
                 seq,
                 timestamp: at(1),
                 rtt: Duration::from_secs(1 << 30),
-                round: None,
             };
             receiver.handle_data(at(2), &header, 1000, Ecn::NotCe);
         }

@@ -218,7 +218,6 @@ impl Sender {
             seq: self.next_seq,
             timestamp: now,
             rtt: self.pacing.rtt,
-            round: Some(self.round()),
         };
         self.next_seq += 1;
         self.stats.packets_sent += 1;
@@ -334,10 +333,12 @@ impl Sender {
             .ok_or(FeedbackError::DelayExceedsElapsed)
     }
 
-    /// The feedback round each data packet carries (ns-2's `round_id`, which `TfrcAgent::recv`
-    /// advances on every report and `reduce_rate_on_no_feedback` on every expiry): accepted
-    /// reports plus nofeedback expiries so far. Wraps after 2^32 rounds.
-    fn round(&self) -> u32 {
+    /// The feedback round a data packet sent now belongs to (ns-2's `round_id`, which
+    /// `TfrcAgent::recv` advances on every report and `reduce_rate_on_no_feedback` on every
+    /// expiry): accepted reports plus nofeedback expiries so far. Wraps after 2^32 rounds. A
+    /// simulator hands it with the packet to [`crate::Receiver::handle_data_in_round`] for the
+    /// loss-event round check; the wire format does not carry it.
+    pub fn round(&self) -> u32 {
         self.stats
             .feedback_received
             .wrapping_add(self.stats.nofeedback_expiries) as u32
@@ -932,10 +933,10 @@ mod tests {
     }
 
     #[test]
-    fn data_carries_the_round_of_reports_and_expiries() {
+    fn the_round_counts_reports_and_expiries() {
         let mut sender = Sender::new(TfrcConfig::floyd2000(), Time::ZERO).unwrap();
-        let first = sender.poll_transmit(Time::ZERO, true).unwrap();
-        assert_eq!(first.round, Some(0));
+        assert!(sender.poll_transmit(Time::ZERO, true).is_some());
+        assert_eq!(sender.round(), 0);
         sender
             .handle_feedback(at(100), &feedback(0, 0.0, 0.0))
             .unwrap();
@@ -944,7 +945,8 @@ mod tests {
             std::iter::from_fn(|| sender.poll_transmit(t, true)).last()
         };
         let next = sender.poll_timeout().unwrap();
-        assert_eq!(sent(&mut sender, next).unwrap().round, Some(1));
+        assert!(sent(&mut sender, next).is_some());
+        assert_eq!(sender.round(), 1);
         // A rejected report (an echo no packet carried) is no round.
         assert!(sender
             .handle_feedback(at(150), &feedback(77, 0.0, 0.0))
@@ -956,7 +958,8 @@ mod tests {
             while sender.poll_transmit(t, true).is_some() {}
         }
         let after = sender.poll_timeout().unwrap();
-        assert_eq!(sent(&mut sender, after).unwrap().round, Some(2));
+        assert!(sent(&mut sender, after).is_some());
+        assert_eq!(sender.round(), 2);
     }
 
     #[test]

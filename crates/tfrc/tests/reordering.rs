@@ -23,7 +23,6 @@ fn loss_events_with_displacement(displacement: u64) -> u64 {
             seq,
             timestamp: now - Duration::from_millis(50),
             rtt: Duration::from_millis(100),
-            round: None,
         };
         receiver.handle_data(now, &header, 1000, Ecn::NotCe);
     }
@@ -49,7 +48,6 @@ fn late_packet_after_loss_is_ignored_not_double_counted() {
             seq,
             timestamp: now,
             rtt,
-            round: None,
         };
         receiver.handle_data(now, &header, 1000, Ecn::NotCe);
     }
@@ -70,7 +68,6 @@ fn ecn_mark_counts_as_a_loss_event() {
             seq,
             timestamp: now,
             rtt,
-            round: None,
         };
         let ecn = if seq == 5 { Ecn::Ce } else { Ecn::NotCe };
         receiver.handle_data(now, &header, 1000, ecn);

@@ -32,7 +32,6 @@ fn golden_data() -> DataHeader {
         seq: 0x0102_0304_0506_0708,
         timestamp: Time::from_nanos(1_000_000_000),
         rtt: Duration::from_millis(100),
-        round: None,
     }
 }
 
@@ -150,7 +149,6 @@ fn data_round_trips_at_the_edges() {
                         seq,
                         timestamp: Time::from_nanos(nanos),
                         rtt,
-                        round: None,
                     };
                     let bytes = emit_data(&header, payload);
                     assert_eq!(bytes.len(), header.buffer_len() + payload.len());
@@ -508,7 +506,6 @@ fn data_header() -> impl Strategy<Value = DataHeader> {
         seq,
         timestamp: Time::from_nanos(nanos),
         rtt: Duration::from_nanos(rtt),
-        round: None,
     })
 }
 

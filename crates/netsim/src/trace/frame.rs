@@ -77,7 +77,7 @@ pub fn build(packet: &Packet, flow: &FlowAddressing, buf: &mut Vec<u8>) -> u32 {
             (6u8, (size.saturating_sub(IPV4_HEADER_LEN)).max(header))
         }
         payload => {
-            let tfrc = matches!(payload, Payload::TfrcData(_) | Payload::TfrcFeedback(_));
+            let tfrc = matches!(payload, Payload::TfrcData(..) | Payload::TfrcFeedback(_));
             let (sport, dport) = (udp_source_port(fid), sink_port(fid, tfrc));
             let (sport, dport) = if packet.reverse {
                 (dport, sport)
@@ -90,7 +90,8 @@ pub fn build(packet: &Packet, flow: &FlowAddressing, buf: &mut Vec<u8>) -> u32 {
             buf.extend_from_slice(&[0; 4]); // length and checksum, filled below
             let body = IPV4_HEADER_LEN + UDP_HEADER_LEN;
             let min = match payload {
-                Payload::TfrcData(header) => {
+                Payload::TfrcData(data) => {
+                    let header = data.header();
                     buf.resize(body + DATA_HEADER_LEN, 0);
                     // The buffer is exactly the header's length: emit cannot fail. The flow's
                     // number stands for the transport's session identifier.
@@ -256,7 +257,7 @@ fn checksum(partial: u32, data: &[u8]) -> u16 {
 mod tests {
     use super::*;
     use crate::agent::tcp::SackBlock;
-    use crate::packet::{FlowId, NodeId};
+    use crate::packet::{FlowId, NodeId, TfrcData};
     use proptest::prelude::*;
     use std::time::Duration;
     use tfrc::{DataHeader, FeedbackHeader, Time};
@@ -322,11 +323,10 @@ mod tests {
             seq: 42,
             timestamp: Time::from_nanos(5),
             rtt: Duration::from_millis(80),
-            round: None,
         };
         let mut buf = Vec::new();
         build(
-            &packet(1000, Payload::TfrcData(header), false),
+            &packet(1000, Payload::TfrcData(TfrcData::new(&header, 0)), false),
             &FLOW,
             &mut buf,
         );
@@ -419,12 +419,14 @@ mod tests {
                 ack.sack[..blocks.len()].copy_from_slice(&blocks);
                 Payload::TcpAck(ack)
             }),
-            (any::<u64>(), any::<u64>()).prop_map(|(seq, ns)| Payload::TfrcData(DataHeader {
-                seq,
-                timestamp: Time::from_nanos(ns),
-                rtt: Duration::from_nanos(ns / 3),
-                round: None,
-            })),
+            (any::<u64>(), any::<u64>()).prop_map(|(seq, ns)| {
+                let header = DataHeader {
+                    seq,
+                    timestamp: Time::from_nanos(ns),
+                    rtt: Duration::from_nanos(ns / 3),
+                };
+                Payload::TfrcData(TfrcData::new(&header, 0))
+            }),
             (0.0..1e12f64, 0.0..=1.0f64).prop_map(|(x, p)| Payload::TfrcFeedback(FeedbackHeader {
                 timestamp_echo: Time::from_nanos(7),
                 t_delay: Duration::from_nanos(3),
@@ -458,7 +460,7 @@ mod tests {
                     TCP_HEADER_LEN + 4 + 8 * ack.blocks().len()
                 }
                 Payload::TcpAck(_) => TCP_HEADER_LEN,
-                Payload::TfrcData(_) => UDP_HEADER_LEN + DATA_HEADER_LEN,
+                Payload::TfrcData(..) => UDP_HEADER_LEN + DATA_HEADER_LEN,
                 Payload::TfrcFeedback(_) => UDP_HEADER_LEN + FEEDBACK_LEN,
                 _ => UDP_HEADER_LEN,
             };

@@ -60,7 +60,7 @@ pub struct Ns2Flow {
 pub fn type_name(payload: &Payload, onoff_name: &'static str) -> &'static str {
     match payload {
         Payload::Cbr => "cbr",
-        Payload::TfrcData(_) => "tcpFriend",
+        Payload::TfrcData(..) => "tcpFriend",
         Payload::TfrcFeedback(_) => "tcpFriendCtl",
         Payload::TcpData(_) => "tcp",
         Payload::TcpAck(_) => "ack",
@@ -80,7 +80,7 @@ pub fn seqno(packet: &Packet) -> i64 {
     match &packet.payload {
         Payload::TcpData(data) => data.seqno,
         Payload::TcpAck(ack) => ack.seqno(),
-        Payload::TfrcData(header) => header.seq as i64,
+        Payload::TfrcData(data) => data.seq as i64,
         Payload::RapData(data) => data.seq as i64,
         Payload::RapAck(ack) => ack.seq as i64,
         _ => packet.seq as i64,

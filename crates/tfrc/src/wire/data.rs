@@ -90,7 +90,6 @@ impl DataHeader {
             seq: packet.seq(),
             timestamp: packet.timestamp(),
             rtt: packet.rtt(),
-            round: None,
         }
     }
 
@@ -141,7 +140,6 @@ mod tests {
             seq: 0x0102_0304_0506_0708,
             timestamp: Time::from_nanos(1_000_000_000),
             rtt: Duration::from_millis(100),
-            round: None,
         }
     }
 

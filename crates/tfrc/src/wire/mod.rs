@@ -27,7 +27,7 @@
 //! use tfrc::wire::{Packet, WireStats};
 //! use tfrc::{DataHeader, Time};
 //!
-//! let header = DataHeader { seq: 7, timestamp: Time::from_nanos(1_000), rtt: Duration::from_millis(40), round: None };
+//! let header = DataHeader { seq: 7, timestamp: Time::from_nanos(1_000), rtt: Duration::from_millis(40) };
 //! let mut buf = [0u8; 64];
 //! let len = header.emit_with_payload(0x5e55, b"hello", &mut buf).unwrap();
 //!

@@ -73,11 +73,11 @@ impl Agent for TfrcSink {
     fn on_stop(&mut self, _now: Time, _out: &mut Outbox) {}
 
     fn handle_packet(&mut self, now: Time, packet: &Packet, out: &mut Outbox) {
-        if let (Payload::TfrcData(header), Some(receiver)) =
-            (&packet.payload, self.receiver.as_mut())
+        if let (Payload::TfrcData(data), Some(receiver)) = (&packet.payload, self.receiver.as_mut())
         {
             let ecn = if packet.ecn_ce { Ecn::Ce } else { Ecn::NotCe };
-            receiver.handle_data(now, header, packet.size_bytes, ecn);
+            let (header, round) = (data.header(), Some(data.round));
+            receiver.handle_data_in_round(now, &header, packet.size_bytes, ecn, round);
             self.flush(now, out);
         }
     }

@@ -15,7 +15,7 @@ use tfrc::{Sender, SenderStats, Time};
 
 use super::TfrcAgentConfig;
 use crate::agent::{Agent, Outbox};
-use crate::packet::{Packet, Payload};
+use crate::packet::{Packet, Payload, TfrcData};
 use crate::rng::SimRng;
 
 /// The source's trace fields (docs/tfrc.md, "In the simulator"): rates in bits per second,
@@ -132,10 +132,11 @@ impl TfrcSource {
         sender.handle_timeout(now);
         let mut has_data = has_data;
         while let Some(header) = sender.poll_transmit(now, has_data) {
+            let payload = Payload::TfrcData(TfrcData::new(&header, sender.round()));
             if self.config.ecn {
-                out.send_ecn(self.config.size_bytes, Payload::TfrcData(header));
+                out.send_ecn(self.config.size_bytes, payload);
             } else {
-                out.send(self.config.size_bytes, Payload::TfrcData(header));
+                out.send(self.config.size_bytes, payload);
             }
             if let Some(app) = self.app.as_mut() {
                 app.buffered -= 1;
