@@ -221,9 +221,9 @@ def ns2_sweep_data(
     NaN: ns-2 prints no per-flow drops) and ``links`` (per binned link over the window:
     ``name``, ``rate_bps``, ``arrivals``, ``drops``, ``departures``, ``bytes_departed``,
     ``throughput_bits_per_s``, ``utilization``, ``drop_rate``, ``mean_queue_packets``, by
-    :mod:`tfrclab.metrics` as the cross-check takes them), at the scenario's own monitor bin. Outputs are
-    kept in ``cache`` and reused while the script is the same; up to ``jobs`` seeds run in
-    ns-2 at once.
+    :mod:`tfrclab.metrics` as the cross-check takes them), at the scenario's own monitor bin.
+    Outputs are kept in ``cache`` and reused while the script is the same; up to ``jobs``
+    seeds run in ns-2 at once.
 
     Raises:
         ExportError: naming every part of the scenario ns-2 cannot run.
