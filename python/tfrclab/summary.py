@@ -67,6 +67,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BACKGROUND_KINDS",
     "Summary",
+    "active_seconds",
     "class_label",
     "class_rows",
     "data_packet_bytes",
@@ -282,7 +283,7 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
     start = np.asarray(column("start_s"), dtype=np.float64)
     stop_s = np.asarray(column("stop_s"), dtype=np.float64)
     stop = np.nan_to_num(stop_s, nan=np.inf)
-    active_s = np.clip(np.minimum(stop, window.to_s) - np.maximum(start, window.from_s), 0.0, None)
+    active_s = active_seconds(start, stop_s, window.from_s, window.to_s)
     fraction = active_s / length
     status = np.where(
         start >= window.to_s,
@@ -328,6 +329,17 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["normalized_throughput"] = active_throughput / share
     return frame
+
+
+def active_seconds(start_s: Any, stop_s: Any, from_s: float, to_s: float) -> Any:
+    """How long each flow ran within ``[from_s, to_s)``, in seconds.
+
+    ``start_s`` and ``stop_s`` per flow, a NaN stop meaning it never stopped. Also used for
+    ns-2.35's runs (:func:`tfrclab.reproduce.referee.ns2_sweep_data`).
+    """
+    stop = np.nan_to_num(np.asarray(stop_s, dtype=np.float64), nan=np.inf)
+    start = np.asarray(start_s, dtype=np.float64)
+    return np.clip(np.minimum(stop, to_s) - np.maximum(start, from_s), 0.0, None)
 
 
 def _fair_shares(

@@ -357,7 +357,7 @@ def _flow_shares(plan: Any, window: tuple[float, float], throughput: np.ndarray)
     share. Packet loss and loss event rates are NaN: ns-2's output has no per-flow drops or
     loss events.
     """
-    from tfrclab.summary import BACKGROUND_KINDS, class_label, fair_shares
+    from tfrclab.summary import BACKGROUND_KINDS, active_seconds, class_label, fair_shares
 
     start_s, end_s = window
     length = end_s - start_s
@@ -370,9 +370,8 @@ def _flow_shares(plan: Any, window: tuple[float, float], throughput: np.ndarray)
     background = np.array(
         [bool(flow.table.get("background", flow.kind in BACKGROUND_KINDS)) for flow in plan.flows]
     )
-    stop = np.array([np.inf if f.stop_s is None else f.stop_s for f in plan.flows], dtype=float)
-    begin = np.array([f.start_s for f in plan.flows], dtype=float)
-    active_s = np.clip(np.minimum(stop, end_s) - np.maximum(begin, start_s), 0.0, None)
+    stop = [np.nan if f.stop_s is None else f.stop_s for f in plan.flows]
+    active_s = active_seconds([f.start_s for f in plan.flows], stop, start_s, end_s)
     fraction = active_s / length if length > 0 else np.zeros(len(kinds))
     with np.errstate(divide="ignore", invalid="ignore"):
         active = np.where(active_s > 0, throughput * length / active_s, np.nan)
