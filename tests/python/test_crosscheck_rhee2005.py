@@ -164,6 +164,28 @@ def test_loss_events_group_by_one_rtt_from_the_events_first_drop() -> None:
 
 
 @needs_ns
+def test_the_drop_trace_sees_queue_and_loss_model_drops_once_each() -> None:
+    # One CBR flow at 12 Mb/s into the 10 Mb/s bottleneck (its queue overflows) through a 5%
+    # Bernoulli loss model at the bottleneck's head: both kinds of drop reach the trace, every
+    # one of them once, with every flow monitor and with the bottleneck's alone.
+    flows = [{"kind": "cbr", "name": "c", "rate": "12Mbps"}]
+    losses = [{"link": "bottleneck", "kind": "bernoulli", "p": 0.05}]
+    queue = {"kind": "droptail", "limit": 20}
+    scenario = _dumbbell(flows, duration="10s", losses=losses).with_(
+        **{"topology.bottleneck.queue": queue}
+    )
+    plan = resolve(scenario, 1)
+    text = run_ns2(export_tcl(plan, 1.0, drop_trace=True))
+    series = read_output(text, plan)
+    traced = len(drops_by_flow(text, [0])[0])
+    # 5% of about 15,000 packets meet the loss model; the queue drops what exceeds 10 Mb/s.
+    assert traced == series.links[plan.primary_link].drops.sum()
+    assert traced > 0.05 * 15_000 + 0.1 * 15_000 * 0.9
+    bare = run_ns2(export_tcl(plan, 1.0, drop_trace=True, flow_monitors=False))
+    assert len(drops_by_flow(bare, [0])[0]) == traced
+
+
+@needs_ns
 def test_web_ping_and_drops_run_in_ns2_as_in_netsim() -> None:
     flows = [
         {"kind": "tcp", "variant": "sack", "preset": "ns2_35", "window": 1000, "count": 2},

@@ -237,6 +237,37 @@ def test_ns2s_runs_carry_netsims_per_class_table(tmp_path: Path) -> None:
 
 
 @needs_ns
+def test_fig05_is_refereed_on_the_losses_ns2s_drop_trace_prints(tmp_path: Path) -> None:
+    # Three constant-rate flows, each through its own Bernoulli loss model (quick plan: 8
+    # values of p, 2 seeds of 250 s). ns-2's error models drop at the link's drop head, which
+    # the drop trace now follows, so every flow gets its packet loss and loss event rates and
+    # every claim an ns-2 value.
+    (fig05,) = experiments(["floyd2000/fig05"])
+    assert fig05.referee_drops
+    outcome = run_experiment(fig05, tmp_path, quick=True, referee="ns2", jobs=2)
+    assert outcome.referee
+    for result in outcome.referee:
+        assert result.agreement in ("agree", "differ", "inconclusive"), result.reason
+        assert not math.isnan(result.measured.mean)
+    from tfrclab.reproduce.floyd2000_fairness import FIG05_P
+
+    ns2 = referee.ns2_sweep_data(
+        "floyd2000/fig05.toml",
+        {**fig05.cells[3][2], **fig05.quick.changes},
+        (1,),
+        tmp_path / "again",
+        print,
+        drops=True,
+    )
+    runs = ns2.runs.set_index("name")
+    for name in ("rate1x", "rate2x", "rate05x"):
+        # Drops per packet at the cell's p, and fewer loss events than drops.
+        assert runs.loc[name, "packet_loss_rate"] == pytest.approx(FIG05_P[3], rel=0.25)
+        assert 0 < runs.loc[name, "loss_events"] <= runs.loc[name, "packets_dropped"]
+    assert not ns2.classes["loss_event_rate"].isna().any()
+
+
+@needs_ns
 def test_fig07_is_refereed_on_its_normalized_throughputs(tmp_path: Path) -> None:
     # Its analysis reads each flow's throughput normalized to its fair share, which ns-2's runs
     # now carry (quick plan: 7 cells of 2-128 flows, one seed of 40 s).

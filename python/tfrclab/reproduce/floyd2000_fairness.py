@@ -336,6 +336,7 @@ FIG05 = Experiment(
     claims=_fig05_claims(),
     analyze=_fig05_analyze,
     plot=_fig05_plot,
+    referee_drops=True,
 )
 
 # ---------------------------------------------------------------------------------------------

@@ -209,6 +209,7 @@ def ns2_sweep_data(
     cache: Path,
     say: Progress,
     jobs: int = 1,
+    drops: bool = False,
 ) -> Any:
     """One cell's runs in ns-2.35 as a :class:`~tfrclab.reproduce.runner.SweepData`.
 
@@ -217,11 +218,20 @@ def ns2_sweep_data(
     ``mean_queue_packets`` per binned link and bin), ``runs`` (per flow: ``id``, ``name``,
     ``kind``, the window, packets and bytes sent and received in it, the throughput, the fair
     share and the throughput normalized to it), ``classes`` (per seed and flow group, netsim's
-    per-class table, :func:`tfrclab.summary.class_rows`, with packet loss and loss event rates
-    NaN: ns-2 prints no per-flow drops) and ``links`` (per binned link over the window:
+    per-class table, :func:`tfrclab.summary.class_rows`) and ``links`` (per binned link over
+    the window:
     ``name``, ``rate_bps``, ``arrivals``, ``drops``, ``departures``, ``bytes_departed``,
     ``throughput_bits_per_s``, ``utilization``, ``drop_rate``, ``mean_queue_packets``, by
     :mod:`tfrclab.metrics` as the cross-check takes them), at the scenario's own monitor bin.
+
+    ns-2 prints no per-flow drops unless asked: with ``drops`` the script traces every drop at
+    the primary link, and ``runs`` gains each flow's ``packets_dropped``, ``loss_events``,
+    ``packet_loss_rate`` and ``loss_event_rate`` in the window, grouped into events by netsim's
+    rule (:func:`tfrclab.ns2.loss_events.ns2_losses`), as do the ``classes``; without it those
+    rates are NaN in ``classes`` and absent from ``runs``. The option changes the script, so
+    it is asked for only by experiments that read losses (``Experiment.referee_drops``), and
+    every other cell's cached outputs stay valid.
+
     Outputs are kept in ``cache`` and reused while the script is the same; up to ``jobs``
     seeds run in ns-2 at once.
 
@@ -236,6 +246,7 @@ def ns2_sweep_data(
 
     from tfrclab import metrics
     from tfrclab.ns2.export import export_tcl
+    from tfrclab.ns2.loss_events import ns2_losses
     from tfrclab.ns2.output import read_output
     from tfrclab.ns2.plan import resolve
     from tfrclab.reproduce.runner import SweepData
@@ -249,7 +260,7 @@ def ns2_sweep_data(
     start_s, end_s = scenario.measure_s
     flow_frames, link_frames, run_frames, window_frames, class_frames = [], [], [], [], []
     plans = [resolve(scenario, seed, strict=False) for seed in seeds]
-    scripts = [export_tcl(plan, bin_s) for plan in plans]
+    scripts = [export_tcl(plan, bin_s, drop_trace=drops) for plan in plans]
     # ns-2 runs in its own process, so threads run the seeds side by side; the outputs are
     # read back in seed order, and the first failure (in seed order) is raised.
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(scripts)))) as pool:
@@ -295,26 +306,38 @@ def ns2_sweep_data(
         for index, link in sorted(series.links.items()):
             rate = float(plan.links[index].rate_bps)
             departed = float(link.departed_bytes[window].sum())
-            arrivals, drops = float(link.arrivals[window].sum()), float(link.drops[window].sum())
+            arrivals, dropped = float(link.arrivals[window].sum()), float(link.drops[window].sum())
             rows.append(
                 {
                     "seed": seed,
                     "name": plan.links[index].name,
                     "rate_bps": rate,
                     "arrivals": arrivals,
-                    "drops": drops,
+                    "drops": dropped,
                     "departures": float(link.departures[window].sum()),
                     "bytes_departed": departed,
                     "throughput_bits_per_s": departed * 8.0 / width if width else np.nan,
                     "utilization": float(metrics.link_utilization(departed * 8.0, rate, width)),
-                    "drop_rate": float(metrics.drop_rate(drops, arrivals)),
+                    "drop_rate": float(metrics.drop_rate(dropped, arrivals)),
                     "mean_queue_packets": float(link.mean_queue[window].mean()),
                 }
             )
         window_frames.append(pd.DataFrame(rows))
         received = series.received_bytes[:, window].sum(axis=1)
         throughput = received * 8.0 / width if width else np.full(len(names), np.nan)
-        flows = _flow_shares(plan, (start_s, start_s + width), throughput)
+        losses: dict[str, Any] = {}
+        if drops:
+            lost = ns2_losses(plan, text, series, range(len(names)), start_s, start_s + width)
+            lost_packets = np.array([lost[i].dropped_packets for i in range(len(names))])
+            events = np.array([lost[i].loss_events for i in range(len(names))])
+            sent = sent_packets[:, window].sum(axis=1)
+            losses = {
+                "packets_dropped": lost_packets,
+                "loss_events": events,
+                "packet_loss_rate": metrics.packet_loss_rate(lost_packets, sent),
+                "loss_event_rate": metrics.loss_event_rate(events, sent),
+            }
+        flows = _flow_shares(plan, (start_s, start_s + width), throughput, losses)
         run_frames.append(
             pd.DataFrame(
                 {
@@ -330,6 +353,7 @@ def ns2_sweep_data(
                     "throughput_bits_per_s": throughput,
                     "fair_share_bits_per_s": flows["fair_share_bits_per_s"],
                     "normalized_throughput": flows["normalized_throughput"],
+                    **losses,
                 }
             )
         )
@@ -348,14 +372,19 @@ _VARIANT_DEFAULTS = {"tcp": "sack", "web": "reno", "short_tcp": "reno", "tfrc": 
 """The variant (TFRC: preset) netsim gives a flow that names none, for its class label."""
 
 
-def _flow_shares(plan: Any, window: tuple[float, float], throughput: np.ndarray) -> dict[str, Any]:
+def _flow_shares(
+    plan: Any,
+    window: tuple[float, float],
+    throughput: np.ndarray,
+    losses: Mapping[str, Any],
+) -> dict[str, Any]:
     """Per-flow columns of ns-2's run for :func:`tfrclab.summary.class_rows`, as netsim's.
 
     Each flow's group and class, whether it is background traffic, the fraction of the window
     it was active (from the start and stop netsim drew), its fair share on its tightest link
     (:func:`tfrclab.summary.fair_shares` over its data links) and its throughput over that
-    share. Packet loss and loss event rates are NaN: ns-2's output has no per-flow drops or
-    loss events.
+    share. Packet loss and loss event rates are those of ``losses`` (NaN without them: ns-2's
+    output has per-flow drops only with a drop trace).
     """
     from tfrclab.summary import BACKGROUND_KINDS, active_seconds, class_label, fair_shares
 
@@ -393,8 +422,8 @@ def _flow_shares(plan: Any, window: tuple[float, float], throughput: np.ndarray)
         "active_throughput_bits_per_s": active,
         "fair_share_bits_per_s": shares,
         "normalized_throughput": normalized,
-        "packet_loss_rate": nothing,
-        "loss_event_rate": nothing,
+        "packet_loss_rate": losses.get("packet_loss_rate", nothing),
+        "loss_event_rate": losses.get("loss_event_rate", nothing),
     }
 
 
@@ -536,7 +565,13 @@ def referee_ns2(
         say(f"{experiment.id}{' ' + label if label else ''}: ns-2.35 on {len(plan.seeds)} seed(s)")
         try:
             ns2[label] = ns2_sweep_data(
-                relative, changes, plan.seeds, cache / (label or "run"), say, jobs=jobs
+                relative,
+                changes,
+                plan.seeds,
+                cache / (label or "run"),
+                say,
+                jobs=jobs,
+                drops=experiment.referee_drops,
             )
         except NsNotFound:
             raise

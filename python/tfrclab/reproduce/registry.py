@@ -93,12 +93,21 @@ class Experiment:
     (:mod:`tfrclab.reproduce.sensitivity`). Sweep experiments only. An experiment reading
     another's runs (``runs_of``) shares that one's runs at each value when it declares the same
     parameter."""
+    referee_drops: bool = False
+    """Whether the analysis reads each flow's packet loss or loss events, which ns-2.35's runs
+    under ``--referee ns2`` then print as a trace of every drop at the primary link
+    (:func:`tfrclab.reproduce.referee.ns2_sweep_data`). Off elsewhere: the trace changes the
+    script, so it would make every cached ns-2 output stale."""
 
     def __post_init__(self) -> None:
         if self.unstated and self.kind != "sweep":
             raise ValueError(
                 f"{self.id}: unstated parameters need a sweep experiment (its cells are run "
                 f"again at each value), not a {self.kind} one"
+            )
+        if self.referee_drops and self.kind != "sweep":
+            raise ValueError(
+                f"{self.id}: referee_drops needs a sweep experiment, not a {self.kind} one"
             )
         names = [p.name for p in self.unstated]
         if len(set(names)) != len(names):

@@ -219,8 +219,9 @@ def export_tcl(
 
     The counters are printed every ``sample_s`` seconds (default: the scenario's monitor bin);
     a coarser sample keeps ns-2's Tcl sampling cheap on long runs. With ``drop_trace`` every
-    drop at the primary link is printed too (``d`` lines of ns-2's trace format), from which
-    :mod:`tfrclab.ns2.loss_events` groups each flow's losses into loss events.
+    drop at the primary link, by its queue or its loss models, is printed too (``d`` lines of
+    ns-2's trace format), from which :mod:`tfrclab.ns2.loss_events` groups each flow's losses
+    into loss events.
 
     Two variants serve timing (scripts/bench_peers.py): without ``flow_monitors`` only the
     links whose series are kept (the bottleneck) and those with a loss model get a monitor,
@@ -282,14 +283,17 @@ def export_tcl(
             _flow(plan, flow, index, lines)
     refusals.raise_any()
     if drop_trace:
-        # Every queue drop at the primary link, as ns-2's Drop trace writes it (trace/trace.cc),
-        # on standard output: between the queue and its drop target (the flow monitor's drop
-        # snoop, which attach-fmon made the queue's drop target).
+        # Every drop at the primary link, as ns-2's Drop trace writes it (trace/trace.cc), on
+        # standard output. The error models inserted above drop to the link's drop head
+        # (tfrclab_insert_loss); the queue drops there too unless attach-fmon made the flow
+        # monitor's drop snoop its drop target (ns-lib.tcl), which is then also the drop
+        # head's target (attach-monitors, ns-link.tcl). The trace goes in front of that.
         link = plan.links[plan.primary_link]
         a, b = index[link.src], index[link.dst]
         lines.append(f"set drpT [$ns create-trace Drop stdout $n({a}) $n({b})]")
-        lines.append(f"set q [$lnk({link.index}) queue]")
-        lines.append("$drpT target [$q drop-target]; $q drop-target $drpT")
+        lines.append(f"set q [$lnk({link.index}) queue]; set dh [$lnk({link.index}) set drophead_]")
+        lines.append("$drpT target [$dh target]; $dh target $drpT")
+        lines.append("if {[$q drop-target] != $dh} { $q drop-target $drpT }")
     counters = " ".join(
         f"{flow.index}" for flow in plan.flows if flow.kind in TCP_KINDS and not flow.on_periods
     )
