@@ -48,6 +48,9 @@ pub(super) struct SackState {
     /// The last retransmission timeout has not been followed by a new ACK yet (`timeout_`):
     /// duplicate ACKs are ignored meanwhile.
     after_timeout: bool,
+    /// The recovery point `recover` was set by a retransmission timeout, not by a fast
+    /// recovery: Linux's Loss state, which lasts until the cumulative ACK passes it.
+    recover_after_timeout: bool,
     /// RFC 6675 HighRxt: the highest packet retransmitted in this recovery.
     high_rxt: i64,
     /// RFC 6675 RescueRxt.
@@ -219,9 +222,23 @@ impl TcpSender {
             self.last_ack = self.highest_ack;
         }
         self.recover = self.maxseq;
+        self.sack.recover_after_timeout = true;
         if self.cfg.variant != TcpVariant::Bbr {
             self.sack.scoreboard.clear();
         }
+    }
+
+    /// Whether a packet RACK marks lost may start a recovery now. Linux enters recovery whenever
+    /// a packet is marked lost (`tcp_time_to_recover`: `lost_out` > 0) from the Open and
+    /// Disorder states, with no check against the previous recovery's point for a SACK
+    /// connection, so recovery starts again on the ACK that ends one when losses remain; only
+    /// the Loss state after a timeout waits until the cumulative ACK passes its point
+    /// (`tcp_process_loss`). ns-2's rule (`may_fast_retransmit`, its `bugfix_`: no new fast
+    /// retransmit until the ACK passes `recover`) would leave a loss just above the old point
+    /// unrepaired until a timeout.
+    fn rack_may_recover(&self) -> bool {
+        self.highest_ack < self.maxseq
+            && (!self.sack.recover_after_timeout || self.highest_ack > self.recover)
     }
 
     /// An ACK under RFC 6675 (§5): scoreboard update, DupAcks counting ACKs with new SACK
@@ -315,7 +332,12 @@ impl TcpSender {
                         .lost_below(thresh)
                         .is_some_and(|l| self.highest_ack + 1 < l)
             };
-            if lost && self.may_fast_retransmit() {
+            let may = if self.rack.is_some() {
+                self.rack_may_recover()
+            } else {
+                self.may_fast_retransmit()
+            };
+            if lost && may {
                 self.rfc6675_enter_recovery(now, prr_ack, out);
             } else if seq == self.highest_ack
                 && self.dupacks > 0
@@ -341,6 +363,7 @@ impl TcpSender {
     fn rfc6675_enter_recovery(&mut self, now: Time, ack: PrrAck, out: &mut Outbox) {
         let prior_cwnd = self.cwnd;
         self.recover = self.maxseq;
+        self.sack.recover_after_timeout = false;
         self.sack.in_recovery = true;
         self.stats.fast_retransmits += 1;
         self.last_cwnd_action = CwndAction::Dupack;
@@ -472,4 +495,57 @@ pub(super) fn rfc6675_ssthresh(cfg: &TcpConfig, cwnd: f64, flight: f64) -> f64 {
         SsthreshBase::Cwnd => cwnd.trunc(),
     };
     (base * cfg.decrease_num).trunc().max(2.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use crate::agent::tcp::test_driver::Driver;
+    use crate::agent::tcp::{TcpConfig, TcpVariant};
+
+    /// A `linux` CUBIC sender whose packet 1 was lost: recovery resent it, packets 2 to 10 were
+    /// SACKed, and new data 11 to 16 went out during the recovery; its recovery point is 10.
+    fn in_recovery_to_10() -> Driver {
+        let mut d = Driver::new(TcpConfig::linux(TcpVariant::Cubic));
+        d.wait(Duration::from_millis(49));
+        d.ack(0);
+        d.wait(Duration::from_millis(50));
+        assert_eq!(d.sack(0, &[(2, 5)]), [1]);
+        d.sack(0, &[(2, 8)]);
+        d.sack(0, &[(2, 11)]);
+        assert_eq!((d.sender.recover, d.sender.sack.in_recovery), (10, true));
+        d
+    }
+
+    #[test]
+    fn with_rack_a_loss_just_above_the_recovery_point_starts_a_new_recovery_at_once() {
+        // The ACK that ends the recovery (cumulative 10) SACKs 12 to 16: 11, sent before them,
+        // is lost. Linux leaves Recovery and enters it again on that ACK (tcp_fastretrans_alert:
+        // tcp_time_to_recover with lost_out > 0), resending 11; ns-2's rule (no fast
+        // retransmit until the ACK passes the old point) would wait for the timeout.
+        let mut d = in_recovery_to_10();
+        let fast_retransmits = d.sender.stats.fast_retransmits;
+        let sent = d.sack(10, &[(12, 17)]);
+        assert_eq!(sent.first(), Some(&11), "{sent:?}");
+        assert!(d.sender.sack.in_recovery);
+        assert_eq!(d.sender.stats.fast_retransmits, fast_retransmits + 1);
+        assert_eq!(d.sender.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn after_a_timeout_rack_may_recover_only_past_the_timeouts_point() {
+        // Linux's Loss state (tcp_process_loss): a recovery point set by a timeout holds new
+        // recoveries off until the cumulative ACK passes it; one set by a recovery does not.
+        let mut d = in_recovery_to_10();
+        d.sender.highest_ack = 12;
+        d.sender.recover = 14;
+        d.sender.sack.recover_after_timeout = true;
+        assert!(!d.sender.rack_may_recover());
+        d.sender.recover = 11;
+        assert!(d.sender.rack_may_recover());
+        d.sender.recover = 14;
+        d.sender.sack.recover_after_timeout = false;
+        assert!(d.sender.rack_may_recover());
+    }
 }
