@@ -32,7 +32,6 @@ EXPECTED_QUICK = {
     "rhee2005/fig06-07/tracks-at-low-loss": "holds",
     "rhee2005/fig08/tcp-gap-larger-than-equation-gap": "holds",
     "rhee2005/fig09-11/fig09-equation-above-tcp-at-high-loss": "fails",
-    "rhee2005/fig09-11/fig11-tfrc-higher-loss-event-rate": "fails",
     "rhee2005/fig12/tfrc-10ms": "holds",
     "rhee2005/fig12/standard-10ms": "holds",
     "rhee2005/fig12/tfrc-500ms": "holds",

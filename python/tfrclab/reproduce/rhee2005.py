@@ -81,7 +81,11 @@ VARIANTS: tuple[tuple[str, str, Mapping[str, Any]], ...] = (
         "every long-lived TCP with the standard 1 s RTO floor",
         {"flows.1.min_rto": "1s", "flows.2.min_rto": "1s"},
     ),
-    ("rfc5348", "TFRC preset rfc5348 (t_RTO = 4R)", {"flows.0.preset": "rfc5348"}),
+    (
+        "rfc5348",
+        "TFRC preset rfc5348 (t_RTO = 4R, no round check)",
+        {"flows.0.preset": "rfc5348", "flows.0.loss_event_round_check": False},
+    ),
     (
         "droptail",
         "DropTail bottleneck, same 540-packet buffer",
