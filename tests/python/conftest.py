@@ -23,6 +23,23 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "fixed"))
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+def load_script(name: str) -> Any:
+    """The module of ``scripts/NAME.py``, imported for its functions (its ``main`` not run).
+
+    It is registered in ``sys.modules`` first, as a dataclass defined in it looks its module up
+    there.
+    """
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, REPO_ROOT / "scripts" / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
 def rfc5348_rate(
     s: float, rtt: float, p: float, b: float = 1.0, t_rto: float | None = None
 ) -> float:

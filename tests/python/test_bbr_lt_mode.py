@@ -2,27 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+from conftest import REPO_ROOT, load_script
 
 
 @pytest.fixture(scope="module")
 def lt() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bbr_lt_mode", REPO_ROOT / "scripts" / "bbr_lt_mode.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
+    module: ModuleType = load_script("bbr_lt_mode")
     return module
 
 

@@ -6,7 +6,6 @@ made-up samples, and one round of a tiny scenario runs end to end where ns-2 is 
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
 import shutil
@@ -17,7 +16,7 @@ from types import ModuleType
 import pytest
 
 import tfrclab
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, load_script
 
 needs_ns = pytest.mark.skipif(shutil.which("ns") is None, reason="ns-2 (`ns`) is not installed")
 
@@ -48,14 +47,7 @@ preset = "floyd2000"
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "bench_peers", REPO_ROOT / "scripts" / "bench_peers.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look their module up there
-    spec.loader.exec_module(module)
+    module: ModuleType = load_script("bench_peers")
     return module
 
 

@@ -6,7 +6,6 @@ script runs (small).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import subprocess
@@ -15,19 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, load_script
 
 DOCS = REPO_ROOT / "docs"
 
 
 def test_api_reference_is_up_to_date() -> None:
-    spec = importlib.util.spec_from_file_location(
-        "api_reference", REPO_ROOT / "scripts" / "api_reference.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("api_reference")
     committed = (DOCS / "api.md").read_text(encoding="utf-8")
     assert module.render() == committed, "run .venv/bin/python scripts/api_reference.py"
     # Every metric of the reference is documented with a source.
