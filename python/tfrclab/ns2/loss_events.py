@@ -5,12 +5,11 @@ packet was sent more than the flow's ``loss_event_rtt`` after the packet that op
 event (RFC 5348 §5.2; ``crates/netsim/src/monitor/flow.rs``). ns-2 has no such monitor, so the
 exported script prints every drop at the primary link, its queue's and its loss models'
 (``export_tcl(drop_trace=True)``: ns-2's ``d`` trace lines), and :func:`group_events` applies
-the same rule to them here. A packet dropped
-at the bottleneck was sent its first-hop delay earlier (serialization and propagation on the
-access link: a constant per flow, as that link never queues in these scenarios), so grouping by
-drop time groups exactly as by send time. Only drops at the primary link are seen on the ns-2
-side; netsim counts drops on every link (the same in the dumbbells here, whose access links
-never drop).
+the same rule to them here. A packet dropped at the bottleneck was sent its first-hop delay
+earlier (serialization and propagation on the access link: a constant per flow, as that link
+never queues in these scenarios), so grouping by drop time groups exactly as by send time. Only
+drops at the primary link are seen on the ns-2 side; netsim counts drops on every link (the same
+in the dumbbells here, whose access links never drop).
 """
 
 from __future__ import annotations

@@ -219,10 +219,10 @@ def ns2_sweep_data(
     ``kind``, the window, packets and bytes sent and received in it, the throughput, the fair
     share and the throughput normalized to it), ``classes`` (per seed and flow group, netsim's
     per-class table, :func:`tfrclab.summary.class_rows`) and ``links`` (per binned link over
-    the window:
-    ``name``, ``rate_bps``, ``arrivals``, ``drops``, ``departures``, ``bytes_departed``,
-    ``throughput_bits_per_s``, ``utilization``, ``drop_rate``, ``mean_queue_packets``, by
-    :mod:`tfrclab.metrics` as the cross-check takes them), at the scenario's own monitor bin.
+    the window: ``name``, ``rate_bps``, ``arrivals``, ``drops``, ``departures``,
+    ``bytes_departed``, ``throughput_bits_per_s``, ``utilization``, ``drop_rate``,
+    ``mean_queue_packets``, by :mod:`tfrclab.metrics` as the cross-check takes them), at the
+    scenario's own monitor bin.
 
     ns-2 prints no per-flow drops unless asked: with ``drops`` the script traces every drop at
     the primary link, and ``runs`` gains each flow's ``packets_dropped``, ``loss_events``,
@@ -325,17 +325,17 @@ def ns2_sweep_data(
         window_frames.append(pd.DataFrame(rows))
         received = series.received_bytes[:, window].sum(axis=1)
         throughput = received * 8.0 / width if width else np.full(len(names), np.nan)
+        packets_sent = sent_packets[:, window].sum(axis=1)
         losses: dict[str, Any] = {}
         if drops:
             lost = ns2_losses(plan, text, series, range(len(names)), start_s, start_s + width)
             lost_packets = np.array([lost[i].dropped_packets for i in range(len(names))])
             events = np.array([lost[i].loss_events for i in range(len(names))])
-            sent = sent_packets[:, window].sum(axis=1)
             losses = {
                 "packets_dropped": lost_packets,
                 "loss_events": events,
-                "packet_loss_rate": metrics.packet_loss_rate(lost_packets, sent),
-                "loss_event_rate": metrics.loss_event_rate(events, sent),
+                "packet_loss_rate": metrics.packet_loss_rate(lost_packets, packets_sent),
+                "loss_event_rate": metrics.loss_event_rate(events, packets_sent),
             }
         flows = _flow_shares(plan, (start_s, start_s + width), throughput, losses)
         run_frames.append(
@@ -347,7 +347,7 @@ def ns2_sweep_data(
                     "kind": [flow.kind for flow in plan.flows],
                     "window_from_s": start_s,
                     "window_to_s": end_s,
-                    "packets_sent": sent_packets[:, window].sum(axis=1),
+                    "packets_sent": packets_sent,
                     "bytes_sent": series.sent_bytes[:, window].sum(axis=1),
                     "bytes_received": received,
                     "throughput_bits_per_s": throughput,
