@@ -27,15 +27,23 @@ def frozen_fraction(
     times: Sequence[float],
     bandwidth: Sequence[float],
     gain: Sequence[float],
+    rto: Sequence[float],
     min_span_s: float = 1.0,
     from_s: float = 5.0,
 ) -> float:
     """The share of the samples' time (from ``from_s``) spent in the long-term mode's sign.
 
     That is runs of at least ``min_span_s`` seconds in which the (positive) bandwidth estimate
-    stays exactly the same and the pacing gain is 1.
+    stays exactly the same and the pacing gain is 1 while the flow is not stalled: a stall in
+    retransmission timeouts freezes the estimate too, so a sample whose retransmission timeout
+    is backed off (``rto`` above 1.5 times the flow's median over the samples) ends a run.
     """
-    rows = [(t, b, g) for t, b, g in zip(times, bandwidth, gain, strict=True) if t >= from_s]
+    kept = [(t, b, g, r) for t, b, g, r in zip(times, bandwidth, gain, rto, strict=True)]
+    kept = [row for row in kept if row[0] >= from_s]
+    if len(kept) < 2:
+        return math.nan
+    usual = sorted(row[3] for row in kept)[len(kept) // 2]
+    rows = [(t, b if r <= 1.5 * usual else -1.0, g) for t, b, g, r in kept]
     if len(rows) < 2:
         return math.nan
     steps = sorted(b[0] - a[0] for a, b in itertools.pairwise(rows))
@@ -73,6 +81,7 @@ def kernel_flows(directory: Path, min_span_s: float) -> list[tuple[str, float]]:
                 [r["t"] for r in rows],
                 [r["bbr_bw"] for r in rows],
                 [r["bbr_pacing_gain"] for r in rows],
+                [r["rto_us"] for r in rows],
                 min_span_s,
             )
             out.append((str(path), fraction))
@@ -94,7 +103,11 @@ def netsim_flows(directory: Path, min_span_s: float, bin_s: float) -> list[tuple
                 continue
             times = [float(b) * bin_s for b in states.index]
             fraction = frozen_fraction(
-                times, list(states["bbr_bw"]), list(states["pacing_gain"]), min_span_s
+                times,
+                list(states["bbr_bw"]),
+                list(states["pacing_gain"]),
+                list(states["rto"]),
+                min_span_s,
             )
             out.append((f"{path} flow {flow}", fraction))
     return out

@@ -958,8 +958,8 @@ impl TcpSender {
 
     /// BBR's trace values: mode, bandwidth estimate (packets/s), min RTT (s), pacing rate
     /// (bytes/s), pacing and cwnd gains.
-    pub(super) fn bbr_trace(&self) -> [f64; 6] {
-        self.bbr.as_ref().map_or([0.0; 6], |bbr| {
+    pub(super) fn bbr_trace(&self) -> [f64; 7] {
+        self.bbr.as_ref().map_or([0.0; 7], |bbr| {
             let (pacing_gain, cwnd_gain) = bbr.gains();
             [
                 f64::from(bbr.mode().index()),
@@ -968,6 +968,7 @@ impl TcpSender {
                 bbr.pacing_rate() as f64,
                 pacing_gain,
                 cwnd_gain,
+                if bbr.lt_use_bw { 1.0 } else { 0.0 },
             ]
         })
     }

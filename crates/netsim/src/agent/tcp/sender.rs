@@ -192,7 +192,7 @@ const fn fields<const N: usize, const M: usize>(
 static VEGAS_FIELDS: [&str; 16] = fields(COMMON_FIELDS, ["base_rtt", "vegas_diff"]);
 
 /// Trace fields of BBR: those of every variant, then its model.
-static BBR_FIELDS: [&str; 20] = fields(
+static BBR_FIELDS: [&str; 21] = fields(
     COMMON_FIELDS,
     [
         "bbr_mode",
@@ -201,6 +201,7 @@ static BBR_FIELDS: [&str; 20] = fields(
         "pacing_rate",
         "pacing_gain",
         "cwnd_gain",
+        "bbr_lt_bw",
     ],
 );
 
@@ -699,7 +700,8 @@ impl Agent for TcpSender {
     /// (seconds) and `vegas_diff` (packets, the last per-RTT estimate of queued packets).
     /// BBR adds `bbr_mode` (0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT), `bbr_bw` (the
     /// bandwidth estimate, packets/s), `bbr_min_rtt` (seconds), `pacing_rate` (bytes/s),
-    /// `pacing_gain` and `cwnd_gain`.
+    /// `pacing_gain`, `cwnd_gain` and `bbr_lt_bw` (1 while the long-term "policer" estimate
+    /// stands in for the bandwidth filter, `lt_use_bw`; else 0).
     fn trace_fields(&self) -> &'static [&'static str] {
         match self.cfg.variant {
             TcpVariant::Vegas => &VEGAS_FIELDS,
