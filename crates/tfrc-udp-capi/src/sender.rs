@@ -199,7 +199,9 @@ pub unsafe extern "C" fn tfrc_udp_sender_send(
 
 /// As `tfrc_udp_sender_send`, with the payload a member of `group` (0 or more; negative: none):
 /// payloads of one group (the parts of one video frame) expire together, so when one is
-/// dropped at its deadline the others of its group still queued are dropped with it.
+/// dropped at its deadline the others of its group still queued are dropped with it, and so is
+/// a part queued later (the sender remembers the last 64 groups that expired: do not reuse a
+/// group number soon).
 ///
 /// # Safety
 /// As `tfrc_udp_sender_send`.

@@ -280,6 +280,14 @@ fn a_full_queue_refuses_and_expired_payloads_are_reported() {
 
 #[test]
 fn a_group_expires_together() {
+    // Queued back to back the parts usually meet their deadline together; with a pause after
+    // the first, the sender's thread (woken by it) drops it alone and the later parts at once.
+    for pause_ms in [0, 100] {
+        group_expiry(Duration::from_millis(pause_ms));
+    }
+}
+
+fn group_expiry(pause: Duration) {
     let silent = UdpSocket::bind("127.0.0.1:0").unwrap();
     let sender = open_sender(&silent.local_addr().unwrap().to_string(), 8);
     assert_eq!(send(sender, b"first", 0, 0), (S::Ok, 0));
@@ -300,6 +308,7 @@ fn a_group_expires_together() {
             )
         };
         assert_eq!(status, S::Ok, "{}", last_error());
+        std::thread::sleep(pause);
     }
     assert_eq!(send(sender, b"alone", 0, 0), (S::Ok, 4));
     // The next send opportunity comes about a second after the first packet; on a loaded host

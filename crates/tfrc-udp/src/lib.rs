@@ -61,7 +61,9 @@ pub use error::TransportError;
 pub use handle::{RateChange, SenderHandle};
 pub use input::InputStats;
 pub use options::{OptionError, ReceiverOptions, SenderOptions, Source};
-pub use queue::{Expired, QueueError, QueueStats, SendOptions, PRIORITY_LEVELS};
+pub use queue::{
+    Expired, QueueError, QueueStats, SendOptions, DEAD_GROUPS_REMEMBERED, PRIORITY_LEVELS,
+};
 pub use receiver::{Delivery, ReceiverHandle, ReceiverReport, UdpReceiver};
 pub use samples::{ReceiverSample, SenderSample};
 pub use sender::{SenderReport, UdpSender};

@@ -18,6 +18,10 @@ use tfrc::Time;
 /// sent before a lower one (first in, first out within a level).
 pub const PRIORITY_LEVELS: usize = 8;
 
+/// How many expired groups the queue remembers, so that a part queued after its group expired
+/// is dropped at once (see [`SendOptions::group`]).
+pub const DEAD_GROUPS_REMEMBERED: usize = 64;
+
 /// The longest deadline a payload may be given (one hour).
 pub const MAX_DEADLINE: Duration = Duration::from_secs(3600);
 
@@ -32,7 +36,11 @@ pub struct SendOptions {
     /// The unit this payload belongs to (a video frame cut into several payloads): when one
     /// payload of a group expires, every payload of the group still queued is dropped with it
     /// (a frame missing a part cannot be decoded, so its other parts would only spend the
-    /// path's rate). `None`: the payload stands alone.
+    /// path's rate), and so is every part queued later: the queue remembers the last
+    /// [`DEAD_GROUPS_REMEMBERED`] groups that expired, since an application queues a frame's
+    /// parts one by one and its first part may expire before the last is queued. Number groups
+    /// so that one is not reused soon after it expired (a frame counter). `None`: the payload
+    /// stands alone.
     pub group: Option<u64>,
 }
 
@@ -153,6 +161,9 @@ pub(crate) struct PayloadQueue {
     next_ticket: u64,
     /// Payloads with a deadline now queued (none: expiry checks are skipped).
     with_deadline: usize,
+    /// The groups that expired most recently, oldest first, at most
+    /// [`DEAD_GROUPS_REMEMBERED`].
+    dead_groups: VecDeque<u64>,
     pub(crate) stats: QueueStats,
 }
 
@@ -165,12 +176,15 @@ impl PayloadQueue {
             max_payload,
             next_ticket: 0,
             with_deadline: 0,
+            dead_groups: VecDeque::new(),
             stats: QueueStats::default(),
         }
     }
 
     /// Queues `data` at `now`; its ticket, or why it was refused. A full queue first drops the
-    /// payloads already past their deadline (announced through `expired`), then refuses.
+    /// payloads already past their deadline (announced through `expired`), then refuses. A
+    /// payload of a group that has expired already is given its ticket and dropped at once
+    /// (counted and announced as expired).
     pub(crate) fn push(
         &mut self,
         data: Vec<u8>,
@@ -202,14 +216,21 @@ impl PayloadQueue {
         let ticket = self.next_ticket;
         self.next_ticket += 1;
         let deadline = options.deadline.map(|d| now + d);
-        self.with_deadline += usize::from(deadline.is_some());
-        self.levels[level].push_back(Queued {
+        let item = Queued {
             data,
             ticket,
             queued: now,
             deadline,
             group: options.group,
-        });
+        };
+        if options.group.is_some_and(|g| self.dead_groups.contains(&g)) {
+            self.stats.queued += 1;
+            self.stats.expired += 1;
+            expired(expiry(&item, level, now));
+            return Ok(ticket);
+        }
+        self.with_deadline += usize::from(deadline.is_some());
+        self.levels[level].push_back(item);
         self.len += 1;
         self.stats.queued += 1;
         Ok(ticket)
@@ -270,8 +291,15 @@ impl PayloadQueue {
         item
     }
 
-    /// Drops every queued payload of `group` (counted and announced as expired with it).
+    /// Drops every queued payload of `group` (counted and announced as expired with it), and
+    /// remembers the group so that its parts queued later are dropped too.
     fn drop_group(&mut self, group: u64, now: Time, expired: &mut dyn FnMut(Expired)) {
+        if !self.dead_groups.contains(&group) {
+            if self.dead_groups.len() == DEAD_GROUPS_REMEMBERED {
+                self.dead_groups.pop_front();
+            }
+            self.dead_groups.push_back(group);
+        }
         for level in 0..PRIORITY_LEVELS {
             if !self.levels[level]
                 .iter()
@@ -467,6 +495,60 @@ mod tests {
             [(1, Some(1)), (2, Some(1)), (3, Some(2)), (4, Some(2))]
         );
         assert_eq!((q.stats.expired, q.len()), (4, 0));
+    }
+
+    #[test]
+    fn a_part_queued_after_its_group_expired_is_dropped_at_once() {
+        let mut q = PayloadQueue::new(10, 10);
+        let first = SendOptions::default()
+            .with_deadline(Duration::from_millis(1))
+            .with_group(7);
+        q.push(vec![1], first, ms(0), &mut none).unwrap();
+        let mut gone = Vec::new();
+        // The sender's turn comes between the frame's first part and its second.
+        assert!(!q.ready(ms(2), &mut |e| gone.push((e.ticket, e.dropped))));
+        let later = SendOptions::default().with_group(7);
+        assert_eq!(
+            q.push(vec![2], later, ms(3), &mut |e| gone
+                .push((e.ticket, e.dropped))),
+            Ok(1)
+        );
+        let other = SendOptions::default().with_group(8);
+        assert_eq!(q.push(vec![3], other, ms(3), &mut none), Ok(2));
+        assert_eq!(gone, [(0, ms(2)), (1, ms(3))]);
+        assert_eq!((q.stats.queued, q.stats.expired, q.len()), (3, 2, 1));
+        assert_eq!(q.pop(), Some(vec![3]));
+    }
+
+    #[test]
+    fn the_memory_of_expired_groups_is_bounded() {
+        let mut q = PayloadQueue::new(10, 10);
+        let dying = |g| {
+            SendOptions::default()
+                .with_deadline(Duration::ZERO)
+                .with_group(g)
+        };
+        for group in 0..(DEAD_GROUPS_REMEMBERED as u64 + 1) {
+            q.push(vec![0], dying(group), ms(0), &mut none).unwrap();
+            assert!(!q.ready(ms(1), &mut none));
+        }
+        assert_eq!(q.dead_groups.len(), DEAD_GROUPS_REMEMBERED);
+        // Group 0, the oldest, is forgotten: its number may be used again.
+        q.push(
+            vec![1],
+            SendOptions::default().with_group(0),
+            ms(2),
+            &mut none,
+        )
+        .unwrap();
+        q.push(
+            vec![2],
+            SendOptions::default().with_group(1),
+            ms(2),
+            &mut none,
+        )
+        .unwrap();
+        assert_eq!((q.len(), q.pop()), (1, Some(vec![1])));
     }
 
     #[test]
