@@ -15,6 +15,7 @@ import tfrclab
 from conftest import REPO_ROOT, rfc5348_rate, run_cli
 from tfrclab import _native
 from tfrclab.cli import main, version_line
+from tfrclab.cli.app import COMMAND_MODULES
 
 KNOWN = ("--size", "1460", "--rtt", "100ms", "--p", "0.01")
 
@@ -242,3 +243,15 @@ def test_demo_unwritable_output(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert len(err.splitlines()) == 1
     assert f"--out {blocker / 'sub'}: cannot write there ({blocker} is not a directory)" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("command", sorted(COMMAND_MODULES))
+def test_every_commands_help_prints_its_text_as_written(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # argparse %-formats help strings but not descriptions: an escaped "%%" in a description
+    # is printed doubled.
+    assert main([command, "--help"]) == 0
+    text = capsys.readouterr().out
+    assert f"usage: tfrclab {command}" in text
+    assert "%%" not in text

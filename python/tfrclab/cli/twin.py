@@ -67,7 +67,7 @@ def register(commands: Any) -> None:
         description="Run SCENARIO (a dumbbell of tcp and tfrc flows) in netsim and on the "
         "testbed for each seed: kernel TCP with the same congestion control per socket, "
         "tfrc-udp, the relay emulating the bottleneck. Print each metric's two means, their "
-        "difference with a 95%% CI and a verdict decided on the interval (agree, differ, or "
+        "difference with a 95% CI and a verdict decided on the interval (agree, differ, or "
         "inconclusive when it crosses the tolerance: run more seeds). Needs root; runs in real "
         "time (said before it starts). Exit 0 when no metric differs, 3 when one does, 2 when "
         "the scenario has no twin.",

@@ -140,7 +140,7 @@ def register(commands: Any) -> None:
         "crosscheck",
         help="run a scenario in netsim and ns-2.35 over seeds and compare",
         description="Run SCENARIO in both simulators for each seed (the same draws) and print "
-        "each metric's two means, their difference with a 95%% CI and a verdict. Exit 0 when "
+        "each metric's two means, their difference with a 95% CI and a verdict. Exit 0 when "
         "every metric agrees, 3 when one differs, 2 when the scenario cannot be exported.",
     )
     check.add_argument("scenario", type=Path, help="scenario file (TOML)")
