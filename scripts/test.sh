@@ -11,10 +11,10 @@ export PROPTEST_RNG_SEED="${PROPTEST_RNG_SEED:-20001}"
 # Debian packages some suites need: installed when running as root and missing (CI runs as root on
 # a fresh machine); where one cannot be installed, the tests that need it skip, saying why.
 apt_updated=0
-install_if_missing() {  # COMMAND PACKAGE WHAT-NEEDS-IT
+install_if_missing() {  # COMMAND-OR-FILE PACKAGE WHAT-NEEDS-IT
     local command=$1 package=$2 purpose=$3
     echo "== $package (for $purpose)"
-    command -v "$command" >/dev/null 2>&1 && return 0
+    { command -v "$command" || [ -e "$command" ]; } >/dev/null 2>&1 && return 0
     if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
         if [ "$apt_updated" = 0 ]; then
             apt-get update -qq >/dev/null 2>&1 || true
@@ -43,6 +43,11 @@ install_if_missing tshark tshark "the trace tests (tests/python/test_traces.py)"
 # cargo test below, and the testbed run in tests/python/test_media_example.py).
 install_if_missing make make "the C media example (crates/tfrc-udp-capi/examples/c)"
 install_if_missing tcpdump tcpdump "the testbed experiments' pcaps (tests/python/test_testbed_experiments.py)"
+# ns-3.37 and a C++ compiler: the second opinion on netsim's Linux TCPs compiles a small ns-3
+# program (scripts/ns3_second_opinion.py).
+install_if_missing g++ g++ "the ns-3 second opinion (tests/python/test_ns3_second_opinion.py)"
+install_if_missing /usr/include/ns3/core-module.h libns3-dev \
+    "the ns-3 second opinion (tests/python/test_ns3_second_opinion.py)"
 echo "== cargo fmt"
 cargo fmt --all -- --check
 echo "== cargo clippy"
