@@ -88,6 +88,7 @@ pub(super) fn tcp_keys(
     }
     config.tlp = fields.or("tlp", config.tlp)?;
     config.prr = fields.or("prr", config.prr)?;
+    config.sacked_out_of_flight = fields.or("sacked_out_of_flight", config.sacked_out_of_flight)?;
     config.ecn = fields.or("ecn", config.ecn)?;
     if let Some(name) = fields.choice("ssthresh_base", SsthreshBase::NAMES)? {
         config.ssthresh_base = if name == "cwnd" {

@@ -309,6 +309,15 @@ pub struct TcpConfig {
     /// recovery rather than a timeout (`net.ipv4.tcp_early_retrans` = 3). Only with
     /// `sack_recovery = Rfc6675`.
     pub tlp: bool,
+    /// Linux's accounting of SACKed packets outside recovery (docs/tcp.md, "SACKed packets
+    /// outside recovery"): a SACKed packet leaves the flight, so it frees a slot for new data
+    /// (`tcp_cwnd_test` against `tcp_packets_in_flight`: packets out less SACKed and lost plus
+    /// retransmitted, in every state; this replaces limited transmit), and the ACK that
+    /// advances snd_una grows the window by every packet it newly delivers, acked or SACKed
+    /// (`tcp_newly_delivered` passed to `tcp_cong_avoid`). Off: new data is sent against
+    /// snd_una + cwnd and only cumulatively acked packets grow the window (RFC 5681, RFC 6675).
+    /// Only with `sack_recovery = Rfc6675`.
+    pub sacked_out_of_flight: bool,
     /// Proportional rate reduction (RFC 6937, Linux's `tcp_cwnd_reduction`): in RFC 6675
     /// recovery the window falls to ssthresh gradually, sending about ssthresh/cwnd packets
     /// per packet delivered, instead of at once. Only with `sack_recovery = Rfc6675`, and not
@@ -379,6 +388,7 @@ impl TcpConfig {
             rack: false,
             tlp: false,
             prr: false,
+            sacked_out_of_flight: false,
             ssthresh_base: SsthreshBase::FlightSize,
             ecn: false,
             partial_window_deflation: false,
@@ -464,6 +474,7 @@ impl TcpConfig {
             rack: true,
             tlp: true,
             prr: true,
+            sacked_out_of_flight: true,
             ssthresh_base: SsthreshBase::Cwnd,
             ..TcpConfig::rfc(variant)
         }
@@ -491,6 +502,12 @@ impl TcpConfig {
     /// Whether tail loss probes run: asked for, on a SACK variant with RFC 6675 recovery.
     pub fn uses_tlp(&self) -> bool {
         self.tlp && self.rfc6675_sack()
+    }
+
+    /// Whether SACKed packets leave the flight outside recovery: asked for, on a SACK variant
+    /// with RFC 6675 recovery.
+    pub fn uses_sacked_out_of_flight(&self) -> bool {
+        self.sacked_out_of_flight && self.rfc6675_sack()
     }
 
     /// Whether proportional rate reduction runs: asked for, on a SACK variant with RFC 6675
@@ -749,6 +766,7 @@ mod tests {
         assert_eq!((linux.initial_window, linux.quick_acks), (10, 16));
         assert!(linux.rcv_window_growth && !rfc.rcv_window_growth);
         assert!(linux.sack_compression && !rfc.sack_compression);
+        assert!(linux.uses_sacked_out_of_flight() && !rfc.uses_sacked_out_of_flight());
         assert_eq!(linux.data_packet_bytes(), 1500);
         assert_eq!(linux.min_rto, Duration::from_millis(200));
         assert_eq!(linux.ack_counting, AckCounting::Segments);

@@ -153,10 +153,18 @@ impl TcpSender {
         }
         let rwnd = i64::from(self.cfg.window);
         let mut win = self.window();
+        // Linux: SACKed packets have left the flight, so new data is limited by the packets in
+        // flight against cwnd and by the receive window alone.
+        let sacked_out = !self.sack.in_recovery && self.cfg.uses_sacked_out_of_flight();
+        if sacked_out {
+            win = rwnd;
+        }
         let mut sent = 0;
         loop {
             let open = if self.sack.in_recovery {
                 self.sack.pipe < self.cwnd as i64
+            } else if sacked_out {
+                self.packets_in_flight() < self.cwnd as i64 && self.t_seqno <= self.last_ack + rwnd
             } else {
                 self.t_seqno <= self.last_ack + win
             };
@@ -210,6 +218,16 @@ impl TcpSender {
         if sent > 0 {
             self.tlp_schedule(now, false);
         }
+    }
+
+    /// Linux's `tcp_packets_in_flight` outside recovery: the packets sent and not cumulatively
+    /// acked, less those SACKed or marked lost by RACK, plus those retransmitted.
+    pub(super) fn packets_in_flight(&self) -> i64 {
+        let high = self.t_seqno - 1;
+        if self.sack.scoreboard.is_empty() {
+            return (high - self.highest_ack).max(0);
+        }
+        self.sack.scoreboard.pipe(self.highest_ack, high, None)
     }
 
     /// Sack1's and RFC 6675's timeout additions: leave recovery, ignore dupacks until a new
@@ -288,6 +306,15 @@ impl TcpSender {
             } else if self.sack.in_recovery {
                 // A partial ACK: no growth in recovery (RFC 6675 §5 (C)); restart the timer.
                 self.newack(now, seq);
+            } else if self.cfg.uses_sacked_out_of_flight() && !self.sack.after_timeout {
+                // Linux grows the window by every packet this ACK newly delivers, the packets
+                // it SACKs included (`tcp_newly_delivered`).
+                let board = &mut self.sack.scoreboard;
+                let before = self.highest_ack + board.sacked_count();
+                board.update(seq, ack.blocks());
+                let delivered = seq + board.sacked_count() - before;
+                self.recv_newack_delivered(now, seq, delivered);
+                self.after_syn_acked();
             } else {
                 self.recv_newack(now, seq);
                 self.after_syn_acked();
@@ -343,6 +370,7 @@ impl TcpSender {
                 && self.dupacks > 0
                 && self.dupacks < thresh
                 && self.cfg.limited_transmit
+                && !self.cfg.uses_sacked_out_of_flight()
             {
                 return AckSend::LimitedTransmit;
             }
@@ -350,7 +378,7 @@ impl TcpSender {
         if advanced {
             self.tlp_schedule(now, true);
         }
-        if self.dupacks == 0 || self.sack.in_recovery {
+        if self.dupacks == 0 || self.sack.in_recovery || self.cfg.uses_sacked_out_of_flight() {
             AckSend::Much
         } else {
             AckSend::Nothing
@@ -547,5 +575,36 @@ mod tests {
         d.sender.recover = 14;
         d.sender.sack.recover_after_timeout = false;
         assert!(d.sender.rack_may_recover());
+    }
+
+    /// A `linux` SACK sender (RACK off: no RTT sample yet) with `sacked_out_of_flight` as
+    /// given, after the SYN's ACK: packets 1 to 10 in flight, slow start.
+    fn ten_in_flight(sacked_out_of_flight: bool) -> Driver {
+        let mut d = Driver::new(TcpConfig {
+            rack: false,
+            sacked_out_of_flight,
+            ..TcpConfig::linux(TcpVariant::Sack)
+        });
+        assert_eq!(d.ack(0), (1..=10).collect::<Vec<i64>>());
+        d
+    }
+
+    #[test]
+    fn sacked_packets_leave_the_flight_and_grow_the_window_as_in_linux() {
+        // 3 is lost: the ACK for 2 SACKs 4. Linux counts the three packets it delivers (cwnd
+        // 10 to 13 in slow start) and seven in flight (3 and 5 to 10), so 6 new packets go;
+        // RFC 6675 counts the two acked (cwnd 12) and sends up to snd_una + cwnd.
+        let mut linux = ten_in_flight(true);
+        assert_eq!(linux.sack(2, &[(4, 5)]), (11..=16).collect::<Vec<i64>>());
+        assert_eq!(linux.sender.cwnd, 13.0);
+        let mut rfc = ten_in_flight(false);
+        assert_eq!(rfc.sack(2, &[(4, 5)]), (11..=14).collect::<Vec<i64>>());
+        assert_eq!(rfc.sender.cwnd, 12.0);
+        // A duplicate ACK SACKing one more packet grows nothing but frees its slot, as limited
+        // transmit does without the rule.
+        assert_eq!(linux.sack(2, &[(4, 6)]), [17]);
+        assert_eq!(linux.sender.cwnd, 13.0);
+        assert_eq!(rfc.sack(2, &[(4, 6)]), [15]);
+        assert_eq!(rfc.sender.cwnd, 12.0);
     }
 }

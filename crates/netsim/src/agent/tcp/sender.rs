@@ -491,9 +491,21 @@ impl TcpSender {
     /// `recv_newack_helper`: `newack`, then open the window (CUBIC: by the packets acked).
     pub(super) fn recv_newack(&mut self, now: Time, ack: i64) {
         let acked = (ack - self.highest_ack).max(0);
+        self.recv_newack_delivered(now, ack, acked);
+    }
+
+    /// [`TcpSender::recv_newack`] with the window opened by `delivered` packets rather than
+    /// by those cumulatively acked (Linux counts the packets the ACK SACKs too,
+    /// [`super::TcpConfig::sacked_out_of_flight`]); a controller's `cong_avoid` sees the same
+    /// count, its `pkts_acked` the cumulative one, as Linux's `tcp_ack` passes them.
+    pub(super) fn recv_newack_delivered(&mut self, now: Time, ack: i64, delivered: i64) {
         self.newack(now, ack);
-        let acked = u32::try_from(acked).unwrap_or(u32::MAX);
+        let acked = u32::try_from(delivered.max(0)).unwrap_or(u32::MAX);
         if self.cc.is_some() {
+            if self.cfg.uses_sacked_out_of_flight() {
+                self.cc_sample.acked = acked;
+                self.cc_sample.acked_bytes = u64::from(acked) * u64::from(self.cfg.size_bytes);
+            }
             self.cc_open(now);
         } else if self.cfg.variant == TcpVariant::Bbr {
             // BBR sets cwnd after the whole ACK is processed (`bbr_main`).
@@ -1122,9 +1134,21 @@ mod tests {
                     rng: &mut SimRng| {
             for o in out.drain() {
                 if let Payload::TcpData(d) = o.payload {
-                    // BBR's window counts packets in flight, SACKed ones excluded, not
-                    // sequence space: it may send further beyond the cumulative ACK.
-                    if !sender.in_recovery() && sender.cfg.variant != TcpVariant::Bbr {
+                    // BBR's window, and the window of a sender whose SACKed packets leave
+                    // the flight, count packets in flight, not sequence space: they may send
+                    // further beyond the cumulative ACK, but not more than cwnd (and a tail
+                    // loss probe) in flight.
+                    let in_flight_window = sender.cfg.variant == TcpVariant::Bbr
+                        || sender.cfg.uses_sacked_out_of_flight();
+                    if !sender.in_recovery() && sender.cfg.uses_sacked_out_of_flight() {
+                        assert!(
+                            sender.packets_in_flight() <= sender.cwnd as i64 + 1,
+                            "{} in flight, cwnd {}",
+                            sender.packets_in_flight(),
+                            sender.cwnd
+                        );
+                    }
+                    if !sender.in_recovery() && !in_flight_window {
                         // Never more than min(cwnd + limited-transmit allowance, window)
                         // beyond the cumulative ACK outside recovery.
                         let allowance = (sender.cwnd as i64 + 2).min(window);

@@ -93,7 +93,9 @@ impl CaState {
 /// What the sender tells a controller on an ACK that moves the cumulative ACK forward.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AckSample {
-    /// Packets newly acknowledged cumulatively by this ACK (at least 1).
+    /// Packets newly acknowledged cumulatively by this ACK (at least 1); at `cong_avoid`
+    /// with [`super::TcpConfig::sacked_out_of_flight`], the packets it newly delivers, those
+    /// it SACKs included (Linux's `tcp_newly_delivered`).
     pub acked: u32,
     /// Bytes of payload newly acknowledged (`acked` times the packet size).
     pub acked_bytes: u64,
