@@ -65,6 +65,32 @@ def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[
     )
 
 
+def wait_udp_bound(
+    port: int, process: subprocess.Popen[Any] | None = None, timeout_s: float = 60.0
+) -> None:
+    """Wait until a socket is bound to UDP ``port`` (a receiver started in a subprocess).
+
+    Reads ``/proc/net/udp`` and ``/proc/net/udp6`` rather than trying to bind the port, which
+    could take it from the receiver at the wrong moment. A fixed sleep is not enough: on a
+    loaded machine the interpreter's start and ``tfrclab``'s import can take longer, and the
+    first packet (TFRC sends one, then waits a second for feedback) then goes nowhere. Fails
+    if ``process`` ends first.
+    """
+    suffix = f":{port:04X}"
+    deadline = time.monotonic() + timeout_s
+    while True:
+        for table in ("/proc/net/udp", "/proc/net/udp6"):
+            try:
+                lines = Path(table).read_text().splitlines()[1:]
+            except OSError:
+                continue
+            if any(line.split()[1].endswith(suffix) for line in lines):
+                return
+        assert process is None or process.poll() is None, f"it ended ({process.returncode})"
+        assert time.monotonic() < deadline, f"nothing bound UDP port {port} in {timeout_s} s"
+        time.sleep(0.01)
+
+
 def session_processes(sid: int) -> list[int]:
     """The live (not zombie) processes of session ``sid``."""
     found = []

@@ -104,6 +104,9 @@ def test_memory_heavy_scenarios_are_refused_naming_the_bins() -> None:
 
 def test_ctrl_c_interrupts_a_run_in_process(tmp_path: Path) -> None:
     scenario = tfrclab.Scenario.load(long_dumbbell(tmp_path, "30000s"))
+    # Python leaves SIGINT ignored when it starts with it ignored (a suite started in the
+    # background by a non-interactive shell): the run would then go on for minutes.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT))
     started = time.monotonic()
     timer.start()
@@ -112,6 +115,7 @@ def test_ctrl_c_interrupts_a_run_in_process(tmp_path: Path) -> None:
             tfrclab.run(scenario)
     finally:
         timer.cancel()
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 3.0
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from conftest import wait_udp_bound
 from tfrclab.media import EventLog, Receiver, Sender, log_events
 
 
@@ -103,7 +104,7 @@ def test_send_and_recv_write_their_event_logs(tmp_path: Path) -> None:
          "--events", str(recv_log)],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
-    time.sleep(0.5)
+    wait_udp_bound(port, receiver)
     sender = subprocess.run(
         [*command, "send", "--to", f"127.0.0.1:{port}", "--duration", "1s",
          "--app-rate", "1Mbps", "--events", str(send_log)],

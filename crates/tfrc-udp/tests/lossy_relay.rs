@@ -44,13 +44,22 @@ fn settles_at_the_equation_rate_for_the_paths_loss_rate() {
     };
     let (tx, rx, _relay) = run(path, 8);
     let rtt = tx.report().tfrc.rtt_s;
-    assert!(rtt > 0.019 && rtt < 0.030, "R = {rtt}");
+    // The path's 20 ms, plus the three threads' scheduling: on a loaded host that adds several
+    // ms (28.8 ms seen with 4 busy loops on 2 cores).
+    assert!(rtt > 0.019 && rtt < 0.040, "R = {rtt}");
     // The receiver's loss event rate: one loss event per 100 packets.
     let p = rx.report().tfrc.p;
     assert!((p * 100.0 - 1.0).abs() < 0.05, "p = {p}");
     let equation = TfrcConfig::rfc5348().equation;
-    let expected = throughput_bytes_per_s(equation, 1000.0, rtt, 4.0 * rtt, 0.01) * 0.99;
-    // Seconds 4-8 at the receiver, against the equation for p = 0.01 and the measured R.
+    // Seconds 4-8 at the receiver, against the equation for p = 0.01 and the R the sender had
+    // in those seconds (its R at the end alone is off by more than the tolerance when a loaded
+    // host moves R by a few ms: 451 kB/s received against 386 kB/s for the final R).
+    let rows = &tx.samples()[4..tx.samples().len().min(8)];
+    let expected = rows
+        .iter()
+        .map(|r| throughput_bytes_per_s(equation, 1000.0, r.rtt_s, 4.0 * r.rtt_s, 0.01) * 0.99)
+        .sum::<f64>()
+        / rows.len() as f64;
     let rate = mean_rate(rx.samples(), 4, 8);
     eprintln!("received {rate:.0} B/s, equation {expected:.0} B/s (R = {rtt}, p = {p})");
     assert!(
