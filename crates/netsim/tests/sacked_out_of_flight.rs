@@ -43,3 +43,56 @@ fn a_congestion_event_drops_two_packets_as_linux_does() {
         "{drops} drops, {events} loss events"
     );
 }
+
+/// Two CUBIC and two Reno `linux` flows with 1 ms of host jitter through 20 Mb/s, 50 ms, an
+/// adaptive RED queue in twice the BDP (166 packets), 60 s: a run of the evaluation battery
+/// (`tfrclab evaluate tcp:variant=cubic`, seed 3) where a timeout left a hole that could not
+/// start a recovery.
+const BATTERY_RUN: &str = r#"
+seed = 3
+duration = "60s"
+[monitor]
+bin = "10ms"
+[topology]
+kind = "dumbbell"
+hosts = 4
+[topology.bottleneck]
+rate = "20Mbps"
+delay = "10ms"
+queue = { kind = "red", preset = "adaptive", mean_packet_size = "1500B", limit = 166 }
+[topology.access]
+rate = "1Gbps"
+rtt = "50ms"
+[[flows]]
+kind = "tcp"
+preset = "linux"
+variant = "cubic"
+host_jitter = "1ms"
+name = "algo"
+count = 2
+start = { uniform = ["0s", "1s"] }
+[[flows]]
+kind = "tcp"
+preset = "linux"
+variant = "sack"
+host_jitter = "1ms"
+name = "ref"
+count = 2
+start = { uniform = ["0s", "1s"] }
+"#;
+
+#[test]
+fn new_data_does_not_run_away_behind_a_hole_after_a_timeout() {
+    // Freeing a slot for every SACKed packet while a hole after a timeout cannot start a
+    // recovery let one flow send thousands of packets beyond its cumulative ACK and grow cwnd
+    // to 409 packets, where the path holds about 250 for four flows (83 in flight and a
+    // 166-packet buffer); after slow start the four flows' windows peak at 42-52 packets.
+    let results = simulate(BATTERY_RUN, 3);
+    let after_slow_start = (5.0 / 0.01) as usize;
+    for flow in &results.flows {
+        let peak = state(flow, "cwnd")[after_slow_start..]
+            .iter()
+            .fold(0.0, |a: f64, &b| a.max(b));
+        assert!(peak < 100.0, "{}: cwnd up to {peak} after 5 s", flow.name);
+    }
+}

@@ -155,7 +155,7 @@ impl TcpSender {
         let mut win = self.window();
         // Linux: SACKed packets have left the flight, so new data is limited by the packets in
         // flight against cwnd and by the receive window alone.
-        let sacked_out = !self.sack.in_recovery && self.cfg.uses_sacked_out_of_flight();
+        let sacked_out = !self.sack.in_recovery && self.sacked_out_of_flight_now();
         if sacked_out {
             win = rwnd;
         }
@@ -218,6 +218,28 @@ impl TcpSender {
         if sent > 0 {
             self.tlp_schedule(now, false);
         }
+    }
+
+    /// Whether SACKed packets leave the flight now ([`TcpConfig::sacked_out_of_flight`]): not
+    /// while a hole could not start a recovery (after a timeout until the cumulative ACK
+    /// passes its recovery point, or, without RACK, after a recovery until it passes that
+    /// one's). There Linux's Loss state retransmits every packet marked lost before new data
+    /// (`tcp_xmit_retransmit_queue`), which netsim's going back N does not model: new data
+    /// would run away behind the hole, every SACKed packet freeing a slot. RFC 6675's bound
+    /// (snd_una + cwnd) holds instead and the next timeout repairs the hole, as without the
+    /// rule.
+    ///
+    /// [`TcpConfig::sacked_out_of_flight`]: super::TcpConfig::sacked_out_of_flight
+    fn sacked_out_of_flight_now(&self) -> bool {
+        if !self.cfg.uses_sacked_out_of_flight() {
+            return false;
+        }
+        self.highest_ack >= self.maxseq
+            || if self.rack.is_some() {
+                self.rack_may_recover()
+            } else {
+                self.may_fast_retransmit()
+            }
     }
 
     /// Linux's `tcp_packets_in_flight` outside recovery: the packets sent and not cumulatively
@@ -370,7 +392,7 @@ impl TcpSender {
                 && self.dupacks > 0
                 && self.dupacks < thresh
                 && self.cfg.limited_transmit
-                && !self.cfg.uses_sacked_out_of_flight()
+                && !self.sacked_out_of_flight_now()
             {
                 return AckSend::LimitedTransmit;
             }
@@ -378,7 +400,7 @@ impl TcpSender {
         if advanced {
             self.tlp_schedule(now, true);
         }
-        if self.dupacks == 0 || self.sack.in_recovery || self.cfg.uses_sacked_out_of_flight() {
+        if self.dupacks == 0 || self.sack.in_recovery || self.sacked_out_of_flight_now() {
             AckSend::Much
         } else {
             AckSend::Nothing
@@ -606,5 +628,25 @@ mod tests {
         assert_eq!(linux.sender.cwnd, 13.0);
         assert_eq!(rfc.sack(2, &[(4, 6)]), [15]);
         assert_eq!(rfc.sender.cwnd, 12.0);
+    }
+
+    #[test]
+    fn a_hole_that_cannot_start_a_recovery_keeps_new_data_within_snd_una_plus_cwnd() {
+        // As if a timeout had set the recovery point at 10: the hole at 3 cannot start a
+        // recovery until the cumulative ACK passes 10, so the SACKed 4 frees no slot (new data
+        // would otherwise run on behind a hole nothing repairs until the next timeout).
+        let mut d = ten_in_flight(true);
+        d.sender.recover = 10;
+        assert_eq!(d.sack(2, &[(4, 5)]), (11..=15).collect::<Vec<i64>>());
+        assert!(!d.sender.sacked_out_of_flight_now());
+        assert_eq!(d.sender.cwnd, 13.0);
+        // With RACK the same holds after a timeout only.
+        let mut rack = in_recovery_to_10();
+        rack.sender.sack.in_recovery = false;
+        rack.sender.highest_ack = 8;
+        rack.sender.sack.recover_after_timeout = true;
+        assert!(!rack.sender.sacked_out_of_flight_now());
+        rack.sender.sack.recover_after_timeout = false;
+        assert!(rack.sender.sacked_out_of_flight_now());
     }
 }
