@@ -9,8 +9,8 @@ runs a cell, pairs each ACK the relay delivered towards the sender with the mome
 sender's TCP processed it, and says:
 
 - how long each ACK took from the relay's write to the sender's TCP (percentiles), and in
-  which context it was processed (a softirq, or the socket's backlog in a process that held
-  the socket: the trace line's flags);
+  which context it was processed (the share outside a softirq, by the trace line's flags, and
+  how many processes it was processed in);
 - the 10-round max filter of delivery rates over windows of ACKs spanning about one RTT, with
   the same ACKs timed at the relay and at the sender's TCP, beside the kernel's own estimate
   (``TCP_CC_INFO``) and the line rate.
@@ -57,12 +57,19 @@ class Probe:
     pid: np.ndarray
 
 
-def parse_probe(lines: Sequence[str], sport: int, data: bool = False) -> Probe:
-    """The events of segments from port ``sport``: pure ACKs, or with ``data`` data segments."""
+def parse_probe(lines: Sequence[str], port: int, data: bool = False) -> Probe:
+    """The tcp_probe events of the connection to the receiver's ``port``.
+
+    The tracepoint names the socket's own address as ``src``: the sender's events (pure ACKs
+    arriving) have ``dest`` at ``port``, the receiver's (data arriving; with ``data``) have
+    ``src`` there.
+    """
     t, una, soft, pid = [], [], [], []
     for line in lines:
         m = _LINE.match(line)
-        if m is None or int(m["sport"]) != sport or (int(m["len"]) > 0) != data:
+        if m is None or (int(m["len"]) > 0) != data:
+            continue
+        if int(m["sport" if data else "dport"]) != port:
             continue
         t.append(round(float(m["t"]) * 1e9))
         una.append(int(m["una"], 16))
@@ -106,17 +113,25 @@ def pair_in_order(sent_ns: np.ndarray, seen_ns: np.ndarray, max_shift: int = 8) 
     return best
 
 
-def windowed_rates(t_ns: np.ndarray, delivered: np.ndarray, span_ns: int) -> np.ndarray:
+def windowed_rates(
+    t_ns: np.ndarray, delivered: np.ndarray, span_ns: int, max_step: float = float("inf")
+) -> np.ndarray:
     """Delivery rates over windows of ACKs spanning at least ``span_ns``, bytes/s.
 
     Per ACK i: the bytes delivered since the latest ACK at least ``span_ns`` earlier, over the
-    time between the two (NaN where no ACK is that early).
+    time between the two (NaN where no ACK is that early). ``delivered`` counts cumulatively
+    acked bytes, so a window holding an ACK that delivered nothing (a duplicate ACK) or more
+    than ``max_step`` (the end of a recovery, where SACKed data is counted at once) is NaN:
+    the kernel counts SACKed data when it is SACKed, which snd_una cannot show.
     """
     j = np.searchsorted(t_ns, t_ns - span_ns, side="right") - 1
+    step = np.diff(delivered, prepend=delivered[:1])
+    bad = np.cumsum((step <= 0) | (step > max_step))
     ok = j >= 0
+    jj = np.where(ok, j, 0)
+    ok &= bad - bad[jj] == 0
     out = np.full(len(t_ns), np.nan)
-    jj = j[ok]
-    out[ok] = (delivered[ok] - delivered[jj]) / ((t_ns[ok] - t_ns[jj]) / 1e9)
+    out[ok] = (delivered[ok] - delivered[jj[ok]]) / ((t_ns[ok] - t_ns[jj[ok]]) / 1e9)
     return out
 
 
@@ -157,7 +172,7 @@ def analyze_seed(directory: Path, port: int, line_bytes_per_s: float, rtt_s: flo
     span, window = int(rtt_s * 1e9), int(10 * rtt_s * 1e9)
     filtered = {}
     for name, times in (("relay", relay), ("sender TCP", seen)):
-        rates = windowed_rates(times, delivered, span)
+        rates = windowed_rates(times, delivered, span, max_step=4 * 1448)
         peak = max_filter(times, rates, window)
         filtered[name] = float(np.nanmedian(peak[inside]) / line_bytes_per_s)
     kernel = []
@@ -171,7 +186,8 @@ def analyze_seed(directory: Path, port: int, line_bytes_per_s: float, rtt_s: flo
         "shift": k,
         "delay_us": {q: float(np.percentile(delay_us, q)) for q in (1, 10, 50, 90, 99, 99.9)}
         | {"max": float(delay_us.max())},
-        "process_context": float(1.0 - soft[inside].mean()),
+        "outside_softirq": float(1.0 - soft[inside].mean()),
+        "processing_pids": len(set(probe.pid[offset : offset + n][inside].tolist())),
         "late_over_100us": float((delay_us > 100).mean()),
         "max_filtered_over_line": filtered,
         "kernel_bbr_bw_over_line": (

@@ -16,10 +16,16 @@ def at() -> ModuleType:
     return module
 
 
-def _line(t: float, sport: int, length: int, una: int, flags: str = "..s2.") -> str:
+def _line(t: float, port: int, length: int, una: int, flags: str = "..s2.") -> str:
+    # The socket's own address is src: the receiver's (port) for data, the sender's for ACKs.
+    ends = (
+        f"src=10.0.0.2:{port} dest=10.0.0.1:40000"
+        if length
+        else (f"src=10.0.0.1:40000 dest=10.0.0.2:{port}")
+    )
     return (
         f"         python3-3712    [001] {flags} {t:.6f}: tcp_probe: family=AF_INET "
-        f"src=10.0.0.2:{sport} dest=10.0.0.1:40000 mark=0x0 data_len={length} "
+        f"{ends} mark=0x0 data_len={length} "
         f"snd_nxt=0x{una + 1000:x} snd_una=0x{una:x} snd_cwnd=10 ssthresh=7 snd_wnd=65536 "
         "srtt=23 rcv_wnd=65483 sock_cookie=4a skbaddr=00000000c095dac8 skaddr=0000000050108c0c"
     )
@@ -69,3 +75,15 @@ def test_a_max_filter_over_noisy_ack_times_reads_above_the_line_rate(at: ModuleT
     noisy = exact + np.random.default_rng(2).integers(0, 200_000, n)
     peak = at.max_filter(noisy, at.windowed_rates(noisy, delivered, 40_000_000), 400_000_000)
     assert 1.002 < np.nanmedian(peak) / line < 1.01
+
+
+def test_windows_with_a_duplicate_ack_or_a_recoverys_jump_are_left_out(at: ModuleType) -> None:
+    t = np.arange(100, dtype=np.int64) * 1_000_000
+    delivered = np.arange(100) * 2896.0
+    delivered[50:] += 100_000  # a recovery's end: SACKed data counted at once
+    delivered[80] = delivered[79]  # a duplicate ACK
+    delivered[81:] = delivered[80] + np.arange(1, 20) * 2896.0
+    rates = at.windowed_rates(t, delivered, 10_000_000, max_step=4 * 1448)
+    assert rates[20] == pytest.approx(2896 / 1e-3)
+    assert np.isnan(rates[[55, 85]]).all()
+    assert np.isfinite(rates[[70, 95]]).all()
