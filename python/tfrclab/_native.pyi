@@ -207,7 +207,11 @@ class AckSample:
 
     @property
     def acked(self) -> int:
-        """Packets newly acknowledged."""
+        """Packets newly acknowledged.
+
+        At ``cong_avoid`` under the ``linux`` preset: newly delivered, SACKed ones included
+        (docs/controllers.md).
+        """
     @property
     def acked_bytes(self) -> int:
         """Payload bytes newly acknowledged."""

@@ -209,10 +209,10 @@ class Sender(_Session):
         (``0..PRIORITY_LEVELS``) goes first. Payloads with the same ``group`` (the parts of one
         video frame) expire together: when one is dropped at its deadline, the others still
         queued go with it, and so does a part queued later (the last 64 expired groups are
-        remembered: do not reuse a group number soon). Raises :class:`QueueFull` when the queue holds its
-        bound (the payload is dropped and counted), ValueError for a payload larger than one
-        datagram or an argument out of range, OSError if the loop failed, RuntimeError once
-        closed.
+        remembered: do not reuse a group number soon). Raises :class:`QueueFull` when the
+        queue holds its bound (the payload is dropped and counted), ValueError for a payload
+        larger than one datagram or an argument out of range, OSError if the loop failed,
+        RuntimeError once closed.
         """
         return self._native.send(bytes(payload), deadline_s, priority, group)
 

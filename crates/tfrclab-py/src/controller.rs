@@ -111,7 +111,8 @@ impl PyState {
 /// What an ACK that moved the cumulative ACK tells a Python controller.
 #[pyclass(frozen, module = "tfrclab._native", name = "AckSample")]
 pub(crate) struct PyAck {
-    /// Packets newly acknowledged.
+    /// Packets newly acknowledged (at `cong_avoid` under the `linux` preset: newly delivered,
+    /// SACKed ones included; docs/controllers.md).
     #[pyo3(get)]
     acked: u32,
     /// Payload bytes newly acknowledged.
