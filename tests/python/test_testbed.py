@@ -170,15 +170,8 @@ def test_not_root_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
 # -- kernel TCP Reno through the emulator --------------------------------------------------------
 
 
-@pytest.fixture(scope="module")
-def reno_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """Ping, then 6 s of one kernel TCP Reno transfer.
-
-    Through 10 Mb/s, 25 ms each way, DropTail 50.
-    """
-    if not CAN_RUN:
-        pytest.skip(SKIP_REASON)
-    path = tmp_path_factory.mktemp("testbed") / "reno.log"
+def _reno_once(path: Path) -> dict[str, Any]:
+    """Ping, then 6 s of one kernel TCP Reno transfer, logged to ``path``."""
     with tbmod.Testbed(rate="10Mb/s", delay="25ms", queue="droptail:50", log=path) as tb:
         ping = tb.tool("a", "ping", tb.address("b"), "--count", "20", "--interval", "0.03")
         receiver = tb.popen(
@@ -193,6 +186,41 @@ def reno_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "report": tb.report,
         "log": read_log(path),
     }
+
+
+def _kept_real_time(run: dict[str, Any]) -> bool:
+    """Whether the host kept the run's timing: the relay on time and the echoes prompt.
+
+    The relay logs how late it sent each packet; a machine loaded by other work makes it (and
+    the Python end points) late by milliseconds, and the link then runs below its rate for a
+    while (one half-second bin at 7 Mb/s in 6 runs of 20 with four busy loops on two cores).
+    """
+    records = run["log"].records
+    late = records["late_ns"][records["event"] == tblog.DEPART]
+    rtts = [r for r in run["ping"]["rtt_s"] if r is not None]
+    return (
+        len(late) > 0
+        and float(np.percentile(late, 99)) <= 1e6
+        and len(rtts) == 20
+        and statistics.median(rtts) - 2 * ONE_WAY_S <= 0.005
+    )
+
+
+@pytest.fixture(scope="module")
+def reno_run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """Ping, then 6 s of one kernel TCP Reno transfer.
+
+    Through 10 Mb/s, 25 ms each way, DropTail 50. A run the host did not keep in real time
+    (:func:`_kept_real_time`) is made again, up to three runs in all; the tests then check the
+    last one, so an emulator that is always late fails them.
+    """
+    if not CAN_RUN:
+        pytest.skip(SKIP_REASON)
+    for _attempt in range(3):
+        run = _reno_once(tmp_path_factory.mktemp("testbed") / "reno.log")
+        if _kept_real_time(run):
+            break
+    return run
 
 
 @needs_root
