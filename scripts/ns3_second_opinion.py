@@ -142,7 +142,6 @@ def single_flow_cells(duration: str) -> list[tuple[str, Any]]:
 
 
 def compare_cell(
-    label: str,
     scenario: Any,
     seeds: list[int],
     binary: Path,
@@ -238,7 +237,7 @@ def main(argv: list[str] | None = None) -> int:
              if args.only is None or any(o in label for o in args.only)]  # fmt: skip
     for label, scenario in cells:
         print(f"{label} ...", file=sys.stderr, flush=True)
-        rows[label] = compare_cell(label, scenario, args.seeds, binary, study.get(label))
+        rows[label] = compare_cell(scenario, args.seeds, binary, study.get(label))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(rows, indent=2, default=float) + "\n")
     print(table(rows))

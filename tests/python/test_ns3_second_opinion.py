@@ -71,7 +71,7 @@ def test_ns3s_cubic_fills_the_link_as_netsims_does(ns3: ModuleType, tmp_path: Pa
     binary = ns3.build(tmp_path)
     assert ns3.build(tmp_path) == binary  # built once per source
     scenario = _cell(ns3, "20mbps-40ms:cubic/droptail-0.5bdp").with_(duration="12s")
-    row = ns3.compare_cell("cubic", scenario, [1, 2], binary, None, start_s=4.0)
+    row = ns3.compare_cell(scenario, [1, 2], binary, None, start_s=4.0)
     runs = row["ns3"]
     for run in runs:
         assert 0.95 < run["utilization"] <= 1.001
