@@ -180,14 +180,6 @@ def compare_cell(
     return row
 
 
-FORMAT = {
-    "throughput/tcp": lambda v: f"{v / 1e6:.2f}",
-    "utilization": lambda v: f"{v:.3f}",
-    "drop_rate": lambda v: f"{100 * v:.3f}",
-    "mean_queue": lambda v: f"{v:.1f}",
-}
-
-
 def table(rows: dict[str, Any]) -> str:
     """docs/twin.md's ns-3 table: per cell and metric, the three means and two verdicts."""
     lines = [
@@ -201,10 +193,13 @@ def table(rows: dict[str, Any]) -> str:
         "drop_rate": "drop %",
         "mean_queue": "queue",
     }
-    letter = _twin_study().LETTER
+    study = _twin_study()
+    letter = study.LETTER
+    # How docs/twin.md's table prints each metric's means.
+    show_metric = {metric: show for _, metric, show in study.COLUMNS}
     for label, row in rows.items():
         for metric, c in row["comparisons"].items():
-            show = FORMAT[metric]
+            show = show_metric[metric]
             kernel = show(c["kernel"]) if "kernel" in c and math.isfinite(c["kernel"]) else "-"
             lines.append(
                 f"| {label} | {names[metric]} | {show(c['netsim'])} | {show(c['ns3'])} | "

@@ -310,6 +310,8 @@ impl TcpSender {
         let thresh = self.cfg.numdupacks;
         let delivery_mark = self.prr_delivery_mark();
         let advanced = seq > self.highest_ack;
+        // Whether this ACK's SACK blocks are already on the scoreboard.
+        let mut scoreboard_updated = false;
         if advanced {
             self.tlp_on_ack(
                 now,
@@ -334,6 +336,7 @@ impl TcpSender {
                 let board = &mut self.sack.scoreboard;
                 let before = self.highest_ack + board.sacked_count();
                 board.update(seq, ack.blocks());
+                scoreboard_updated = true;
                 let delivered = seq + board.sacked_count() - before;
                 self.recv_newack_delivered(now, seq, delivered);
                 self.after_syn_acked();
@@ -342,7 +345,9 @@ impl TcpSender {
                 self.after_syn_acked();
             }
             self.sack.after_timeout = false;
-            self.sack.scoreboard.update(self.highest_ack, ack.blocks());
+            if !scoreboard_updated {
+                self.sack.scoreboard.update(self.highest_ack, ack.blocks());
+            }
         } else if seq == self.highest_ack && !self.sack.after_timeout {
             let sacked = self.sack.scoreboard.update(self.highest_ack, ack.blocks());
             if sacked {
