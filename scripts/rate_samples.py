@@ -2,9 +2,9 @@
 
 Kernel BBR's bandwidth estimate runs about 1.2% above the bottleneck's rate on the testbed,
 while netsim's is exact (docs/twin.md). ACK timing alone accounts for a tenth of it
-(``scripts/ack_timing.py``). This script captures the sender's packets with sequence numbers
-(tcpdump on the sender's side of the testbed, nanosecond stamps) while ``tfrclab twin`` runs a
-cell, and replays ``net/ipv4/tcp_rate.c`` over the capture:
+(``scripts/ack_timing.py``). This script has ``tfrclab twin --capture`` record the sender's
+packets with their sequence numbers (tcpdump on the testbed's sender side, nanosecond stamps,
+and netsim's capture of the same place) and replays ``net/ipv4/tcp_rate.c`` over either:
 
 - per segment sent: the connection's delivered count, the time of the last ACK that delivered
   data (``delivered_mstamp``) and the send time of the newest delivered segment
@@ -19,8 +19,8 @@ It reports the filtered estimate's median over 5-30 s against the line rate and 
 kernel's ``TCP_CC_INFO`` samples of the same run, and where the samples above the line come
 from (send phase or ACK phase, inside a recovery or not).
 
-    scripts/rate_samples.py run CELL.toml --seeds 1,2 --out DIR   # root: the testbed
-    scripts/rate_samples.py analyze DIR [--rate 20e6]
+    scripts/rate_samples.py run CELL.toml --seeds 1-2 --out DIR   # root: tfrclab twin --capture
+    scripts/rate_samples.py analyze DIR [--rate 20e6]              # the kernel's side and netsim's
 """
 
 from __future__ import annotations
@@ -31,8 +31,6 @@ import statistics
 import struct
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -356,49 +354,10 @@ def analyze_seed(directory: Path, line_pps: float, start_s: float, end_s: float)
     }
 
 
-def _capture_when_ready(owner: int, path: Path, stop: threading.Event) -> None:
-    """Start tcpdump in the first testbed namespace side a of process ``owner`` makes."""
-    prefix = f"tftb-{owner}-"
-    proc = None
-    while not stop.is_set() and proc is None:
-        names = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
-        for name in (line.split()[0] for line in names.splitlines() if line.strip()):
-            if name.startswith(prefix) and name.endswith("-a"):
-                links = subprocess.run(
-                    ["ip", "-n", name, "-o", "link", "show"], capture_output=True, text=True
-                ).stdout
-                devices = [
-                    line.split(":")[1].strip().split("@")[0]
-                    for line in links.splitlines()
-                    if ":" in line
-                ]
-                devices = [d for d in devices if d != "lo"]
-                if devices:
-                    cmd = ["ip", "netns", "exec", name, "tcpdump", "-i", devices[0], "-n", "-U"]
-                    cmd += ["-s", "128", "--time-stamp-precision", "nano", "-w", str(path), "tcp"]
-                    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL)
-                    break
-        time.sleep(0.01)
-    stop.wait()
-    if proc is not None:
-        proc.send_signal(2)
-        proc.wait(timeout=10)
-
-
-def run(scenario: Path, seeds: str, out: Path) -> None:
-    """``tfrclab twin`` of one seed at a time with the sender's side captured."""
-    out.mkdir(parents=True, exist_ok=True)
-    for seed in seeds.split(","):
-        pcap = out / f"capture-seed-{seed}.pcap"
-        cmd = [sys.executable, "-m", "tfrclab", "twin", str(scenario), "--seeds", seed]
-        twin = subprocess.Popen([*cmd, "--out", str(out)])
-        stop = threading.Event()
-        watcher = threading.Thread(target=_capture_when_ready, args=(twin.pid, pcap, stop))
-        watcher.start()
-        twin.wait()
-        stop.set()
-        watcher.join()
-        pcap.rename(out / f"seed-{seed}" / "capture.pcap")
+def run(scenario: Path, seeds: str, out: Path) -> int:
+    """``tfrclab twin --capture``: both sides' packets in each seed's directory."""
+    cmd = [sys.executable, "-m", "tfrclab", "twin", str(scenario), "--seeds", seeds]
+    return subprocess.run([*cmd, "--out", str(out), "--capture"], check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -407,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     r = sub.add_parser("run", help="run a twin cell with the sender's side captured (root)")
     r.add_argument("scenario", type=Path)
-    r.add_argument("--seeds", default="1", help="comma-separated, e.g. 1,2")
+    r.add_argument("--seeds", default="1", help="as tfrclab twin takes them, e.g. 1-2")
     r.add_argument("--out", type=Path, required=True)
     a = sub.add_parser("analyze", help="replay the rate samples of a run's directory")
     a.add_argument("out", type=Path)
@@ -416,13 +375,14 @@ def main(argv: list[str] | None = None) -> int:
     a.add_argument("--window", default="5,30", help="the seconds measured, START,END")
     args = parser.parse_args(argv)
     if args.command == "run":
-        run(args.scenario, args.seeds, args.out)
-        return 0
+        return run(args.scenario, args.seeds, args.out)
     start, end = (float(x) for x in args.window.split(","))
     line_pps = args.rate / 8 / args.packet
     for seed_dir in sorted(args.out.glob("seed-*")):
-        summary = analyze_seed(seed_dir, line_pps, start, end)
-        print(seed_dir.name, json.dumps(summary, indent=1))
+        for side in (seed_dir, seed_dir / "netsim-pcap"):
+            if any(side.glob("*.pcap")):
+                summary = analyze_seed(side, line_pps, start, end)
+                print(side.relative_to(args.out), json.dumps(summary, indent=1))
     return 0
 
 

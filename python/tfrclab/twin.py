@@ -308,16 +308,21 @@ def _class_metrics(
 
 
 def netsim_metrics(
-    scenario: Scenario, seed: int, start_s: float
+    scenario: Scenario, seed: int, start_s: float, pcap_dir: Path | None = None
 ) -> tuple[dict[str, float], dict[str, float], float, Any]:
     """The netsim run of ``scenario`` with ``seed``, measured from ``start_s`` to the end.
 
-    Returns the metrics, each flow's drawn start (s), the bottleneck's rate (bit/s) and the
-    result (for its traces).
+    With ``pcap_dir``, the senders' access links are captured there in both directions
+    (:func:`sender_links`), as tcpdump on the testbed's side a sees them; a capture never
+    changes the run. Returns the metrics, each flow's drawn start (s), the bottleneck's rate
+    (bit/s) and the result (for its traces).
     """
     from tfrclab import simulate
 
-    result = simulate.run(scenario, seed)
+    if pcap_dir is not None:
+        scenario = scenario.with_(monitor={**scenario.tables.get("monitor", {}),
+                                           "pcap": sender_links(scenario)})  # fmt: skip
+    result = simulate.run(scenario, seed, pcap_dir=pcap_dir)
     bin_s = result.info.bin_s
     first, last = round(start_s / bin_s), round(scenario.duration_s / bin_s)
     received = result.flow_bins["received_bytes"].astype(np.float64) * 8
@@ -342,6 +347,32 @@ def netsim_metrics(
     )
     starts = dict(zip(names, (float(s) for s in result.flows["start_s"]), strict=True))
     return metrics, starts, rate_bps, result
+
+
+def sender_links(scenario: Scenario) -> list[str]:
+    """The dumbbell's left access links, both directions: where its senders' packets start.
+
+    A twin's flows all run from the left hosts (``plan`` refuses ``reverse``), so these carry
+    what the testbed's side a carries.
+    """
+    topology = scenario.tables.get("topology", {})
+    hosts = int(topology.get("left_hosts", topology.get("hosts", 1)))
+    return [name for i in range(hosts)
+            for name in (f"left{i}->router_left", f"router_left->left{i}")]  # fmt: skip
+
+
+def capture_notes(traces: Sequence[Mapping[str, Any]]) -> list[str]:
+    """What to tell of netsim's capture files (``Result.traces``): those cut short or failed."""
+    notes = []
+    for trace in traces:
+        if trace["error"] is not None:
+            notes.append(f"netsim's capture {trace['path']}: {trace['error']}")
+        elif trace["over_limit"]:
+            notes.append(
+                f"netsim's capture {trace['path']} stopped at monitor.trace_limit = "
+                f"{trace['limit']}: {trace['over_limit']} packets not written"
+            )
+    return notes
 
 
 def testbed_available() -> str | None:
@@ -375,8 +406,14 @@ def testbed_metrics(
     out: Path,
     seed: int,
     start_s: float,
+    capture: bool,
 ) -> dict[str, float]:
-    """One testbed run of the plan, each flow starting at ``starts`` (s), written to ``out``."""
+    """One testbed run of the plan, each flow starting at ``starts`` (s), written to ``out``.
+
+    With ``capture``, tcpdump records side a into ``out/capture.pcap``
+    (:mod:`tfrclab.testbed.capture`).
+    """
+    from tfrclab.testbed import capture as pcap
     from tfrclab.testbed import emulator, read_log
     from tfrclab.testbed.log import ARRIVE, DEPART, DROP_QUEUE, FORWARD
 
@@ -391,6 +428,7 @@ def testbed_metrics(
         log=log_path,
         seed=seed,
     ) as tb:
+        tcpdump = pcap.start(tb, out / "capture.pcap") if capture else None
         peer = tb.address("b")
         receivers = []
         for flow in twin_plan.flows:
@@ -432,6 +470,7 @@ def testbed_metrics(
         for proc in receivers:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.communicate(timeout=30)
+        pcap.stop(tcpdump)
     r = read_log(log_path).records
     fwd = r[r["dir"] == FORWARD]
     data = fwd[(fwd["proto"] == 6) | (fwd["proto"] == 17)]
@@ -465,32 +504,43 @@ def twin(
     out: Path,
     start_s: float = 5.0,
     progress: Callable[[str], None] | None = None,
+    capture: bool = False,
 ) -> TwinReport:
     """Runs ``scenario`` with each seed in netsim and on the testbed, and compares them.
 
+    With ``capture``, each seed's directory also gets the packets on both sides, headers only:
+    ``capture.pcap`` (tcpdump on the testbed's side a) and ``netsim-pcap/`` (netsim's sender
+    access links, :func:`sender_links`), for Wireshark or a replay such as
+    ``scripts/rate_samples.py``.
+
     Raises:
         TwinError: the scenario has no twin (the message names the key).
-        RuntimeError: the testbed cannot run here, or a sender failed.
+        RuntimeError: the testbed cannot run here, tcpdump is missing for ``capture``, or a
+            sender failed.
     """
     from tfrclab.ns2.crosscheck import compare
+    from tfrclab.testbed.capture import tcpdump_missing
 
     if not 0 <= start_s < scenario.duration_s - 1:
         raise TwinError(f"--from: expected 0 to {scenario.duration_s - 1:g} s, found {start_s:g}")
     plan(scenario)  # refuse what has no twin before any work
+    why = testbed_available() or (tcpdump_missing() if capture else None)
+    if why is not None:
+        raise RuntimeError(why)
     say = progress or (lambda _: None)
     report = TwinReport(list(seeds), (start_s, scenario.duration_s))
     runs = []
     for seed in seeds:
-        metrics, starts, rate_bps, result = netsim_metrics(scenario, seed, start_s)
+        pcaps = out / f"seed-{seed}" / "netsim-pcap" if capture else None
+        metrics, starts, rate_bps, result = netsim_metrics(scenario, seed, start_s, pcaps)
+        for note in capture_notes(result.traces):
+            say(f"seed {seed}: {note}")
         runs.append((seed, metrics, starts, result))
     twin_plan = plan(scenario, rate_bps)
-    why = testbed_available()
-    if why is not None:
-        raise RuntimeError(why)
     for seed, metrics, starts, result in runs:
         say(f"seed {seed}: testbed, {twin_plan.duration_s:g} s of real time")
         directory = out / f"seed-{seed}"
-        tb = testbed_metrics(twin_plan, starts, directory, seed, start_s)
+        tb = testbed_metrics(twin_plan, starts, directory, seed, start_s, capture)
         _write_netsim_traces(result, directory)
         report.netsim.append(metrics)
         report.testbed.append(tb)

@@ -153,11 +153,12 @@ CAN_RUN = testbed_available() is None and shutil.which("ip") is not None
 
 @pytest.mark.skipif(not CAN_RUN, reason="the testbed needs root, /dev/net/tun and iproute2")
 def test_one_cubic_and_one_tfrc_flow_have_a_twin(tmp_path: Path) -> None:
-    """About 1.3 min of real time: two seeds of 30 s."""
+    """About 1.3 min of real time: two seeds of 30 s, captured on both sides."""
     out = tmp_path / "twin"
+    capture = ["--capture"] if shutil.which("tcpdump") else []
     done = subprocess.run(
         [sys.executable, "-m", "tfrclab", "twin", str(BASE), "--seeds", "1-2", "--out",
-         str(out), "--json"],
+         str(out), "--json", *capture],
         capture_output=True,
         text=True,
         timeout=300,
@@ -180,3 +181,75 @@ def test_one_cubic_and_one_tfrc_flow_have_a_twin(tmp_path: Path) -> None:
     assert (out / "seed-1" / "netsim_trace-tcp0.csv").exists()
     assert (out / "seed-1" / "tcp.png").stat().st_size > 10_000
     assert (out / "twin.md").read_text().startswith("| metric |")
+    if not capture:
+        return
+    # Both captures hold the CUBIC flow's data and its ACKs with SACK blocks, and agree on
+    # how many data packets it sent, to within the run-to-run spread of its share (a lost
+    # half of a capture would not).
+    from conftest import load_script
+
+    rate_samples = load_script("rate_samples")
+    counts = {}
+    for side in (out / "seed-1", out / "seed-1" / "netsim-pcap"):
+        segments = [s for p in side.glob("*.pcap") for s in rate_samples.read_pcap(p)]
+        syn = next(s for s in segments if s.syn and s.ack == 0)
+        data = sum(1 for s in segments if s.dst_port == syn.dst_port and s.payload > 0)
+        acks = [s for s in segments if s.src_port == syn.dst_port and s.payload == 0]
+        assert any(s.sack for s in acks), side
+        counts[side.name] = data
+    assert counts["seed-1"] == pytest.approx(counts["netsim-pcap"], rel=0.25), counts
+
+
+def test_the_capture_takes_the_senders_access_links_and_changes_nothing(tmp_path: Path) -> None:
+    from tfrclab.twin import sender_links
+
+    # The shipped twin puts each of its two flows on a host of its own.
+    assert sender_links(_base()) == [
+        "left0->router_left",
+        "router_left->left0",
+        "left1->router_left",
+        "router_left->left1",
+    ]
+    three = _base().with_(**{"topology.hosts": 3})
+    assert sender_links(three)[-2:] == ["left2->router_left", "router_left->left2"]
+    plain = netsim_metrics(_base(), 1, 5.0)[0]
+    captured = netsim_metrics(_base(), 1, 5.0, tmp_path / "pcap")[0]
+    assert captured == plain
+    names = sorted(p.name for p in (tmp_path / "pcap").iterdir())
+    assert names == [
+        "left0-_router_left.pcap",
+        "left1-_router_left.pcap",
+        "router_left-_left0.pcap",
+        "router_left-_left1.pcap",
+    ]
+    # Data one way (megabytes), CUBIC's ACKs and TFRC's reports (one a round trip) the other.
+    size = {name: (tmp_path / "pcap" / name).stat().st_size for name in names}
+    assert min(size["left0-_router_left.pcap"], size["left1-_router_left.pcap"]) > 1e6, size
+    assert min(size["router_left-_left0.pcap"], size["router_left-_left1.pcap"]) > 1e4, size
+
+
+def test_a_capture_without_tcpdump_is_refused_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tfrclab.testbed import capture
+    from tfrclab.twin import twin
+
+    real = shutil.which
+    monkeypatch.setattr(capture.shutil, "which", lambda n: None if n == "tcpdump" else real(n))
+    assert capture.tcpdump_missing() == "tcpdump is not installed (apt-get install tcpdump)"
+    with pytest.raises(RuntimeError) as refused:
+        twin(_base(), [1], tmp_path / "o", capture=True)
+    if CAN_RUN:
+        assert "tcpdump" in str(refused.value)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_netsim_capture_cut_short_is_told(tmp_path: Path) -> None:
+    from tfrclab.twin import capture_notes
+
+    short = _base().with_(**{"monitor.trace_limit": 10})
+    result = netsim_metrics(short, 1, 5.0, tmp_path / "pcap")[3]
+    notes = capture_notes(result.traces)
+    assert len(notes) == 4
+    assert "stopped at monitor.trace_limit = 10" in notes[0]
+    assert capture_notes(netsim_metrics(_base(), 1, 5.0, tmp_path / "all")[3].traces) == []

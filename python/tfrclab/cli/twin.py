@@ -20,13 +20,14 @@ __all__ = ["register"]
 def _cmd_twin(args: argparse.Namespace) -> int:
     from tfrclab.outdir import check_directory_writable
     from tfrclab.scenario import Scenario
+    from tfrclab.testbed.capture import tcpdump_missing
     from tfrclab.twin import plan, testbed_available, twin
 
     scenario = Scenario.load(args.scenario)
     twin_plan = plan(scenario)
     # Before minutes on the testbed, not after them.
     check_directory_writable(args.out)
-    why = testbed_available()
+    why = testbed_available() or (tcpdump_missing() if args.capture else None)
     if why is not None:
         print(f"tfrclab twin: error: {why}", file=sys.stderr)
         return 1
@@ -43,6 +44,7 @@ def _cmd_twin(args: argparse.Namespace) -> int:
         args.out,
         start_s=args.measure_from,
         progress=lambda line: print(f"twin: {line}", file=sys.stderr),
+        capture=args.capture,
     )
     if args.json:
         print(json.dumps(report.as_dict(), default=float))
@@ -83,4 +85,10 @@ def register(commands: Any) -> None:
     )
     cmd.add_argument("--out", type=Path, default=Path("out/twin"), help="output folder")
     cmd.add_argument("--json", action="store_true", help="print one JSON object")
+    cmd.add_argument(
+        "--capture",
+        action="store_true",
+        help="also capture the packets, headers only: each seed's capture.pcap (tcpdump on "
+        "the testbed's sender side) and netsim-pcap/ (netsim's sender access links)",
+    )
     cmd.set_defaults(handler=_cmd_twin)

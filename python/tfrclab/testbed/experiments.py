@@ -25,9 +25,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
-import shutil
-import signal
 import subprocess
 import sys
 import time
@@ -40,6 +37,7 @@ import numpy as np
 
 from tfrclab import metrics
 from tfrclab.outdir import write_text_atomically
+from tfrclab.testbed import capture
 from tfrclab.testbed.emulator import Testbed
 from tfrclab.testbed.log import ARRIVE, DEPART, FORWARD, PacketLog, flows, read_log
 
@@ -78,7 +76,6 @@ QUEUES: Mapping[str, Any] = {
 }
 TFRC_PORT = 5001
 TCP_PORTS = (5101, 5102, 5103)
-_SNAPLEN = 128
 
 
 def _check_run(seconds: float, buffer: int = 1) -> None:
@@ -91,26 +88,6 @@ def _check_run(seconds: float, buffer: int = 1) -> None:
 
 def _python(*args: str) -> list[str]:
     return [sys.executable, "-m", *args]
-
-
-def _start_capture(tb: Testbed, path: Path) -> subprocess.Popen[Any] | None:
-    """Start tcpdump on side a's device (headers only); None when it is not installed."""
-    if shutil.which("tcpdump") is None:
-        return None
-    cmd = ["tcpdump", "-i", tb.devices["a"], "-n", "-U", "-s", str(_SNAPLEN), "-w", str(path)]
-    proc = tb.popen("a", cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)  # tcpdump opens the device before the first packet
-    return proc
-
-
-def _stop_capture(proc: subprocess.Popen[Any] | None) -> None:
-    """SIGINT tcpdump so it flushes and closes the file; the testbed kills it if it hangs."""
-    if proc is None:
-        return
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGINT)
-    with contextlib.suppress(subprocess.TimeoutExpired):
-        proc.wait(timeout=5)
 
 
 def _tfrc_pair(
@@ -197,11 +174,11 @@ def oscillation_run(
     with Testbed(
         queue=f"droptail:{buffer}", seed=seed, log=log_path, rate=LINK_RATE, delay=LINK_DELAY
     ) as tb:
-        capture = _start_capture(tb, directory / "capture.pcap")
+        tcpdump = capture.start(tb, directory / "capture.pcap")
         recv, send = _tfrc_pair(tb, directory, seconds, spacing)
         _, err = send.communicate(timeout=seconds + 30)
         recv.wait(timeout=10)
-        _stop_capture(capture)
+        capture.stop(tcpdump)
         if send.returncode != 0:
             raise RuntimeError(f"tfrclab send failed: {err.decode(errors='replace')[-500:]}")
     log = read_log(log_path)
@@ -269,7 +246,7 @@ def mixed_run(
         for side in ("a", "b"):
             for key, value in settings.items():
                 tb.run(side, ["sysctl", "-q", "-w", f"{key}={value}"], check=True)
-        capture = _start_capture(tb, directory / "capture.pcap")
+        tcpdump = capture.start(tb, directory / "capture.pcap")
         receivers = [
             tb.popen("b", _python("tfrclab.testbed", "tcp-recv", "--port", str(port),
                                   "--limit", str(seconds + 30)), stdout=subprocess.PIPE)
@@ -292,7 +269,7 @@ def mixed_run(
         for proc in (*receivers, recv):
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.communicate(timeout=30)
-        _stop_capture(capture)
+        capture.stop(tcpdump)
     log = read_log(log_path)
     result = summarize_mixed(log, seconds)
     report = tb.report or {}
