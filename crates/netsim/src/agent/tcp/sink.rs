@@ -683,14 +683,13 @@ mod tests {
             &times[..5],
             &[ms(20), ms(22), ms(30), us(30_250), us(30_500)]
         );
-        // 5, 6 and 7: the three ACKs for rcv_nxt 4 at once; 8 starts the 1 ms timer (5% of
-        // 40 ms is 2 ms) and 9-11 wait with it; 12 starts the next.
+        // 5, 6 and 7: the three ACKs for rcv_nxt 4 at once; 8 starts the timer, 1 ms (5% of
+        // 40 ms is 2 ms) and its 100 us slack, and 9-12 wait with it; 13 starts the next.
         assert!(got[2..].iter().all(|a| a.1 == 3));
         assert_eq!(got[4].2, vec![(5, 8)]);
-        assert_eq!((got[5].0, &got[5].2), (us(31_750), &vec![(5, 12)]));
-        assert_eq!((got[6].0, &got[6].2), (us(32_750), &vec![(5, 16)]));
-        assert_eq!(got[7].0, us(33_750));
-        assert_eq!(got.len(), 8);
+        assert_eq!((got[5].0, &got[5].2), (us(31_850), &vec![(5, 13)]));
+        assert_eq!((got[6].0, &got[6].2), (us(33_100), &vec![(5, 17)]));
+        assert_eq!(got.len(), 7);
         // Without compression every out-of-order packet is acked at once.
         let plain = drive(&mut linux_sink(false), &hole_at_4(16));
         assert_eq!(plain.len(), 2 + 12);
@@ -715,7 +714,7 @@ mod tests {
         let times: Vec<Time> = got[4..].iter().map(|a| a.0).collect();
         let at = |s: u64| us(30_000 + 250 * (s - 5));
         let mut expected: Vec<Time> = (5..=17).map(at).collect();
-        expected.push(at(18) + Duration::from_millis(1));
+        expected.push(at(18) + Duration::from_micros(1100));
         assert_eq!(times, expected);
     }
 
@@ -729,7 +728,7 @@ mod tests {
         let times: Vec<Time> = got[2..].iter().map(|a| a.0).collect();
         assert_eq!(
             times,
-            [us(30_000), us(30_001), us(30_002), us(30_047), us(31_048)]
+            [us(30_000), us(30_001), us(30_002), us(30_047), us(31_148)]
         );
         assert_eq!(got.last().unwrap().2, vec![(5, 65)]);
     }
@@ -764,7 +763,7 @@ mod tests {
             tail,
             vec![
                 (us(30_400), vec![(9, 10), (5, 8)]),
-                (us(31_400), vec![(11, 12), (9, 10), (5, 8)]),
+                (us(31_500), vec![(11, 12), (9, 10), (5, 8)]),
             ]
         );
     }
