@@ -219,8 +219,7 @@ def replay(segments: list[Segment], port: int, mss: int = 1448, rounds: int = 10
             if start > 1 << 31:
                 continue  # before the base: the handshake's retransmission
             t_us = seg.t_ns // 1000
-            packets_out = sum(1 for s in order if sent[s].end > una)
-            if packets_out == 0:
+            if not order:  # nothing in flight (`order` keeps what is above snd_una)
                 first_tx_us = delivered_us = t_us
             retrans = start in sent
             if retrans and sent[start].end > una and recovery_until < 0:
