@@ -508,9 +508,9 @@ def twin(
 ) -> TwinReport:
     """Runs ``scenario`` with each seed in netsim and on the testbed, and compares them.
 
-    With ``capture``, each seed's directory also gets the packets on both sides, headers only:
-    ``capture.pcap`` (tcpdump on the testbed's side a) and ``netsim-pcap/`` (netsim's sender
-    access links, :func:`sender_links`), for Wireshark or a replay such as
+    With ``capture``, each seed's directory also gets the packets on both sides:
+    ``capture.pcap`` (tcpdump on the testbed's side a, headers only) and ``netsim-pcap/``
+    (netsim's sender access links, :func:`sender_links`), for Wireshark or a replay such as
     ``scripts/rate_samples.py``.
 
     Raises:

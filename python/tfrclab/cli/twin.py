@@ -88,7 +88,7 @@ def register(commands: Any) -> None:
     cmd.add_argument(
         "--capture",
         action="store_true",
-        help="also capture the packets, headers only: each seed's capture.pcap (tcpdump on "
-        "the testbed's sender side) and netsim-pcap/ (netsim's sender access links)",
+        help="also capture the packets: each seed's capture.pcap (tcpdump on the testbed's "
+        "sender side, headers only) and netsim-pcap/ (netsim's sender access links)",
     )
     cmd.set_defaults(handler=_cmd_twin)
