@@ -6,6 +6,12 @@
 //! departure time (`tcp_tso_autosize`: the pacing rate's worth of about 1 ms, at least
 //! `min_tso_segs`); `burst` packets go at once here likewise.
 //!
+//! A send later than its departure time earns credit (`tcp_update_skb_after_send`'s "take into
+//! account OS jitter", in the 6.x kernels of the testbed): the next departure time moves on by
+//! the burst's time at the pacing rate less the lateness, at most half of it. A sender held by its window and released
+//! by an ACK after its departure time so catches up with the ACKs instead of falling behind
+//! them, and after an idle period the next burst follows after half its time.
+//!
 //! Any sender may use it; BBR sets the rate on every ACK.
 
 use std::time::Duration;
@@ -24,6 +30,9 @@ pub struct Pacer {
     /// Packets still allowed at `burst_at` in the current burst.
     burst_left: u32,
     burst_at: Time,
+    /// What is left of the credit earned at `credit_at`: how late the burst sent then left.
+    credit: Duration,
+    credit_at: Time,
     /// A send was refused: the sender wants a wake-up at `next_at`.
     waiting: bool,
 }
@@ -37,6 +46,8 @@ impl Pacer {
             burst: 1,
             burst_left: 0,
             burst_at: Time::ZERO,
+            credit: Duration::ZERO,
+            credit_at: Time::ZERO,
             waiting: false,
         }
     }
@@ -69,11 +80,22 @@ impl Pacer {
     }
 
     /// A packet of `bytes` left at `now` (paced or not: a retransmission sent at once counts
-    /// too): the next departure time moves on by its transmission time at the pacing rate.
+    /// too): the next departure time moves on by its transmission time at the pacing rate,
+    /// less up to half of it from the burst's credit. The kernel takes the credit once per GSO
+    /// burst, up to half the burst's time; taking it per packet, up to half of each, from one
+    /// pool per burst comes to the same.
     pub fn on_sent(&mut self, now: Time, bytes: u32) {
         let nanos = u128::from(bytes) * 1_000_000_000 / u128::from(self.rate);
-        let nanos = u64::try_from(nanos).unwrap_or(u64::MAX);
-        self.next_at = self.next_at.max(now) + Duration::from_nanos(nanos);
+        let time = Duration::from_nanos(u64::try_from(nanos).unwrap_or(u64::MAX));
+        if now > self.next_at {
+            self.credit = now.saturating_since(self.next_at);
+            self.credit_at = now;
+        } else if now != self.credit_at {
+            self.credit = Duration::ZERO;
+        }
+        let back = (time / 2).min(self.credit);
+        self.credit -= back;
+        self.next_at = self.next_at.max(now) + (time - back);
         if self.burst_at == now {
             self.burst_left = self.burst_left.saturating_sub(1);
         } else {
@@ -118,11 +140,55 @@ mod tests {
         assert_eq!(p.wake_at(), None);
         assert!(p.may_send(ms(1)));
         p.on_sent(ms(1), 1000);
-        // Idle time is not banked: after a pause the next packet waits from its own send.
+        // After a pause the send is late: the next one waits half a transmission time (the
+        // credit is at most half), not the whole of the idle time.
         assert!(p.may_send(ms(10)));
         p.on_sent(ms(10), 1000);
         assert!(!p.may_send(ms(10)));
-        assert_eq!(p.wake_at(), Some(ms(11)));
+        assert_eq!(p.wake_at(), Some(Time::from_nanos(10_500_000)));
+    }
+
+    #[test]
+    fn a_late_send_takes_its_lateness_off_the_next_gap() {
+        let us = |n: u64| Time::from_nanos(n * 1000);
+        let mut p = Pacer::new(1_000_000);
+        p.on_sent(ms(0), 1000);
+        // Sent 200 us after its departure time (held by the window, say): the next departure
+        // comes 800 us later, not 1 ms.
+        assert!(p.may_send(us(1_200)));
+        p.on_sent(us(1_200), 1000);
+        assert_eq!(p.wait(us(1_200)), Duration::from_micros(800));
+        // On time: the whole transmission time, no credit left over.
+        assert!(p.may_send(ms(2)));
+        p.on_sent(ms(2), 1000);
+        assert_eq!(p.wait(ms(2)), Duration::from_millis(1));
+    }
+
+    #[test]
+    fn a_late_bursts_credit_is_shared_by_its_packets_up_to_half_the_burst() {
+        let mut p = Pacer::new(1_000_000);
+        p.set_rate(1_000_000, 2);
+        p.on_sent(ms(0), 1000);
+        p.on_sent(ms(0), 1000);
+        // 0.3 ms late: the burst of two (2 ms at the rate) moves the time on by 1.7 ms.
+        let late = Time::from_nanos(2_300_000);
+        assert!(p.may_send(late));
+        p.on_sent(late, 1000);
+        assert!(p.may_send(late));
+        p.on_sent(late, 1000);
+        assert_eq!(p.wait(late), Duration::from_micros(1700));
+        // 5 ms late: at most half the burst's time, 1 ms, comes off.
+        let idle = Time::from_nanos(9_000_000);
+        assert!(p.may_send(idle));
+        p.on_sent(idle, 1000);
+        p.on_sent(idle, 1000);
+        assert_eq!(p.wait(idle), Duration::from_millis(1));
+        // The 4 ms of credit left over is not banked: the next burst, on time, pays in full.
+        let next = Time::from_nanos(10_000_000);
+        assert!(p.may_send(next));
+        p.on_sent(next, 1000);
+        p.on_sent(next, 1000);
+        assert_eq!(p.wait(next), Duration::from_millis(2));
     }
 
     #[test]
