@@ -31,7 +31,7 @@ import statistics
 import struct
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -327,8 +327,8 @@ def analyze_seed(directory: Path, line_pps: float, start_s: float, end_s: float)
             if start_s <= row.get("t", 0.0) < end_s and row.get("bbr_bw", 0.0) > 0:
                 kernel.append(row["bbr_bw"] / row.get("snd_mss", 1448))
 
-    def share(items: list[Sample], test: object) -> float:
-        return sum(1 for s in items if test(s)) / len(items) if items else float("nan")  # type: ignore[operator]
+    def share(items: list[Sample], test: Callable[[Sample], bool]) -> float:
+        return sum(1 for s in items if test(s)) / len(items) if items else float("nan")
 
     top = sorted(kept, key=lambda s: s.rate)[-max(1, len(kept) // 100) :]
     return {

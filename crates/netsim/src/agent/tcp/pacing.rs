@@ -8,9 +8,10 @@
 //!
 //! A send later than its departure time earns credit (`tcp_update_skb_after_send`'s "take into
 //! account OS jitter", in the 6.x kernels of the testbed): the next departure time moves on by
-//! the burst's time at the pacing rate less the lateness, at most half of it. A sender held by its window and released
-//! by an ACK after its departure time so catches up with the ACKs instead of falling behind
-//! them, and after an idle period the next burst follows after half its time.
+//! the burst's time at the pacing rate less the lateness, at most half of it. A sender held by
+//! its window and released by an ACK after its departure time so keeps step with the ACKs
+//! instead of falling behind them, and after an idle period the next burst follows after half
+//! its time.
 //!
 //! Any sender may use it; BBR sets the rate on every ACK.
 
