@@ -21,8 +21,8 @@ use std::time::Duration;
 pub const COMP_SACK_NR: u32 = 44;
 /// `net.ipv4.tcp_comp_sack_delay_ns`'s default: the longest a held ACK waits.
 pub const COMP_SACK_DELAY: Duration = Duration::from_millis(1);
-/// `net.ipv4.tcp_comp_sack_slack_ns`'s default (Linux 5.9 to 6.18; later kernels use 10 µs):
-/// the timer is an hrtimer armed for the range [delay, delay + slack]
+/// `net.ipv4.tcp_comp_sack_slack_ns`'s default in the testbed's Linux 6.18 (later kernels use
+/// 10 µs): the timer is an hrtimer armed for the range [delay, delay + slack]
 /// (`hrtimer_start_range_ns`), and with no other timer due on its CPU in that range it fires at
 /// the range's end. Measured on the testbed (6.18, 20 Mb/s, 40 ms): a held ACK leaves about
 /// 1.13 ms after the first segment it holds.
