@@ -259,11 +259,17 @@ def seed_metrics(plan: Plan, series: Series, start_s: float, end_s: float) -> di
     return out
 
 
-def run_ns2(script: str, ns: str = "ns", timeout_s: float = 600.0) -> str:
+def run_ns2(
+    script: str, ns: str = "ns", timeout_s: float = 600.0, *, line_buffered: bool = False
+) -> str:
     """Run an exported script with ns-2 and return its standard output.
 
+    With ``line_buffered``, ns-2's C standard output flushes every line (coreutils' ``stdbuf
+    -oL``), so that what its C++ agents print interleaves line by line, in the order it was
+    made, with what Tcl prints (a script exported with ``agent_state``).
+
     Raises:
-        NsNotFound: if ``ns`` is not on PATH.
+        NsNotFound: if ``ns`` (or, with ``line_buffered``, ``stdbuf``) is not on PATH.
         RuntimeError: if ns-2 fails (with the end of its error output) or does not finish
             within ``timeout_s`` seconds of wall time (it is then killed).
     """
@@ -272,12 +278,21 @@ def run_ns2(script: str, ns: str = "ns", timeout_s: float = 600.0) -> str:
         raise NsNotFound(
             "ns-2 is not installed: `ns` is not on PATH (Debian/Ubuntu: apt-get install ns2)"
         )
+    command = [binary]
+    if line_buffered:
+        stdbuf = shutil.which("stdbuf")
+        if stdbuf is None:
+            raise NsNotFound(
+                "`stdbuf` (GNU coreutils) is not on PATH: it is needed to read ns-2's agent "
+                "state line by line"
+            )
+        command = [stdbuf, "-oL", binary]
     with tempfile.TemporaryDirectory(prefix="tfrclab-ns2-") as tmp:
         path = Path(tmp) / "scenario.tcl"
         path.write_text(script, encoding="utf-8")
         try:
             proc = subprocess.run(
-                [binary, str(path)], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
+                [*command, str(path)], capture_output=True, text=True, timeout=timeout_s, cwd=tmp
             )
         except subprocess.TimeoutExpired:
             raise RuntimeError(

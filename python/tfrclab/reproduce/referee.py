@@ -173,10 +173,11 @@ NS2_TIMEOUT_S = 1200.0
 as refused (the longest full-plan runs take about a minute on one core)."""
 
 
-def _ns2_output(script: str, cache: Path, say: Progress) -> str:
+def _ns2_output(script: str, cache: Path, say: Progress, line_buffered: bool = False) -> str:
     """ns-2's output of ``script``, kept in ``cache`` (gzip, named by the script's hash).
 
-    A cached output that cannot be read back is run again (said through ``say``).
+    A cached output that cannot be read back is run again (said through ``say``);
+    ``line_buffered`` as :func:`tfrclab.ns2.crosscheck.run_ns2`'s.
 
     Raises:
         RuntimeError: if ns-2 fails or runs past :data:`NS2_TIMEOUT_S`.
@@ -194,7 +195,7 @@ def _ns2_output(script: str, cache: Path, say: Progress) -> str:
         pass
     except (OSError, EOFError, UnicodeDecodeError, gzip.BadGzipFile) as err:
         say(f"repairing: {path} is damaged ({type(err).__name__}); its run is made again")
-    text = run_ns2(script, timeout_s=NS2_TIMEOUT_S)
+    text = run_ns2(script, timeout_s=NS2_TIMEOUT_S, line_buffered=line_buffered)
     cache.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp")
     tmp.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
@@ -210,6 +211,7 @@ def ns2_sweep_data(
     say: Progress,
     jobs: int = 1,
     drops: bool = False,
+    state: Sequence[str] = (),
 ) -> Any:
     """One cell's runs in ns-2.35 as a :class:`~tfrclab.reproduce.runner.SweepData`.
 
@@ -232,6 +234,17 @@ def ns2_sweep_data(
     it is asked for only by experiments that read losses (``Experiment.referee_drops``), and
     every other cell's cached outputs stay valid.
 
+    With ``state`` (names of scenario flow entries, as ``Experiment.referee_state``), the
+    script prints those flows' agents' protocol state (:mod:`tfrclab.ns2.export.agent_state`)
+    and ``flow_series`` gains netsim's state trace columns of it
+    (:func:`tfrclab.ns2.agent_state.state_columns`: ``rx_inv_theta_hat_sum``,
+    ``rx_inv_theta_hat_samples``, ``rtt_s``, ``rtt_sum``, ``rtt_samples``, ``rto``,
+    ``backoff``; NaN for other flows). A TCP flow's ``rtt_sum``/``rtt_samples`` sum its SRTT
+    once per bin, not its raw samples: ns-2 binds no running sum of them. ``runs`` also has
+    ``send_rate_bits_per_s`` (bytes entering the first link over the window) and ``status``
+    (netsim's: ``""``, ``"partial"``, ``"not started"`` or ``"stopped"``, from the drawn start
+    and stop).
+
     Outputs are kept in ``cache`` and reused while the script is the same; up to ``jobs``
     seeds run in ns-2 at once.
 
@@ -245,6 +258,7 @@ def ns2_sweep_data(
     import pandas as pd
 
     from tfrclab import metrics
+    from tfrclab.ns2.agent_state import read_agent_state, state_columns
     from tfrclab.ns2.export import export_tcl
     from tfrclab.ns2.loss_events import ns2_losses
     from tfrclab.ns2.output import read_output
@@ -260,12 +274,16 @@ def ns2_sweep_data(
     start_s, end_s = scenario.measure_s
     flow_frames, link_frames, run_frames, window_frames, class_frames = [], [], [], [], []
     plans = [resolve(scenario, seed, strict=False) for seed in seeds]
-    scripts = [export_tcl(plan, bin_s, drop_trace=drops) for plan in plans]
+    traced = [_traced_flows(plan, state) for plan in plans]
+    scripts = [
+        export_tcl(plan, bin_s, drop_trace=drops, agent_state=list(flows))
+        for plan, flows in zip(plans, traced, strict=True)
+    ]
     # ns-2 runs in its own process, so threads run the seeds side by side; the outputs are
     # read back in seed order, and the first failure (in seed order) is raised.
     with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(scripts)))) as pool:
-        texts = list(pool.map(lambda script: _ns2_output(script, cache, say), scripts))
-    for seed, plan, text in zip(seeds, plans, texts, strict=True):
+        texts = list(pool.map(lambda script: _ns2_output(script, cache, say, bool(state)), scripts))
+    for seed, plan, text, flows_traced in zip(seeds, plans, texts, traced, strict=True):
         series = read_output(text, plan)
         n = series.samples
         times = np.arange(n) * bin_s
@@ -273,6 +291,15 @@ def ns2_sweep_data(
         sent_packets = (
             series.sent_packets if series.sent_packets is not None else np.zeros((len(names), n))
         )
+        columns: dict[str, Any] = {}
+        if state:
+            agents = read_agent_state(text, flows_traced)
+            if agents.unattributed:
+                say(f"ns-2 seed {seed}: {agents.unattributed} agent prints left out (no flow)")
+            columns = {
+                key: value.reshape(-1)
+                for key, value in state_columns(agents, plan, n, bin_s).items()
+            }
         flow_frames.append(
             pd.DataFrame(
                 {
@@ -282,6 +309,7 @@ def ns2_sweep_data(
                     "sent_packets": sent_packets.reshape(-1),
                     "sent_bytes": series.sent_bytes.reshape(-1),
                     "received_bytes": series.received_bytes.reshape(-1),
+                    **columns,
                 }
             )
         )
@@ -326,6 +354,7 @@ def ns2_sweep_data(
         received = series.received_bytes[:, window].sum(axis=1)
         throughput = received * 8.0 / width if width else np.full(len(names), np.nan)
         packets_sent = sent_packets[:, window].sum(axis=1)
+        bytes_sent = series.sent_bytes[:, window].sum(axis=1)
         losses: dict[str, Any] = {}
         if drops:
             lost = ns2_losses(plan, text, series, range(len(names)), start_s, start_s + width)
@@ -348,8 +377,10 @@ def ns2_sweep_data(
                     "window_from_s": start_s,
                     "window_to_s": end_s,
                     "packets_sent": packets_sent,
-                    "bytes_sent": series.sent_bytes[:, window].sum(axis=1),
+                    "bytes_sent": bytes_sent,
                     "bytes_received": received,
+                    "send_rate_bits_per_s": bytes_sent * 8.0 / width if width else np.nan,
+                    "status": flows["status"],
                     "throughput_bits_per_s": throughput,
                     "fair_share_bits_per_s": flows["fair_share_bits_per_s"],
                     "normalized_throughput": flows["normalized_throughput"],
@@ -418,12 +449,48 @@ def _flow_shares(
         "kind": kinds,
         "variant": variants,
         "background": background,
+        "status": _status([f.start_s for f in plan.flows], stop, fraction, window),
         "active_fraction": fraction,
         "active_throughput_bits_per_s": active,
         "fair_share_bits_per_s": shares,
         "normalized_throughput": normalized,
         "packet_loss_rate": losses.get("packet_loss_rate", nothing),
         "loss_event_rate": losses.get("loss_event_rate", nothing),
+    }
+
+
+def _status(
+    start_s: Sequence[float], stop_s: Sequence[float], fraction: Any, window: tuple[float, float]
+) -> list[str]:
+    """Each flow's status over the window, as netsim's summary gives it.
+
+    ``"not started"``, ``"stopped"``, ``"partial"`` or ``""`` (active all through), as
+    :mod:`tfrclab.summary` decides it.
+    """
+    out = []
+    for start, stop, share in zip(start_s, stop_s, fraction, strict=True):
+        if start >= window[1]:
+            out.append("not started")
+        elif not math.isnan(stop) and stop <= window[0]:
+            out.append("stopped")
+        else:
+            out.append("partial" if share < 1.0 - 1e-9 else "")
+    return out
+
+
+def _traced_flows(plan: Any, entries: Sequence[str]) -> dict[int, float]:
+    """The flows whose agents' state ns-2 prints: index -> data packet size in bytes.
+
+    A flow is one of the scenario entries named ``entries`` when its name is the entry's, or
+    the entry's followed by its number (``count`` expansion).
+    """
+    from tfrclab.ns2.values import size_bytes
+
+    wanted = set(entries)
+    return {
+        flow.index: float(size_bytes(flow.table.get("size", 1000)))
+        for flow in plan.flows
+        if flow.name in wanted or flow.name.rstrip("0123456789") in wanted
     }
 
 
@@ -572,6 +639,7 @@ def referee_ns2(
                 say,
                 jobs=jobs,
                 drops=experiment.referee_drops,
+                state=experiment.referee_state,
             )
         except NsNotFound:
             raise

@@ -98,6 +98,12 @@ class Experiment:
     under ``--referee ns2`` then print as a trace of every drop at the primary link
     (:func:`tfrclab.reproduce.referee.ns2_sweep_data`). Off elsewhere: the trace changes the
     script, so it would make every cached ns-2 output stale."""
+    referee_state: tuple[str, ...] = ()
+    """Scenario flow entries (their ``name``) whose protocol state the analysis reads from the
+    state trace (a TFRC receiver's 1/theta_hat samples, a sender's RTT and RTO): ns-2.35's runs
+    under ``--referee ns2`` then print what its agents expose of it
+    (:mod:`tfrclab.ns2.export.agent_state`). Empty elsewhere, for the same reason as
+    ``referee_drops``."""
 
     def __post_init__(self) -> None:
         if self.unstated and self.kind != "sweep":
@@ -105,10 +111,14 @@ class Experiment:
                 f"{self.id}: unstated parameters need a sweep experiment (its cells are run "
                 f"again at each value), not a {self.kind} one"
             )
-        if self.referee_drops and self.kind != "sweep":
-            raise ValueError(
-                f"{self.id}: referee_drops needs a sweep experiment, not a {self.kind} one"
-            )
+        for knob, value in (
+            ("referee_drops", self.referee_drops),
+            ("referee_state", self.referee_state),
+        ):
+            if value and self.kind != "sweep":
+                raise ValueError(
+                    f"{self.id}: {knob} needs a sweep experiment, not a {self.kind} one"
+                )
         names = [p.name for p in self.unstated]
         if len(set(names)) != len(names):
             raise ValueError(f"{self.id}: unstated parameters repeat a name: {names}")

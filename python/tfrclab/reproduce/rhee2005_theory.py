@@ -120,6 +120,22 @@ def _at(rows: Any, time_s: float, field: str) -> float:
     return float(hit.iloc[0]) if len(hit) else float("nan")
 
 
+_NS2_TFRC_T_RTO_S = 1.0
+"""The TFRC flows' t_RTO in ns-2.35's runs of theta-tcp-rto.toml: its floor (``rto_min``).
+
+ns-2's Agent/TFRC keeps t_RTO (``tzero_``: SRTT + 4 RTTVAR on a 10 ms tick, at least
+``minrto_``) in an unbound member, so its runs cannot show it. netsim runs the same estimator
+on the same cells and stays at the 1 s floor there throughout (every measured TFRC flow of the
+committed full runs, docs/reproduction/rhee2005-theory.md), which is taken for ns-2."""
+
+
+def _tfrc_t_rto(rows: Any) -> float:
+    """A TFRC flow's mean t_RTO over the window: its state trace's, or ns-2's floor."""
+    if "t_rto_s" in rows:
+        return float(np.nanmean(rows["t_rto_s"]))
+    return _NS2_TFRC_T_RTO_S
+
+
 def _cell_flows(data: Any) -> dict[str, Any]:
     """The measured flows of one cell's runs, and the ping's packet loss rate.
 
@@ -176,7 +192,7 @@ def _cell_flows(data: Any) -> dict[str, Any]:
                 out["tfrc_rate"].append(rate)
                 out["tfrc_inv"].append(total / n if n > 0 else np.nan)
                 out["tfrc_rtt"].append(float(np.nanmean(inside["rtt_s"])))
-                out["tfrc_rto"].append(float(np.nanmean(inside["t_rto_s"])))
+                out["tfrc_rto"].append(_tfrc_t_rto(inside))
                 out["tfrc_cap"].append(1.0)  # preset floyd2000: ns-2's capped RTO term
                 run_ids["tfrc"].append(r)
             elif kind == "tcp":
@@ -316,6 +332,11 @@ def _fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float] | None:
 
 # ---------------------------------------------------------------------------------------------
 # Figs. 6-11: the §5 runs (TFRC t_RTO like standard TCP), L and load as cells
+
+
+_NS2_STATE = ("tfrc", "tcp")
+"""The measured flows, whose state ns-2.35 prints under ``--referee ns2``
+(``Experiment.referee_state``): TFRC's receiver samples and RTT, TCP's RTT and RTO."""
 
 
 def _theta_label(window: int, load: int) -> str:
@@ -626,6 +647,8 @@ FIG06_07 = Experiment(
     analyze=_theta_analyze,
     plot=_fig0607_plot,
     unstated=(ROUND_CHECK,),
+    referee_drops=True,
+    referee_state=_NS2_STATE,
 )
 
 FIG08 = Experiment(
@@ -676,6 +699,8 @@ FIG08 = Experiment(
     plot=_fig08_plot,
     runs_of=FIG06_07.id,
     unstated=(ROUND_CHECK,),
+    referee_drops=True,
+    referee_state=_NS2_STATE,
 )
 
 FIG09_11 = Experiment(
@@ -770,6 +795,8 @@ FIG09_11 = Experiment(
     plot=_fig0911_plot,
     runs_of=FIG06_07.id,
     unstated=(ROUND_CHECK,),
+    referee_drops=True,
+    referee_state=_NS2_STATE,
 )
 
 # ---------------------------------------------------------------------------------------------

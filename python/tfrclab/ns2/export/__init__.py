@@ -16,7 +16,10 @@ the time netsim drew for it, and prints what the cross-check compares, once per 
 - ``T <flow> <data packets> <retransmitted packets> <timeouts> <window cuts>``: at the end,
   each long-lived TCP agent's counters (``ndatapack_``, ``nrexmitpack_``, ``nrexmit_``,
   ``ncwndcuts_``: its loss indications, fast retransmits and timeouts);
-- with ``drop_trace``, ns-2's own ``d`` lines for every drop at the primary link.
+- with ``drop_trace``, ns-2's own ``d`` lines for every drop at the primary link;
+- with ``agent_state``, the chosen flows' agents' own prints of their state, each beside a
+  trace line naming its flow, and ``S <bin> <flow> <SRTT> <RTO> <backoff>`` for TCP agents
+  (:mod:`tfrclab.ns2.export.agent_state`).
 
 Read it back with :func:`tfrclab.ns2.output.read_output`. Each mapping cites the ns-2 source
 (``tcl/lib/ns-default.tcl``, ``queue/drop-tail.cc``, ``queue/errmodel.cc``, ...);

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
+from tfrclab.ns2.export.agent_state import agent_state_tcl
 from tfrclab.ns2.export.losses import insert_losses
 from tfrclab.ns2.export.queues import queue_settings
 from tfrclab.ns2.export.rap import rap_flow
@@ -212,6 +213,7 @@ def export_tcl(
     sample_s: float | None = None,
     drop_trace: bool = False,
     *,
+    agent_state: Collection[int] = (),
     flow_monitors: bool = True,
     run: bool = True,
 ) -> str:
@@ -221,7 +223,9 @@ def export_tcl(
     a coarser sample keeps ns-2's Tcl sampling cheap on long runs. With ``drop_trace`` every
     drop at the primary link, by its queue or its loss models, is printed too (``d`` lines of
     ns-2's trace format), from which :mod:`tfrclab.ns2.loss_events` groups each flow's losses
-    into loss events.
+    into loss events. The flows of ``agent_state`` (indices) print their agents' protocol state
+    (:mod:`tfrclab.ns2.export.agent_state`): such a script must run with C's standard output
+    line-buffered.
 
     Two variants serve timing (scripts/bench_peers.py): without ``flow_monitors`` only the
     links whose series are kept (the bottleneck) and those with a loss model get a monitor,
@@ -281,6 +285,9 @@ def export_tcl(
     for flow in plan.flows:
         with refusals.part():
             _flow(plan, flow, index, lines)
+    if agent_state:
+        with refusals.part():
+            lines += agent_state_tcl(plan, agent_state)
     refusals.raise_any()
     if drop_trace:
         # Every drop at the primary link, as ns-2's Drop trace writes it (trace/trace.cc), on
@@ -307,10 +314,13 @@ def export_tcl(
         '[$src($k) set nrexmit_] [$src($k) set ncwndcuts_]" } }'
     )
     lines.append(f"for {{set k 1}} {{$k < {bins}}} {{incr k}} {{")
-    lines.append(f'    $ns at [expr {{$k * {tcl_number(step)}}}] "tfrclab_sample $k"')
+    state = "; tfrclab_tcp_state $k" if agent_state else ""
+    lines.append(f'    $ns at [expr {{$k * {tcl_number(step)}}}] "tfrclab_sample $k{state}"')
     lines.append("}")
+    state = f"; tfrclab_tcp_state {bins}" if agent_state else ""
     lines.append(
-        f'$ns at {tcl_number(plan.duration_s)} "tfrclab_sample {bins}; tfrclab_counters; exit 0"'
+        f'$ns at {tcl_number(plan.duration_s)} "tfrclab_sample {bins}{state}; tfrclab_counters; '
+        'exit 0"'
     )
     lines.append(f'puts "H {tcl_number(step)} {bins} {tcl_number(plan.duration_s)}"')
     if run:
