@@ -157,7 +157,9 @@ def test_a_failing_ns2_run_leaves_its_claims_without_a_value(
 ) -> None:
     import tfrclab.ns2.crosscheck
 
-    def fail(script: str, ns: str = "ns", timeout_s: float = 600.0) -> str:
+    def fail(
+        script: str, ns: str = "ns", timeout_s: float = 600.0, *, line_buffered: bool = False
+    ) -> str:
         raise RuntimeError("ns-2 failed (exit 1): invalid command name")
 
     monkeypatch.setattr(tfrclab.ns2.crosscheck, "run_ns2", fail)
