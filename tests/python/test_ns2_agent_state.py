@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import shutil
 from dataclasses import replace
@@ -10,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tfrclab.ns2 import crosscheck
 from tfrclab.ns2.agent_state import (
@@ -75,6 +78,37 @@ def test_prints_are_attributed_to_the_flow_their_trace_line_names() -> None:
     # The last print's report left 0.1 s later than it says: left out and counted, not guessed.
     assert state.unattributed == 1
     assert 7 not in state.reports
+
+
+_PREFIXES = ("time: ", "+ ", "r ", "S ", "0.5: sample ", "")
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(_PREFIXES),
+            st.text(alphabet="0123456789.:- abcnrtSx\t", max_size=60),
+        ),
+        max_size=40,
+    )
+)
+def test_no_line_of_any_shape_stops_the_reading(noise: list[tuple[str, str]]) -> None:
+    # Lines that start like a print or a trace line but read as nothing (a fuzz of the
+    # parser): each is left out or counted, and the real prints after them are still read.
+    text = "\n".join(prefix + rest for prefix, rest in noise)
+    state = read_agent_state(text + "\n" + OUTPUT, {0: 1000.0, 5: 1000.0})
+    assert state.malformed >= 0
+    assert [r.time_s for r in state.reports[0]][-3:] == [0.51234, 1.4, 2.5]
+    assert state.tcp[5][-3:] == [(1, 0.12125, 1.0, 1.0), (2, 0.125, 1.0, 2.0), (3, 0.0, 1.0, 1.0)]
+
+
+def test_unreadable_numbers_are_counted() -> None:
+    state = read_agent_state(
+        "time: 1.0 loss_rate: x\nS 1 5 a b c\n+ 0.x 0 0 tcpFriendCtl", {0: 1.0, 5: 1.0}
+    )
+    assert state.malformed == 3
+    assert not state.reports
+    assert not state.tcp
 
 
 def test_a_report_counts_the_loss_events_since_the_flows_previous_one() -> None:
@@ -162,7 +196,7 @@ def test_ns2_prints_its_agents_state_without_changing_the_run(tmp_path: Path) ->
         assert len(reports) > 20
         assert all(r.time_s >= plan.flows[k].start_s for r in reports)
         events = 0
-        for before, after in zip(reports, reports[1:], strict=False):
+        for before, after in itertools.pairwise(reports):
             shifts = new_events(before, after)
             events += shifts
             # One flow's reports in order: the open interval only grows until an event closes

@@ -64,6 +64,8 @@ class AgentState:
     """Per TCP sender: (sample, SRTT s, RTO before the backoff s, backoff) once per sample."""
     unattributed: int = 0
     """Prints left out because no trace line named their flow."""
+    malformed: int = 0
+    """Lines shaped like a print or a trace line whose numbers do not read, left out."""
 
 
 def _trace_flow(parts: list[str]) -> int | None:
@@ -76,61 +78,82 @@ def _trace_flow(parts: list[str]) -> int | None:
         return None
 
 
+class _Reader:
+    """Walks ns-2's output line by line, keeping the print that awaits its trace line."""
+
+    def __init__(self, sizes: Mapping[int, float]) -> None:
+        self.sizes = sizes
+        self.state = AgentState()
+        self.pending: tuple[float, float] | None = None  # a receiver's (time, 1/theta_hat)
+        self.intervals: tuple[int, ...] | None = None  # ... and its loss intervals
+        self.sender: tuple[int, float] | None = None  # the flow and time of a report received
+        self.sender_rate: float | None = None
+
+    def line(self, parts: list[str]) -> None:
+        head = parts[0]
+        if head == "time:" and len(parts) == 4:
+            self.status(parts[2], float(parts[1]), float(parts[3]))
+        elif head.endswith(":") and len(parts) == 12 and parts[1] == "sample":
+            if self.pending is not None and self.intervals is None:
+                self.intervals = tuple(int(parts[i]) for i in (3, 5, 7, 9, 11))
+        elif head in ("+", "r") and len(parts) >= 5 and parts[4] == "tcpFriendCtl":
+            flow = int(parts[2]) if parts[2] == parts[3] and parts[2].isdigit() else -1
+            if flow in self.sizes:
+                self.report(head, flow, float(parts[1]))
+        elif head == "S" and len(parts) == 6 and int(parts[2]) in self.sizes:
+            row = (int(parts[1]), float(parts[3]), float(parts[4]), float(parts[5]))
+            self.state.tcp.setdefault(int(parts[2]), []).append(row)
+
+    def status(self, what: str, printed_s: float, value: float) -> None:
+        """A ``time: T <what> <value>`` print of a TFRC receiver or sender."""
+        if what == "loss_rate:":
+            if self.pending is not None:
+                self.state.unattributed += 1
+            self.pending, self.intervals = (printed_s, value), None
+        elif what == "rate:" and self.sender is not None:
+            self.sender_rate = value
+        elif what == "packetrate:" and self.sender is not None:
+            flow, received_s = self.sender
+            rate = self.sender_rate
+            if rate is None or abs(printed_s - received_s) > 0.006:
+                self.state.unattributed += 1
+            elif rate > 0.0:
+                rtt = value * self.sizes[flow] / rate
+                self.state.rtts.setdefault(flow, []).append((received_s, rtt))
+            self.sender, self.sender_rate = None, None
+
+    def report(self, event: str, flow: int, at: float) -> None:
+        """A traced report of ``flow``: received by its sender (``r``) or sent (``+``)."""
+        if event == "r":
+            self.sender, self.sender_rate = (flow, at), None
+            return
+        if self.pending is None:
+            return  # no print: the receiver has seen no loss yet
+        printed_s, rate = self.pending
+        if self.intervals is not None and abs(printed_s - at) <= _TIME_SLACK_S:
+            self.state.reports.setdefault(flow, []).append(ReceiverReport(at, rate, self.intervals))
+        else:
+            self.state.unattributed += 1
+        self.pending, self.intervals = None, None
+
+
 def read_agent_state(text: str, sizes: Mapping[int, float]) -> AgentState:
     """Attribute the agent prints of ns-2's output ``text`` to the flows of ``sizes``.
 
     ``sizes`` maps each traced flow's index to its data packet size in bytes (a TFRC sender
-    prints its rate in bytes per second and its packets per RTT).
+    prints its rate in bytes per second and its packets per RTT). A line shaped like a print
+    or a trace line whose numbers do not read is left out and counted (``malformed``).
     """
-    state = AgentState()
-    pending: tuple[float, float] | None = None  # a receiver's (time, rate) awaiting its report
-    intervals: tuple[int, ...] | None = None
-    sender: tuple[int, float] | None = None  # the flow and time of a report just received
-    sender_rate: float | None = None
+    reader = _Reader(sizes)
     for line in text.splitlines():
         parts = line.split()
         if not parts:
             continue
-        head = parts[0]
-        if head == "time:" and len(parts) == 4:
-            what, value = parts[2], float(parts[3])
-            if what == "loss_rate:":
-                if pending is not None:
-                    state.unattributed += 1
-                pending, intervals = (float(parts[1]), value), None
-            elif what == "rate:" and sender is not None:
-                sender_rate = value
-            elif what == "packetrate:" and sender is not None:
-                flow, received_s = sender
-                if sender_rate is None or abs(float(parts[1]) - received_s) > 0.006:
-                    state.unattributed += 1
-                elif sender_rate > 0.0:
-                    state.rtts.setdefault(flow, []).append(
-                        (received_s, value * sizes[flow] / sender_rate)
-                    )
-                sender, sender_rate = None, None
-        elif head.endswith(":") and len(parts) == 12 and parts[1] == "sample":
-            if pending is not None and intervals is None:
-                intervals = tuple(int(parts[i]) for i in (3, 5, 7, 9, 11))
-        elif head in ("+", "r") and len(parts) >= 5 and parts[4] == "tcpFriendCtl":
-            flow = int(parts[2]) if parts[2] == parts[3] and parts[2].isdigit() else -1
-            if flow not in sizes:
-                continue
-            at = float(parts[1])
-            if head == "r":
-                sender, sender_rate = (flow, at), None
-            elif pending is not None:  # a report without a print precedes the first loss
-                printed_s, rate = pending
-                if intervals is not None and abs(printed_s - at) <= _TIME_SLACK_S:
-                    state.reports.setdefault(flow, []).append(ReceiverReport(at, rate, intervals))
-                else:
-                    state.unattributed += 1
-                pending, intervals = None, None
-        elif head == "S" and len(parts) == 6 and int(parts[2]) in sizes:
-            state.tcp.setdefault(int(parts[2]), []).append(
-                (int(parts[1]), float(parts[3]), float(parts[4]), float(parts[5]))
-            )
-    return state
+        try:
+            reader.line(parts)
+        except ValueError:
+            reader.state.malformed += 1
+    return reader.state
 
 
 def new_events(previous: ReceiverReport | None, report: ReceiverReport) -> int:

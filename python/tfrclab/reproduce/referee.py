@@ -294,8 +294,11 @@ def ns2_sweep_data(
         columns: dict[str, Any] = {}
         if state:
             agents = read_agent_state(text, flows_traced)
-            if agents.unattributed:
-                say(f"ns-2 seed {seed}: {agents.unattributed} agent prints left out (no flow)")
+            if agents.unattributed or agents.malformed:
+                say(
+                    f"ns-2 seed {seed}: agent prints left out: {agents.unattributed} naming no "
+                    f"flow, {agents.malformed} unreadable"
+                )
             columns = {
                 key: value.reshape(-1)
                 for key, value in state_columns(agents, plan, n, bin_s).items()
