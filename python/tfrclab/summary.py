@@ -73,6 +73,7 @@ __all__ = [
     "data_packet_bytes",
     "fair_shares",
     "flow_labels",
+    "flow_status",
     "queue_columns",
     "queue_in_packets",
     "summarize",
@@ -282,14 +283,9 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
     length = window.length_s
     start = np.asarray(column("start_s"), dtype=np.float64)
     stop_s = np.asarray(column("stop_s"), dtype=np.float64)
-    stop = np.nan_to_num(stop_s, nan=np.inf)
     active_s = active_seconds(start, stop_s, window.from_s, window.to_s)
     fraction = active_s / length
-    status = np.where(
-        start >= window.to_s,
-        "not started",
-        np.where(stop <= window.from_s, "stopped", np.where(fraction < _FULL, "partial", "")),
-    )
+    status = flow_status(start, stop_s, fraction, window.from_s, window.to_s)
     received_bits = sums["received_bytes"].astype(np.float64) * 8.0
     with np.errstate(divide="ignore", invalid="ignore"):
         active_throughput = np.where(active_s > 0, received_bits / active_s, np.nan)
@@ -329,6 +325,19 @@ def _flows(result: Result, window: Window) -> dict[str, Any]:
     with np.errstate(divide="ignore", invalid="ignore"):
         frame["normalized_throughput"] = active_throughput / share
     return frame
+
+
+def flow_status(start_s: Any, stop_s: Any, fraction: Any, from_s: float, to_s: float) -> Any:
+    """Each flow's status over the window ``[from_s, to_s)``.
+
+    ``"not started"`` (it starts at or after the window's end), ``"stopped"`` (it stopped at or
+    before the window's start; a NaN stop: never), ``"partial"`` (active for a ``fraction`` of it
+    below 1) or ``""`` (active all through). Also used for ns-2.35's runs.
+    """
+    start = np.asarray(start_s, dtype=np.float64)
+    stop = np.nan_to_num(np.asarray(stop_s, dtype=np.float64), nan=np.inf)
+    partial = np.where(np.asarray(fraction, dtype=np.float64) < _FULL, "partial", "")
+    return np.where(start >= to_s, "not started", np.where(stop <= from_s, "stopped", partial))
 
 
 def active_seconds(start_s: Any, stop_s: Any, from_s: float, to_s: float) -> Any:

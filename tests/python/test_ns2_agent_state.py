@@ -54,7 +54,7 @@ time: 1.40000 sample 0:     2 loss_rate: 0.04000
 r 1.46 0 0 tcpFriendCtl 40 ------- 0 3.0 1.0 5 103
 time:  1.46 rate: 20000.00
 time:  1.46 packetrate:  3.00
-S 2 5 0.125 1.0 2
+S 2 5 0.125 2.0 2
 time: 2.50000 loss_rate: 0.04000
 time: 2.50000 sample 0:     9 loss_rate: 0.04000
 2.500000: sample 0:     9 1:    30 2:    20 3:    20 4:     0
@@ -74,32 +74,32 @@ def test_prints_are_attributed_to_the_flow_their_trace_line_names() -> None:
     assert state.reports[0][1].intervals == (2, 30, 20, 20, 0)
     # RTT = packets per RTT x size / rate: 3 x 1000 / 25000 and 3 x 1000 / 20000.
     assert state.rtts[0] == [(0.58, pytest.approx(0.12)), (1.46, pytest.approx(0.15))]
-    assert state.tcp[5] == [(1, 0.12125, 1.0, 1.0), (2, 0.125, 1.0, 2.0), (3, 0.0, 1.0, 1.0)]
+    assert state.tcp[5] == [(1, 0.12125, 1.0, 1.0), (2, 0.125, 2.0, 2.0), (3, 0.0, 1.0, 1.0)]
     # The last print's report left 0.1 s later than it says: left out and counted, not guessed.
     assert state.unattributed == 1
     assert 7 not in state.reports
 
 
-_PREFIXES = ("time: ", "+ ", "r ", "S ", "0.5: sample ", "")
+_FIELD = st.sampled_from(("0", "5", "7", "1.5", "0.51234", "x", "-1", "nan", "1e9", "0:"))
+_LINES = st.one_of(
+    st.tuples(
+        st.just("time:"), _FIELD, st.sampled_from(("loss_rate:", "rate:", "packetrate:")), _FIELD
+    ),
+    st.tuples(st.sampled_from(("+", "r")), _FIELD, _FIELD, _FIELD, st.just("tcpFriendCtl")),
+    st.tuples(st.just("S"), _FIELD, _FIELD, _FIELD, _FIELD, _FIELD),
+    st.tuples(st.just("0.5:"), st.just("sample"), *[_FIELD] * 10),
+    st.lists(_FIELD, max_size=12).map(tuple),
+).map(" ".join)
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.sampled_from(_PREFIXES),
-            st.text(alphabet="0123456789.:- abcnrtSx\t", max_size=60),
-        ),
-        max_size=40,
-    )
-)
-def test_no_line_of_any_shape_stops_the_reading(noise: list[tuple[str, str]]) -> None:
-    # Lines that start like a print or a trace line but read as nothing (a fuzz of the
-    # parser): each is left out or counted, and the real prints after them are still read.
-    text = "\n".join(prefix + rest for prefix, rest in noise)
-    state = read_agent_state(text + "\n" + OUTPUT, {0: 1000.0, 5: 1000.0})
-    assert state.malformed >= 0
+@given(st.lists(_LINES, max_size=40))
+def test_no_line_of_any_shape_stops_the_reading(noise: list[str]) -> None:
+    # A fuzz of the reader: lines of the shapes of its prints and trace lines with any field
+    # in any place. Each is read, left out or counted, never a traceback, and the real prints
+    # after them are still attributed.
+    state = read_agent_state("\n".join([*noise, OUTPUT]), {0: 1000.0, 5: 1000.0})
     assert [r.time_s for r in state.reports[0]][-3:] == [0.51234, 1.4, 2.5]
-    assert state.tcp[5][-3:] == [(1, 0.12125, 1.0, 1.0), (2, 0.125, 1.0, 2.0), (3, 0.0, 1.0, 1.0)]
+    assert state.tcp[5][-3:] == [(1, 0.12125, 1.0, 1.0), (2, 0.125, 2.0, 2.0), (3, 0.0, 1.0, 1.0)]
 
 
 def test_unreadable_numbers_are_counted() -> None:
@@ -122,7 +122,8 @@ def test_a_report_counts_the_loss_events_since_the_flows_previous_one() -> None:
     assert new_events(report(9, 5, 6, 7, 8), report(1, 2, 3, 9, 5)) == 3
     # Equal intervals shift into themselves: the open interval that shrank tells.
     assert new_events(report(20, 20, 20, 20, 20), report(1, 20, 20, 20, 20)) == 1
-    # A history changed otherwise (ns-2's adjustment after slow start) counts one.
+    # A history that no shift of one to three lines up with (four or more events between two
+    # reports, which ns-2's reports right after each event make rare) counts one.
     assert new_events(report(9, 40, 0, 0, 0), report(2, 11, 0, 0, 0)) == 1
 
 
@@ -140,7 +141,7 @@ def test_state_columns_hold_each_sample_ends_value() -> None:
     np.testing.assert_array_equal(columns["rx_inv_theta_hat_samples"][0], [0, 1, 1, 1])
     np.testing.assert_allclose(columns["rx_inv_theta_hat_sum"][0], [0, 0.04, 0.04, 0.04])
     np.testing.assert_allclose(columns["rtt_s"][0], [0.12, 0.15, 0.15, 0.15])
-    # TCP: SRTT summed per sample while there is one (none yet at sample 3), RTO x backoff.
+    # TCP: SRTT summed per sample while there is one (none yet at sample 3), the armed RTO.
     np.testing.assert_allclose(columns["rtt_s"][5][:2], [0.12125, 0.125])
     assert math.isnan(columns["rtt_s"][5][2])
     np.testing.assert_allclose(columns["rtt_sum"][5][:3], [0.12125, 0.24625, 0.24625])
@@ -153,7 +154,9 @@ def test_state_columns_hold_each_sample_ends_value() -> None:
 def test_only_long_lived_tfrc_and_tcp_flows_print_their_state() -> None:
     plan = resolve(_theta(5, "4s"), 1, strict=False)
     ping = next(f.index for f in plan.flows if f.kind == "ping")
-    with pytest.raises(ExportError, match=r"flows\[\d+\]: ns-2's state is printed for long-lived"):
+    with pytest.raises(
+        ExportError, match=r"flows\[\d+\]: ns-2's state is printed for TFRC and long-lived TCP"
+    ):
         export_tcl(plan, 1.0, agent_state=[0, ping])
 
 
@@ -211,7 +214,12 @@ def test_ns2_prints_its_agents_state_without_changing_the_run(tmp_path: Path) ->
         assert [row[0] for row in rows] == list(range(1, 41))
         srtt = [row[1] for row in rows[15:]]
         assert 0.1 < float(np.median(srtt)) < 0.3
-        assert all(row[2] == 1.0 for row in rows[15:])  # the 1 s floor (min_rto)
+        assert all(row[2] == row[3] for row in rows[15:])  # the 1 s floor (min_rto) x backoff
+        # Before its first RTT sample (before it starts) the timer arms rtxcur_init_ (3 s in
+        # the ns2_35 preset), not what SRTT 0 and the initial RTTVAR would give (48 s).
+        before = [row for row in rows if row[0] < plan.flows[k].start_s - 1]
+        assert before
+        assert all(row[1] == 0.0 and row[2] == 3.0 for row in before)
 
 
 @needs_ns
@@ -247,7 +255,6 @@ def test_the_theta_analysis_runs_on_ns2s_datasets(tmp_path: Path) -> None:
         assert np.isfinite(flows[key]).sum() >= 3, key
     # E[1/theta_hat] is the receiver's own p, near the monitor's count of the same losses.
     assert 0.5 < float(np.nanmedian(flows["tfrc_inv"] / flows["tfrc_p"])) < 2.0
-    assert (flows["tfrc_rto"] == 1.0).all()
     cells = {label: heavy if label.endswith("bg400") else light for label, _, _ in th._THETA_CELLS}
     analysis = th._theta_analyze(cells, th.FIG06_07.quick)
     for experiment in (th.FIG06_07, th.FIG08, th.FIG09_11):

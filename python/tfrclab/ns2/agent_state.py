@@ -4,7 +4,7 @@
 print of their own state, each print followed (a TFRC receiver's) or preceded (a TFRC
 sender's) by a trace line naming the flow, and each TCP agent's RTT and RTO once per sample.
 This module attributes every print to its flow and turns it into the per-sample state columns
-netsim's state trace has (``docs/trace.md``):
+netsim's state trace has (docs/scenario.md "Results"; TFRC's fields in docs/tfrc.md):
 
 - a TFRC receiver's ``rx_inv_theta_hat_sum`` and ``rx_inv_theta_hat_samples``: 1/theta_hat (the
   loss event rate the receiver reports) summed at each new loss event, and the events counted.
@@ -18,7 +18,8 @@ netsim's state trace has (``docs/trace.md``):
   decimals;
 - a TCP sender's ``rtt_sum`` and ``rtt_samples``: its smoothed RTT (``srtt_``) summed once per
   sample and the samples counted, so that their ratio over a window is the window's mean SRTT
-  (netsim's are the raw samples'), its ``rto`` (with the backoff) and ``backoff``.
+  (netsim's are the raw samples'), its ``rto`` (the timeout its timer arms, with the backoff and
+  the cap) and ``backoff``.
 
 Each column's row of a sample holds the value at that sample's end, as netsim's state trace
 does. Prints that cannot be attributed (a report line whose time is not its prints') are
@@ -61,21 +62,11 @@ class AgentState:
     rtts: dict[int, list[tuple[float, float]]] = field(default_factory=dict)
     """Per TFRC sender: (time, RTT in s) at each report it received."""
     tcp: dict[int, list[tuple[int, float, float, float]]] = field(default_factory=dict)
-    """Per TCP sender: (sample, SRTT s, RTO before the backoff s, backoff) once per sample."""
+    """Per TCP sender: (sample, SRTT s, RTO as armed s, backoff) once per sample."""
     unattributed: int = 0
     """Prints left out because no trace line named their flow."""
     malformed: int = 0
     """Lines shaped like a print or a trace line whose numbers do not read, left out."""
-
-
-def _trace_flow(parts: list[str]) -> int | None:
-    """The flow index of an agent trace line of a TFRC report (``src_`` = ``dst_`` = index)."""
-    if len(parts) < 5 or parts[4] != "tcpFriendCtl" or parts[2] != parts[3]:
-        return None
-    try:
-        return int(parts[2])
-    except ValueError:
-        return None
 
 
 class _Reader:
@@ -222,9 +213,9 @@ def state_columns(
         srtt = np.full(samples, np.nan)
         rto = np.full(samples, np.nan)
         backoff = np.full(samples, np.nan)
-        for sample, s, base, b in rows:
+        for sample, s, armed, b in rows:
             if 1 <= sample <= samples:
-                srtt[sample - 1], rto[sample - 1], backoff[sample - 1] = s, base * b, b
+                srtt[sample - 1], rto[sample - 1], backoff[sample - 1] = s, armed, b
         seen = np.isfinite(srtt) & (srtt > 0)
         out["rtt_s"][flow] = np.where(seen, srtt, np.nan)
         out["rtt_sum"][flow] = np.cumsum(np.where(seen, srtt, 0.0))

@@ -420,7 +420,13 @@ def _flow_shares(
     share. Packet loss and loss event rates are those of ``losses`` (NaN without them: ns-2's
     output has per-flow drops only with a drop trace).
     """
-    from tfrclab.summary import BACKGROUND_KINDS, active_seconds, class_label, fair_shares
+    from tfrclab.summary import (
+        BACKGROUND_KINDS,
+        active_seconds,
+        class_label,
+        fair_shares,
+        flow_status,
+    )
 
     start_s, end_s = window
     length = end_s - start_s
@@ -452,7 +458,7 @@ def _flow_shares(
         "kind": kinds,
         "variant": variants,
         "background": background,
-        "status": _status([f.start_s for f in plan.flows], stop, fraction, window),
+        "status": flow_status([f.start_s for f in plan.flows], stop, fraction, *window),
         "active_fraction": fraction,
         "active_throughput_bits_per_s": active,
         "fair_share_bits_per_s": shares,
@@ -460,25 +466,6 @@ def _flow_shares(
         "packet_loss_rate": losses.get("packet_loss_rate", nothing),
         "loss_event_rate": losses.get("loss_event_rate", nothing),
     }
-
-
-def _status(
-    start_s: Sequence[float], stop_s: Sequence[float], fraction: Any, window: tuple[float, float]
-) -> list[str]:
-    """Each flow's status over the window, as netsim's summary gives it.
-
-    ``"not started"``, ``"stopped"``, ``"partial"`` or ``""`` (active all through), as
-    :mod:`tfrclab.summary` decides it.
-    """
-    out = []
-    for start, stop, share in zip(start_s, stop_s, fraction, strict=True):
-        if start >= window[1]:
-            out.append("not started")
-        elif not math.isnan(stop) and stop <= window[0]:
-            out.append("stopped")
-        else:
-            out.append("partial" if share < 1.0 - 1e-9 else "")
-    return out
 
 
 def _traced_flows(plan: Any, entries: Sequence[str]) -> dict[int, float]:

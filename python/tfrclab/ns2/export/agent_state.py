@@ -11,9 +11,10 @@ it does offer:
 - ``Agent/TFRC``'s ``printStatus_`` prints, for every report it receives, its rate and its
   rate times its RTT over the packet size (``time: T rate: X``, ``time: T packetrate: Y``),
   from which its RTT is ``Y x size / X`` (tcp/tfrc.cc, ``TfrcAgent::recv``);
-- ``Agent/TCP`` binds ``srtt_``, ``rttvar_`` and ``backoff_`` (tcp/tcp.cc), read here once per
-  sample: ``S <sample> <flow> <srtt s> <RTO before backoff s> <backoff>`` lines, the RTO being
-  ``rtt_timeout``'s (``t_rtxcur_`` with ``minrto_`` and ``maxrto_``).
+- ``Agent/TCP`` binds ``rtt_``, ``srtt_``, ``rttvar_`` and ``backoff_`` (tcp/tcp.cc), read here
+  once per sample: ``S <sample> <flow> <srtt s> <RTO s> <backoff>`` lines, the RTO being what
+  ``rtt_timeout`` arms (``t_rtxcur_``, which is ``rtxcur_init_`` until the first RTT sample, at
+  least ``minrto_``, times the backoff, at most ``maxrto_``).
 
 Neither print names its flow. Each agent therefore gets a trace object of its own, whose
 ``src_`` and ``dst_`` are the flow's index (not node ids): in front of a TFRC receiver's output
@@ -33,26 +34,34 @@ from collections.abc import Collection
 
 from tfrclab.ns2.plan import ExportError, Plan
 
-__all__ = ["AGENT_STATE_KINDS", "agent_state_tcl"]
-
-AGENT_STATE_KINDS = ("tfrc", "tcp")
-"""The flow kinds whose agents' state can be printed."""
+__all__ = ["agent_state_tcl"]
 
 SAMPLER = """\
-# Each traced TCP agent's RTT and RTO (tcp.cc: rtt_update's t_rtxcur_, rtt_timeout's clamps).
+# Each traced TCP agent's SRTT and the RTO its timer arms (tcp.cc: rtt_update's t_rtxcur_, which
+# is rtxcur_init_ until the first RTT sample, and rtt_timeout's floor, backoff and cap).
 proc tfrclab_tcp_state {k} {
     global src tcp_state_flows
     foreach f $tcp_state_flows {
         set a $src($f)
         set tick [$a set tcpTick_]
         set sb [$a set T_SRTT_BITS]
-        set vb [$a set T_RTTVAR_BITS]
         set srtt [$a set srtt_]
-        set shift [expr {[$a set rttvar_exp_] + $sb - $vb}]
-        set cur [expr {((([$a set rttvar_] << $shift) + $srtt) >> $sb) * $tick}]
-        if {$cur < [$a set minrto_]} { set cur [$a set minrto_] }
-        if {$cur > [$a set maxrto_]} { set cur [$a set maxrto_] }
-        puts "S $k $f [expr {double($srtt) * $tick / (1 << $sb)}] $cur [$a set backoff_]"
+        if {[$a set rtt_] == 0} {
+            set cur [$a set rtxcur_init_]
+        } else {
+            set shift [expr {[$a set rttvar_exp_] + $sb - [$a set T_RTTVAR_BITS]}]
+            set cur [expr {((([$a set rttvar_] << $shift) + $srtt) >> $sb) * $tick}]
+        }
+        set b [$a set backoff_]
+        set floor [$a set minrto_]
+        if {[$a set rfc2988_]} {
+            set rto [expr {($cur < $floor ? $floor : $cur) * $b}]
+        } else {
+            set rto [expr {$cur * $b < $floor ? $floor : $cur * $b}]
+        }
+        if {$rto > [$a set maxrto_]} { set rto [$a set maxrto_] }
+        if {$rto < 2.0 * $tick} { set rto [expr {2.0 * $tick}] }
+        puts "S $k $f [expr {double($srtt) * $tick / (1 << $sb)}] $rto $b"
     }
 }
 """
@@ -85,8 +94,8 @@ def agent_state_tcl(plan: Plan, flows: Collection[int]) -> list[str]:
             tcp.append(k)
         else:
             raise ExportError(
-                f"{flow.path}: ns-2's state is printed for long-lived "
-                f"{' and '.join(AGENT_STATE_KINDS)} flows, not for {flow.name!r} ({flow.kind})"
+                f"{flow.path}: ns-2's state is printed for TFRC and long-lived TCP flows, not "
+                f"for {flow.name!r} ({flow.kind}{', on/off' if flow.on_periods else ''})"
             )
     lines.append(f"set tcp_state_flows {{{' '.join(map(str, tcp))}}}")
     return lines
