@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tfrclab.cli import main
 from tfrclab.ns2 import crosscheck
 from tfrclab.ns2.agent_state import (
     ReceiverReport,
@@ -263,3 +264,23 @@ def test_the_theta_analysis_runs_on_ns2s_datasets(tmp_path: Path) -> None:
         for claim in experiment.claims:
             value = claim.measure(analysis)
             assert not math.isnan(value.mean), claim.id
+
+
+def test_export_cli_prints_the_named_entries_state(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    theta = scenario_path("rhee2005/theta-tcp-rto.toml")
+    out = tmp_path / "theta.tcl"
+    args = ["export", "ns2", str(theta), "-o", str(out), "--agent-state", "tfrc"]
+    assert main([*args, "--agent-state", "tcp"]) == 0
+    script = out.read_text()
+    assert "fconfigure stdout -buffering line" in script
+    # The five TFRC flows (flows 0-4) trace their reports; the five TCP flows (5-9) and no
+    # background flow (10 on) are sampled.
+    assert [f"$snk({k}) set printLoss_ 1" in script for k in range(6)] == [True] * 5 + [False]
+    assert "set tcp_state_flows {5 6 7 8 9}" in script
+    assert main(["export", "ns2", str(theta), "-o", str(out)]) == 0
+    assert "printLoss_ 1" not in out.read_text()
+    # An entry no flow belongs to is refused, by name, with the export's status.
+    assert main([*args, "--agent-state", "nope"]) == 2
+    assert "agent state: no flow is named 'nope'" in capsys.readouterr().err

@@ -71,7 +71,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
         check_file_writable(args.output, "--output")
     scenario = Scenario.load(args.scenario)
-    script = export_tcl(resolve(scenario, args.seed, strict=False), args.sample)
+    plan = resolve(scenario, args.seed, strict=False)
+    traced: list[int] = []
+    if args.agent_state:
+        from tfrclab.ns2.export.agent_state import traced_flows
+
+        traced = list(traced_flows(plan, args.agent_state))
+    script = export_tcl(plan, args.sample, agent_state=traced)
     if to_stdout:
         sys.stdout.write(script)
     else:
@@ -132,6 +138,15 @@ def register(commands: Any) -> None:
     export.add_argument("--seed", type=int, default=None, help="seed (default: the scenario's)")
     export.add_argument(
         "--sample", type=_time, default=None, help="print counters every T (default: the bin)"
+    )
+    export.add_argument(
+        "--agent-state",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also print the protocol state of the flow entry NAME's agents (TFRC: the "
+        "receiver's loss event rate per report, the sender's RTT; TCP: SRTT and RTO); "
+        "repeatable; run the script with `stdbuf -oL ns` (docs/crosscheck.md, Agent state)",
     )
     export.add_argument("-o", "--output", type=Path, default=None, help="the .tcl file (stdout)")
     export.set_defaults(handler=_cmd_export)

@@ -260,6 +260,7 @@ def ns2_sweep_data(
     from tfrclab import metrics
     from tfrclab.ns2.agent_state import read_agent_state, state_columns
     from tfrclab.ns2.export import export_tcl
+    from tfrclab.ns2.export.agent_state import traced_flows
     from tfrclab.ns2.loss_events import ns2_losses
     from tfrclab.ns2.output import read_output
     from tfrclab.ns2.plan import resolve
@@ -274,7 +275,7 @@ def ns2_sweep_data(
     start_s, end_s = scenario.measure_s
     flow_frames, link_frames, run_frames, window_frames, class_frames = [], [], [], [], []
     plans = [resolve(scenario, seed, strict=False) for seed in seeds]
-    traced = [_traced_flows(plan, state) for plan in plans]
+    traced = [traced_flows(plan, state) if state else {} for plan in plans]
     scripts = [
         export_tcl(plan, bin_s, drop_trace=drops, agent_state=list(flows))
         for plan, flows in zip(plans, traced, strict=True)
@@ -465,22 +466,6 @@ def _flow_shares(
         "normalized_throughput": normalized,
         "packet_loss_rate": losses.get("packet_loss_rate", nothing),
         "loss_event_rate": losses.get("loss_event_rate", nothing),
-    }
-
-
-def _traced_flows(plan: Any, entries: Sequence[str]) -> dict[int, float]:
-    """The flows whose agents' state ns-2 prints: index -> data packet size in bytes.
-
-    A flow is one of the scenario entries named ``entries`` when its name is the entry's, or
-    the entry's followed by its number (``count`` expansion).
-    """
-    from tfrclab.ns2.values import size_bytes
-
-    wanted = set(entries)
-    return {
-        flow.index: float(size_bytes(flow.table.get("size", 1000)))
-        for flow in plan.flows
-        if flow.name in wanted or flow.name.rstrip("0123456789") in wanted
     }
 
 

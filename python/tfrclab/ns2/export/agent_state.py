@@ -30,11 +30,12 @@ the prints draw no random numbers (a test compares the counters with and without
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from tfrclab.ns2.plan import ExportError, Plan
+from tfrclab.ns2.values import size_bytes
 
-__all__ = ["agent_state_tcl"]
+__all__ = ["agent_state_tcl", "traced_flows"]
 
 SAMPLER = """\
 # Each traced TCP agent's SRTT and the RTO its timer arms (tcp.cc: rtt_update's t_rtxcur_, which
@@ -99,3 +100,25 @@ def agent_state_tcl(plan: Plan, flows: Collection[int]) -> list[str]:
             )
     lines.append(f"set tcp_state_flows {{{' '.join(map(str, tcp))}}}")
     return lines
+
+
+def traced_flows(plan: Plan, entries: Sequence[str]) -> dict[int, float]:
+    """The flows of the scenario entries named ``entries``: index -> data packet size in bytes.
+
+    A flow is an entry's when its name is the entry's ``name``, or that name followed by the
+    flow's number (``count`` expansion: ``tfrc0``, ``tfrc1``, ...). The sizes are what
+    :func:`tfrclab.ns2.agent_state.read_agent_state` needs.
+
+    Raises:
+        ExportError: naming an entry no flow belongs to.
+    """
+
+    def entry(name: str) -> str:
+        return name if name in entries else name.rstrip("0123456789")
+
+    found = {flow.index: entry(flow.name) for flow in plan.flows if entry(flow.name) in entries}
+    missing = [name for name in entries if name not in found.values()]
+    if missing:
+        names = ", ".join(repr(name) for name in missing)
+        raise ExportError(f"agent state: no flow is named {names} (a flow entry's `name`)")
+    return {k: float(size_bytes(plan.flows[k].table.get("size", 1000))) for k in found}
