@@ -38,9 +38,13 @@ from tfrclab.ns2.plan import Plan
 
 __all__ = ["AgentState", "ReceiverReport", "new_events", "read_agent_state", "state_columns"]
 
-_TIME_SLACK_S = 1e-5
-"""How far a print's rounded time may lie from its trace line's: the receiver prints the time
-to five decimals, the sender to two (checked against 0.006 s)."""
+_RECEIVER_SLACK_S = 1e-5
+"""How far a receiver's print may lie from its report's trace line: it prints the time to five
+decimals."""
+
+_SENDER_SLACK_S = 0.006
+"""How far a sender's print may lie from its report's trace line: it prints the time to two
+decimals."""
 
 
 @dataclass(frozen=True)
@@ -106,7 +110,7 @@ class _Reader:
         elif what == "packetrate:" and self.sender is not None:
             flow, received_s = self.sender
             rate = self.sender_rate
-            if rate is None or abs(printed_s - received_s) > 0.006:
+            if rate is None or abs(printed_s - received_s) > _SENDER_SLACK_S:
                 self.state.unattributed += 1
             elif rate > 0.0:
                 rtt = value * self.sizes[flow] / rate
@@ -121,7 +125,7 @@ class _Reader:
         if self.pending is None:
             return  # no print: the receiver has seen no loss yet
         printed_s, rate = self.pending
-        if self.intervals is not None and abs(printed_s - at) <= _TIME_SLACK_S:
+        if self.intervals is not None and abs(printed_s - at) <= _RECEIVER_SLACK_S:
             self.state.reports.setdefault(flow, []).append(ReceiverReport(at, rate, self.intervals))
         else:
             self.state.unattributed += 1
