@@ -21,6 +21,7 @@ from typing import Any
 
 from tfrclab.ns2.cli import parse_seeds
 from tfrclab.scenario import Scenario
+from tfrclab.testbed.sysctl import sysctl_argument
 from tfrclab.twin import TOLERANCES, decide, netsim_metrics, twin
 
 #: The study's base scenario.
@@ -100,8 +101,17 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         metavar="KEY=VALUE",
         type=tcp_key,
-        help="with --reanalyze: add this key (a TOML value) to every TCP flow of netsim's side, "
-        "e.g. --tcp cubic_hystart_rounds_any_cwnd=true (repeat for more)",
+        help="add this key (a TOML value) to every TCP flow of netsim's side, e.g. --tcp "
+        "cubic_hystart_rounds_any_cwnd=true (repeat for more)",
+    )
+    parser.add_argument(
+        "--sysctl",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        type=sysctl_argument,
+        help="a kernel setting for the testbed's side (net.* only; repeat for more), e.g. "
+        "net.ipv4.tcp_comp_sack_nr=0 beside --tcp sack_compression=false",
     )
     parser.add_argument(
         "--table",
@@ -109,21 +119,22 @@ def main(argv: list[str] | None = None) -> int:
         help="no runs: print docs/twin.md's table of DIR/study.json, and its verdict counts",
     )
     args = parser.parse_args(argv)
-    if args.tcp and not args.reanalyze:
-        parser.error("--tcp changes netsim's side only: use it with --reanalyze")
+    if args.sysctl and (args.reanalyze or args.table):
+        parser.error("--sysctl sets the testbed's kernels: it needs testbed runs")
     if args.reanalyze:
         return reanalyze(args.out, args.duration, args.only, dict(args.tcp))
     if args.table:
         print(docs_table(json.loads((args.out / "study.json").read_text())))
         return 0
-    chosen = [(label, s) for label, s in cells(args.duration)
+    chosen = [(label, s) for label, s in cells(args.duration, dict(args.tcp))
               if args.only is None or any(o in label for o in args.only)]  # fmt: skip
     per_cell = (Scenario.load(BASE).duration_s + 10) * len(args.seeds)
     print(f"{len(chosen)} cells, about {len(chosen) * per_cell / 60:.0f} min", file=sys.stderr)
     rows: dict[str, Any] = {}
     for label, scenario in chosen:
         print(f"{label} ...", file=sys.stderr, flush=True)
-        report = twin(scenario, args.seeds, args.out / label.replace("/", "-"))
+        report = twin(scenario, args.seeds, args.out / label.replace("/", "-"),
+                      sysctls=dict(args.sysctl))  # fmt: skip
         rows[label] = report.as_dict()
         (args.out / "study.json").write_text(json.dumps(rows, indent=2, default=float) + "\n")
     print("| cell | metric | netsim | testbed | verdict |")
@@ -216,9 +227,9 @@ def reanalyze(
         ours = [netsim_metrics(scenarios[label], seed, row["window_s"][0])[0]
                 for seed in row["seeds"]]  # fmt: skip
         for metric, tolerance in TOLERANCES.items():
-            if metric not in ours[0]:
-                continue
-            theirs = [m.get(metric, float("nan")) for m in row["testbed"]]
+            if metric not in ours[0] or metric not in row["testbed"][0]:
+                continue  # a metric the study's testbed runs did not measure yet
+            theirs = [m[metric] for m in row["testbed"]]
             c = compare(metric, [m[metric] for m in ours], theirs, tolerance)
             c = replace(c, verdict=decide(c, tolerance))
             ci = f"{c.difference:+.3g} ({c.ci_low:+.3g}, {c.ci_high:+.3g})"

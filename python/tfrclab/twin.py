@@ -79,7 +79,12 @@ TOLERANCES: Mapping[str, float] = {
     "utilization": 0.05,
     "drop_rate": 0.25,
     "mean_queue": 0.25,
+    "sawtooth_period_s": 0.10,
 }
+#: A loss episode (one tooth of a lone TCP flow's sawtooth) ends where the next drop comes more
+#: than this many base RTTs later: a window's overflow is dropped within one RTT, at most three
+#: base RTTs with two BDP queued, and the flow cuts its window once for it.
+EPISODE_GAP_RTTS = 4.0
 _FIRST_PORT = 5101
 _BIN_S = 0.1
 
@@ -151,6 +156,8 @@ class TwinReport:
     netsim: list[dict[str, float]] = field(default_factory=list)
     testbed: list[dict[str, float]] = field(default_factory=list)
     comparisons: list[Any] = field(default_factory=list)
+    #: The testbed's kernel settings (``net.*`` sysctls), empty when it ran the defaults.
+    sysctls: dict[str, str] = field(default_factory=dict)
 
     @property
     def verdict(self) -> str:
@@ -170,14 +177,20 @@ class TwinReport:
             "testbed": self.testbed,
             "comparisons": [c.as_dict() for c in self.comparisons],
             "verdict": self.verdict,
+            "sysctls": self.sysctls,
         }
 
     def table(self) -> str:
         """A Markdown table of the comparisons.
 
-        Per metric: the two means, the difference's 95% interval, the tolerance and the verdict.
+        Per metric: the two means, the difference's 95% interval, the tolerance and the verdict;
+        above it, the testbed's kernel settings when it did not run the defaults.
         """
-        lines = [
+        lines = []
+        if self.sysctls:
+            settings = ", ".join(f"`{k}={v}`" for k, v in self.sysctls.items())
+            lines += [f"The testbed's kernels ran with {settings}.", ""]
+        lines += [
             "| metric | netsim | testbed | difference (95% CI) | tolerance | verdict |",
             "|---|---|---|---|---|---|",
         ]
@@ -283,6 +296,25 @@ def plan(scenario: Scenario, rate_bps: float | None = None) -> TwinPlan:
                     duration, tuple(flows))  # fmt: skip
 
 
+def loss_episode_period(
+    drop_times_s: np.ndarray, start_s: float, end_s: float, gap_s: float
+) -> float:
+    """The mean time (s) between the loss episodes that begin in ``[start_s, end_s)``.
+
+    An episode begins at a drop more than ``gap_s`` after the drop before it (earlier drops
+    count too, so an episode begun before the window does not begin again inside it). For one
+    TCP flow alone this is its sawtooth's period: one window cut per episode. NaN with fewer
+    than three episodes in the window (two periods).
+    """
+    drops = np.sort(np.asarray(drop_times_s, dtype=np.float64))
+    gaps = np.diff(drops, prepend=-np.inf)
+    starts = drops[gaps > gap_s]
+    inside = starts[(starts >= start_s) & (starts < end_s)]
+    if inside.size < 3:
+        return math.nan
+    return float((inside[-1] - inside[0]) / (inside.size - 1))
+
+
 def _class_metrics(
     bits: Mapping[str, np.ndarray],
     kinds: Mapping[str, str],
@@ -291,8 +323,12 @@ def _class_metrics(
     arrivals: float,
     drops: float,
     mean_queue: float,
+    sawtooth_period_s: float | None,
 ) -> dict[str, float]:
-    """The compared metrics from each flow's delivered bits in the window."""
+    """The compared metrics from each flow's delivered bits in the window.
+
+    ``sawtooth_period_s`` is given (NaN allowed) when the scenario's one flow is TCP.
+    """
     rates = {name: float(v.sum()) / span_s for name, v in bits.items()}
     per_class: dict[str, list[float]] = {}
     for name, rate in rates.items():
@@ -304,7 +340,17 @@ def _class_metrics(
     out["utilization"] = sum(rates.values()) / rate_bps
     out["drop_rate"] = drops / arrivals if arrivals else 0.0
     out["mean_queue"] = mean_queue
+    if sawtooth_period_s is not None:
+        out["sawtooth_period_s"] = sawtooth_period_s
     return out
+
+
+def lone_tcp_flow(kinds: Mapping[str, str]) -> str | None:
+    """The name of the scenario's only flow when it is TCP (its sawtooth is compared), else None."""
+    if len(kinds) != 1:
+        return None
+    ((name, kind),) = kinds.items()
+    return name if kind == "tcp" else None
 
 
 def netsim_metrics(
@@ -319,6 +365,13 @@ def netsim_metrics(
     """
     from tfrclab import simulate
 
+    twin_plan = plan(scenario)
+    lone = lone_tcp_flow({f.name: f.kind for f in twin_plan.flows})
+    if lone is not None:
+        # Only records: every other result is the same with or without it.
+        monitor = scenario.tables.get("monitor", {})
+        logged = list(monitor.get("drop_log", []))
+        scenario = scenario.with_(monitor={**monitor, "drop_log": [*logged, lone]})
     if pcap_dir is not None:
         scenario = scenario.with_(monitor={**scenario.tables.get("monitor", {}),
                                            "pcap": sender_links(scenario)})  # fmt: skip
@@ -336,6 +389,11 @@ def netsim_metrics(
     link = {k: np.asarray(v[row], dtype=np.float64) for k, v in result.link_bins.items()
             if k in ("arrivals", "drops", "mean_queue_packets")}  # fmt: skip
     span = (last - first) * bin_s
+    period = None
+    if lone is not None:
+        gap_s = EPISODE_GAP_RTTS * 2 * twin_plan.delay_s
+        drops = result.drop_send_times(lone)
+        period = loss_episode_period(drops, first * bin_s, last * bin_s, gap_s)
     metrics = _class_metrics(
         bits,
         kinds,
@@ -344,6 +402,7 @@ def netsim_metrics(
         float(link["arrivals"][first:last].sum()),
         float(link["drops"][first:last].sum()),
         float(link["mean_queue_packets"][first:last].mean()),
+        period,
     )
     starts = dict(zip(names, (float(s) for s in result.flows["start_s"]), strict=True))
     return metrics, starts, rate_bps, result
@@ -407,15 +466,18 @@ def testbed_metrics(
     seed: int,
     start_s: float,
     capture: bool,
+    sysctls: Mapping[str, str] | None,
 ) -> dict[str, float]:
     """One testbed run of the plan, each flow starting at ``starts`` (s), written to ``out``.
 
     With ``capture``, tcpdump records side a into ``out/capture.pcap``
-    (:mod:`tfrclab.testbed.capture`).
+    (:mod:`tfrclab.testbed.capture`). ``sysctls`` (checked ``net.*`` settings,
+    :mod:`tfrclab.testbed.sysctl`) are set in both namespaces before any flow starts.
     """
     from tfrclab.testbed import capture as pcap
     from tfrclab.testbed import emulator, read_log
     from tfrclab.testbed.log import ARRIVE, DEPART, DROP_QUEUE, FORWARD
+    from tfrclab.testbed.sysctl import apply_sysctls
 
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "relay.log"
@@ -428,6 +490,7 @@ def testbed_metrics(
         log=log_path,
         seed=seed,
     ) as tb:
+        apply_sysctls(tb, sysctls or {})
         tcpdump = pcap.start(tb, out / "capture.pcap") if capture else None
         peer = tb.address("b")
         receivers = []
@@ -485,8 +548,13 @@ def testbed_metrics(
         mine &= data["proto"] == proto
         bits[flow.name] = data["size"][mine].astype(np.float64) * 8
     arrivals = float((window & (data["event"] == ARRIVE)).sum())
-    drops = float((window & (data["event"] == DROP_QUEUE)).sum())
+    dropped = data["event"] == DROP_QUEUE
+    drops = float((window & dropped).sum())
     kinds = {f.name: f.kind for f in twin_plan.flows}
+    period = None
+    if lone_tcp_flow(kinds) is not None:
+        gap_s = EPISODE_GAP_RTTS * 2 * twin_plan.delay_s
+        period = loss_episode_period(t[dropped & (data["proto"] == 6)], start_s, duration, gap_s)
     return _class_metrics(
         bits,
         kinds,
@@ -495,6 +563,7 @@ def testbed_metrics(
         arrivals,
         drops,
         _time_average_queue(r, t0, start_s, duration),
+        period,
     )
 
 
@@ -505,8 +574,14 @@ def twin(
     start_s: float = 5.0,
     progress: Callable[[str], None] | None = None,
     capture: bool = False,
+    sysctls: Mapping[str, str] | None = None,
 ) -> TwinReport:
     """Runs ``scenario`` with each seed in netsim and on the testbed, and compares them.
+
+    ``sysctls`` are kernel settings for the testbed's side (``net.*`` keys, set in both of its
+    namespaces: :mod:`tfrclab.testbed.sysctl`), e.g. ``{"net.ipv4.tcp_comp_sack_nr": "0"}`` to
+    switch the kernel receiver's SACK compression off; netsim's side is the scenario as it is,
+    so change the same feature there in the scenario. The report records them.
 
     With ``capture``, each seed's directory also gets the packets on both sides:
     ``capture.pcap`` (tcpdump on the testbed's side a, headers only) and ``netsim-pcap/``
@@ -517,18 +592,21 @@ def twin(
         TwinError: the scenario has no twin (the message names the key).
         RuntimeError: the testbed cannot run here, tcpdump is missing for ``capture``, or a
             sender failed.
+        ValueError: a ``sysctls`` key or value is not a plain ``net.*`` setting.
     """
     from tfrclab.ns2.crosscheck import compare
     from tfrclab.testbed.capture import tcpdump_missing
+    from tfrclab.testbed.sysctl import check_sysctls
 
     if not 0 <= start_s < scenario.duration_s - 1:
         raise TwinError(f"--from: expected 0 to {scenario.duration_s - 1:g} s, found {start_s:g}")
     plan(scenario)  # refuse what has no twin before any work
+    settings = check_sysctls(sysctls)
     why = testbed_available() or (tcpdump_missing() if capture else None)
     if why is not None:
         raise RuntimeError(why)
     say = progress or (lambda _: None)
-    report = TwinReport(list(seeds), (start_s, scenario.duration_s))
+    report = TwinReport(list(seeds), (start_s, scenario.duration_s), sysctls=settings)
     runs = []
     for seed in seeds:
         pcaps = out / f"seed-{seed}" / "netsim-pcap" if capture else None
@@ -540,7 +618,7 @@ def twin(
     for seed, metrics, starts, result in runs:
         say(f"seed {seed}: testbed, {twin_plan.duration_s:g} s of real time")
         directory = out / f"seed-{seed}"
-        tb = testbed_metrics(twin_plan, starts, directory, seed, start_s, capture)
+        tb = testbed_metrics(twin_plan, starts, directory, seed, start_s, capture, settings)
         _write_netsim_traces(result, directory)
         report.netsim.append(metrics)
         report.testbed.append(tb)

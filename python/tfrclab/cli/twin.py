@@ -45,6 +45,7 @@ def _cmd_twin(args: argparse.Namespace) -> int:
         start_s=args.measure_from,
         progress=lambda line: print(f"twin: {line}", file=sys.stderr),
         capture=args.capture,
+        sysctls=dict(args.sysctl),
     )
     if args.json:
         print(json.dumps(report.as_dict(), default=float))
@@ -59,6 +60,12 @@ def _duration(text: str) -> float:
         return parse_duration(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _sysctl(text: str) -> tuple[str, str]:
+    from tfrclab.testbed.sysctl import sysctl_argument
+
+    return sysctl_argument(text)
 
 
 def register(commands: Any) -> None:
@@ -90,5 +97,16 @@ def register(commands: Any) -> None:
         action="store_true",
         help="also capture the packets: each seed's capture.pcap (tcpdump on the testbed's "
         "sender side, headers only) and netsim-pcap/ (netsim's sender access links)",
+    )
+    cmd.add_argument(
+        "--sysctl",
+        action="append",
+        default=[],
+        type=_sysctl,
+        metavar="KEY=VALUE",
+        help="a kernel setting for the testbed's hosts (net.* only, set in both namespaces "
+        "before the flows start; repeat for more), e.g. net.ipv4.tcp_comp_sack_nr=0 to switch "
+        "the receiver's SACK compression off. netsim's side runs the scenario as written: "
+        "change the same feature there in the scenario",
     )
     cmd.set_defaults(handler=_cmd_twin)

@@ -40,6 +40,7 @@ from tfrclab.outdir import write_text_atomically
 from tfrclab.testbed import capture
 from tfrclab.testbed.emulator import Testbed
 from tfrclab.testbed.log import ARRIVE, DEPART, FORWARD, PacketLog, flows, read_log
+from tfrclab.testbed.sysctl import apply_sysctls, check_sysctls
 
 __all__ = [
     "BUFFERS",
@@ -231,21 +232,14 @@ def mixed_run(
     if queue not in QUEUES:
         raise ValueError(f"queue: expected one of {', '.join(QUEUES)}, found {queue!r}")
     _check_run(seconds)
-    settings = dict(sysctls or {})
-    for key, value in settings.items():
-        if not (key.startswith("net.") and key.replace(".", "").replace("_", "").isalnum()):
-            raise ValueError(f"sysctls: expected net.* keys, found {key!r}")
-        if not value.replace(" ", "").isalnum():
-            raise ValueError(f"sysctls: {key}: expected a plain value, found {value!r}")
+    settings = check_sysctls(sysctls)
     directory = Path(out)
     directory.mkdir(parents=True, exist_ok=True)
     log_path = directory / "relay.log"
     with Testbed(
         queue=QUEUES[queue], seed=seed, log=log_path, rate=LINK_RATE, delay=LINK_DELAY
     ) as tb:
-        for side in ("a", "b"):
-            for key, value in settings.items():
-                tb.run(side, ["sysctl", "-q", "-w", f"{key}={value}"], check=True)
+        apply_sysctls(tb, settings)
         tcpdump = capture.start(tb, directory / "capture.pcap")
         receivers = [
             tb.popen("b", _python("tfrclab.testbed", "tcp-recv", "--port", str(port),
