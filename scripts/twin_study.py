@@ -23,6 +23,7 @@ from tfrclab.ns2.cli import parse_seeds
 from tfrclab.scenario import Scenario
 from tfrclab.testbed.sysctl import sysctl_argument
 from tfrclab.twin import TOLERANCES, decide, netsim_metrics, twin
+from tfrclab.units import parse_duration
 
 #: The study's base scenario.
 BASE = Path(__file__).resolve().parents[1] / "python/tfrclab/scenarios/twin/cubic-tfrc.toml"
@@ -128,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     chosen = [(label, s) for label, s in cells(args.duration, dict(args.tcp))
               if args.only is None or any(o in label for o in args.only)]  # fmt: skip
-    per_cell = (Scenario.load(BASE).duration_s + 10) * len(args.seeds)
+    per_cell = (parse_duration(args.duration) + 10) * len(args.seeds)
     print(f"{len(chosen)} cells, about {len(chosen) * per_cell / 60:.0f} min", file=sys.stderr)
     rows: dict[str, Any] = {}
     for label, scenario in chosen:

@@ -41,6 +41,7 @@ from tfrclab.scenario import Scenario, expand_flows
 from tfrclab.units import parse_duration
 
 __all__ = [
+    "EPISODE_GAP_RTTS",
     "KERNEL_CC",
     "MAX_RATE_BPS",
     "TwinError",
@@ -48,6 +49,8 @@ __all__ = [
     "TwinPlan",
     "TwinReport",
     "decide",
+    "lone_tcp_flow",
+    "loss_episode_period",
     "netsim_metrics",
     "plan",
     "plot_tcp",

@@ -5,6 +5,7 @@ Also netsim's side alone, and (as root) one short twin run end to end.
 
 from __future__ import annotations
 
+import math
 import os
 import shutil
 import subprocess
@@ -12,11 +13,20 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from tfrclab.ns2.crosscheck import compare
 from tfrclab.scenario import Scenario
-from tfrclab.twin import TwinError, decide, netsim_metrics, plan, testbed_available
+from tfrclab.twin import (
+    TwinError,
+    decide,
+    lone_tcp_flow,
+    loss_episode_period,
+    netsim_metrics,
+    plan,
+    testbed_available,
+)
 
 BASE = Path(__file__).resolve().parents[2] / "python/tfrclab/scenarios/twin/cubic-tfrc.toml"
 
@@ -90,6 +100,36 @@ def test_netsims_side_measures_the_window() -> None:
         metrics["throughput/tfrc"] / metrics["throughput/tcp"]
     )
     assert 0 < metrics["mean_queue"] <= 50
+
+
+def test_a_lone_tcp_flows_sawtooth_period_counts_episodes_begun_in_the_window() -> None:
+    drops = np.array([1.0, 1.05, 4.0, 4.1, 4.15, 7.2, 10.0, 10.3, 30.0])
+    # Episodes begin at 1.0, 4.0, 7.2 and 10.0 (10.3 is 0.3 s after 10.0, within the gap).
+    assert loss_episode_period(drops, 0.0, 20.0, 0.4) == pytest.approx(3.0)
+    # From 3 s: 4.0, 7.2, 10.0; an episode begun before the window does not begin inside it.
+    assert loss_episode_period(drops, 1.02, 20.0, 0.4) == pytest.approx(3.0)
+    assert loss_episode_period(drops, 3.0, 20.0, 0.4) == pytest.approx(3.0)
+    # Fewer than three episodes: no period.
+    assert math.isnan(loss_episode_period(drops, 5.0, 20.0, 0.4))
+    assert math.isnan(loss_episode_period(np.array([]), 0.0, 20.0, 0.4))
+    # With a 2 s gap the same episodes, the last at 30 s inside this longer window.
+    assert loss_episode_period(drops, 0.0, 40.0, 2.0) == pytest.approx(29.0 / 4)
+
+
+def test_only_a_lone_tcp_flow_has_its_sawtooth_compared() -> None:
+    assert lone_tcp_flow({"tcp0": "tcp"}) == "tcp0"
+    assert lone_tcp_flow({"tfrc0": "tfrc"}) is None
+    assert lone_tcp_flow({"tcp0": "tcp", "tfrc0": "tfrc"}) is None
+    mixed, _, _, _ = netsim_metrics(_base().with_(duration="12s"), 1, 5.0)
+    assert "sawtooth_period_s" not in mixed
+    lone = _base().with_(duration="40s", flows=[_base().tables["flows"][0]],
+                         **{"topology.hosts": 1})  # fmt: skip
+    metrics, _, _, result = netsim_metrics(lone, 1, 5.0)
+    # The shipped twin's CUBIC alone (10 Mb/s, 50 ms each way, DropTail of 50 packets):
+    # its window cut every 4-5 s, which the drops the run counted bear out.
+    assert 3.0 < metrics["sawtooth_period_s"] < 7.0, metrics
+    drops = result.drop_send_times("tcp0")
+    assert len(drops) == int(result.flows["packets_dropped"].iloc[0])
 
 
 def test_a_bbr_flows_bandwidth_estimate_is_drawn_beside_the_kernels(
