@@ -900,6 +900,13 @@ impl TcpSender {
             }
             self.bbr_apply(&c);
         }
+        // A recovery this ACK began sends its first retransmission now, after BBR set cwnd
+        // (`tcp_xmit_recovery` after `tcp_cong_control`): its packet conservation counts the
+        // packets in flight without it, so the retransmission takes one of the slots the ACK
+        // freed, as in Linux, and no new packet leaves beside it.
+        if let Some(first) = self.sack.entry_rtx.take() {
+            self.rfc6675_entry_retransmission(now, first, out);
+        }
         self.send_after_ack(now, send, out);
         self.bbr_check_app_limited();
     }
@@ -998,6 +1005,25 @@ mod tests {
         assert_eq!(d.sack(0, &[(2, 5)]).first(), Some(&1));
         let lost = d.sender.rate.as_ref().map(DeliveryRate::lost);
         assert_eq!(lost, Some(1));
+    }
+
+    #[test]
+    fn a_recovery_conserves_packets_with_its_first_retransmission_out_of_flight() {
+        // Linux's `tcp_ack` sets BBR's cwnd (`tcp_cong_control`) before the recovery's first
+        // retransmission leaves (`tcp_xmit_recovery`): packet conservation gives cwnd = in
+        // flight + delivered = (10 - 3 SACKed - 1 lost) + 3 = 9, and the ACK that delivered
+        // 3 packets releases 3: the retransmission of 1 and two new packets. Counting the
+        // retransmission in flight first would release a fourth.
+        let mut d = Driver::new(TcpConfig::linux(TcpVariant::Bbr));
+        d.wait(Duration::from_millis(49));
+        let mut sent = d.ack(0);
+        sent.extend(d.wait(Duration::from_millis(20)));
+        assert_eq!(sent, (1..=10).collect::<Vec<i64>>());
+        d.wait(Duration::from_millis(30));
+        let mut released = d.sack(0, &[(2, 5)]);
+        released.extend(d.wait(Duration::from_millis(10)));
+        assert_eq!(released, vec![1, 11, 12]);
+        assert_eq!(d.sender.cwnd, 9.0);
     }
 
     #[test]

@@ -53,6 +53,9 @@ pub(super) struct SackState {
     recover_after_timeout: bool,
     /// RFC 6675 HighRxt: the highest packet retransmitted in this recovery.
     high_rxt: i64,
+    /// BBR's first retransmission of a recovery, decided by the ACK and sent once BBR has set
+    /// cwnd for it ([`TcpSender::rfc6675_entry_retransmission`]).
+    pub(super) entry_rtx: Option<i64>,
     /// RFC 6675 RescueRxt.
     rescue_rxt: Option<i64>,
 }
@@ -435,6 +438,18 @@ impl TcpSender {
         self.reset_rtx_timer(now, true, false);
         self.sack.rescue_rxt = None;
         let first = self.highest_ack + 1;
+        if self.cfg.variant == TcpVariant::Bbr {
+            // Linux's `tcp_ack` runs the congestion control (BBR's packet conservation:
+            // cwnd = packets in flight + packets delivered) before `tcp_xmit_recovery` sends
+            // the retransmission, so BBR counts it out of flight (see `bbr_recv`).
+            self.sack.entry_rtx = Some(first);
+            return;
+        }
+        self.rfc6675_entry_retransmission(now, first, out);
+    }
+
+    /// RFC 6675 §5 step (4)'s retransmission of the first hole, the recovery's first.
+    pub(super) fn rfc6675_entry_retransmission(&mut self, now: Time, first: i64, out: &mut Outbox) {
         self.sack.scoreboard.mark_retransmitted(first);
         self.sack.high_rxt = first;
         self.output(now, first, out);
