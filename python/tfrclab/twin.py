@@ -348,12 +348,15 @@ def _class_metrics(
     return out
 
 
-def lone_tcp_flow(kinds: Mapping[str, str]) -> str | None:
-    """The name of the scenario's only flow when it is TCP (its sawtooth is compared), else None."""
-    if len(kinds) != 1:
+def lone_tcp_flow(flows: Sequence[TwinFlow]) -> str | None:
+    """The name of the plan's only flow when it is a loss-based TCP, else None.
+
+    Its window's sawtooth is compared (``sawtooth_period_s``). BBR's window follows its
+    model, not its losses, so it has no sawtooth to compare.
+    """
+    if len(flows) != 1 or flows[0].kind != "tcp" or flows[0].cc == "bbr":
         return None
-    ((name, kind),) = kinds.items()
-    return name if kind == "tcp" else None
+    return flows[0].name
 
 
 def netsim_metrics(
@@ -369,7 +372,7 @@ def netsim_metrics(
     from tfrclab import simulate
 
     twin_plan = plan(scenario)
-    lone = lone_tcp_flow({f.name: f.kind for f in twin_plan.flows})
+    lone = lone_tcp_flow(twin_plan.flows)
     if lone is not None:
         # Only records: every other result is the same with or without it.
         monitor = scenario.tables.get("monitor", {})
@@ -555,7 +558,7 @@ def testbed_metrics(
     drops = float((window & dropped).sum())
     kinds = {f.name: f.kind for f in twin_plan.flows}
     period = None
-    if lone_tcp_flow(kinds) is not None:
+    if lone_tcp_flow(twin_plan.flows) is not None:
         gap_s = EPISODE_GAP_RTTS * 2 * twin_plan.delay_s
         period = loss_episode_period(t[dropped & (data["proto"] == 6)], start_s, duration, gap_s)
     return _class_metrics(

@@ -117,9 +117,13 @@ def test_a_lone_tcp_flows_sawtooth_period_counts_episodes_begun_in_the_window() 
 
 
 def test_only_a_lone_tcp_flow_has_its_sawtooth_compared() -> None:
-    assert lone_tcp_flow({"tcp0": "tcp"}) == "tcp0"
-    assert lone_tcp_flow({"tfrc0": "tfrc"}) is None
-    assert lone_tcp_flow({"tcp0": "tcp", "tfrc0": "tfrc"}) is None
+    base = _base()
+    cubic, tfrc = plan(base).flows
+    assert lone_tcp_flow([cubic]) == "tcp0"
+    assert lone_tcp_flow([tfrc]) is None
+    assert lone_tcp_flow([cubic, tfrc]) is None
+    bbr = plan(base.with_(**{"flows[0].variant": "bbr"})).flows[0]
+    assert lone_tcp_flow([bbr]) is None  # no loss-driven sawtooth
     mixed, _, _, _ = netsim_metrics(_base().with_(duration="12s"), 1, 5.0)
     assert "sawtooth_period_s" not in mixed
     lone = _base().with_(duration="40s", flows=[_base().tables["flows"][0]],
