@@ -1027,6 +1027,21 @@ mod tests {
     }
 
     #[test]
+    fn the_initial_window_leaves_at_once_and_pacing_begins_with_the_tenth_packet() {
+        // Linux paces from `data_segs_out >= 10`: the SYN's ACK releases the whole initial
+        // window of 10 at that instant; the 10th packet is the first to move the departure
+        // time on, so the packets its ACKs release wait for the pacer.
+        let mut d = Driver::new(TcpConfig::linux(TcpVariant::Bbr));
+        d.wait(Duration::from_millis(49));
+        assert_eq!(d.ack(0), (1..=10).collect::<Vec<i64>>());
+        assert!(d
+            .sender
+            .pacer
+            .as_ref()
+            .is_some_and(|p| p.wait(d.now) > Duration::ZERO));
+    }
+
+    #[test]
     fn the_gains_are_the_kernels() {
         assert_eq!(HIGH_GAIN, 739);
         assert_eq!(DRAIN_GAIN, 88);

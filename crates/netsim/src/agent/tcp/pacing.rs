@@ -19,6 +19,11 @@ use std::time::Duration;
 
 use tfrc::Time;
 
+/// The data packet from which on a sent packet moves the next departure time on: Linux paces
+/// a connection only once it has sent 10 data segments (`tp->data_segs_out >= 10` in
+/// `tcp_update_skb_after_send`), so its first 9 leave as fast as the window allows.
+pub const UNPACED_SEGMENTS: u64 = 10;
+
 /// The pacing state of one sender.
 #[derive(Clone, Debug)]
 pub struct Pacer {
@@ -104,6 +109,19 @@ impl Pacer {
         }
     }
 
+    /// A packet left at `now` without moving the next departure time on: one of a connection's
+    /// first [`UNPACED_SEGMENTS`] - 1 data packets, which Linux sends unpaced
+    /// (`tcp_update_skb_after_send` paces from `data_segs_out >= 10`). The departure time
+    /// catches up with `now` (`tcp_wstamp_ns` = max(itself, now), as for every packet).
+    pub fn on_sent_unpaced(&mut self, now: Time) {
+        self.next_at = self.next_at.max(now);
+        if self.burst_at == now {
+            self.burst_left = self.burst_left.saturating_sub(1);
+        } else {
+            self.burst_left = 0;
+        }
+    }
+
     /// How long after `now` the next departure may happen (zero when it may happen now).
     pub fn wait(&self, now: Time) -> Duration {
         self.next_at.saturating_since(now)
@@ -147,6 +165,21 @@ mod tests {
         p.on_sent(ms(10), 1000);
         assert!(!p.may_send(ms(10)));
         assert_eq!(p.wake_at(), Some(Time::from_nanos(10_500_000)));
+    }
+
+    #[test]
+    fn an_unpaced_send_moves_nothing_on_but_the_departure_time_to_now() {
+        let mut p = Pacer::new(1_000_000);
+        for _ in 0..3 {
+            assert!(p.may_send(ms(5)));
+            p.on_sent_unpaced(ms(5));
+        }
+        assert_eq!(p.wait(ms(5)), Duration::ZERO);
+        // The first paced packet after them starts from now, with no credit from the unpaced
+        // ones (they left on time).
+        assert!(p.may_send(ms(5)));
+        p.on_sent(ms(5), 1000);
+        assert_eq!(p.wait(ms(5)), Duration::from_millis(1));
     }
 
     #[test]

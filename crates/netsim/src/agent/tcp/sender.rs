@@ -15,7 +15,7 @@ use super::cubic::Cubic;
 use super::delivery_rate::DeliveryRate;
 use super::ecn::Ecn;
 use super::header::TcpAck;
-use super::pacing::Pacer;
+use super::pacing::{Pacer, UNPACED_SEGMENTS};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rto::RtoEstimator;
@@ -137,6 +137,9 @@ pub struct TcpSender {
     pub(super) rate: Option<DeliveryRate>,
     /// Sender pacing (BBR).
     pub(super) pacer: Option<Pacer>,
+    /// Data packets sent so far, retransmissions included (Linux's `data_segs_out`): pacing
+    /// holds packets back only from the [`UNPACED_SEGMENTS`]th on.
+    data_segs_out: u64,
     /// RACK's state ([`TcpConfig::rack`] under RFC 6675 recovery).
     pub(super) rack: Option<Rack>,
     /// Tail loss probes' state ([`TcpConfig::tlp`] under RFC 6675 recovery).
@@ -269,6 +272,7 @@ impl TcpSender {
             tlp: config.uses_tlp().then(Tlp::default),
             prr: config.uses_prr().then(Prr::default),
             pacer: (config.variant == TcpVariant::Bbr).then(|| Pacer::new(u64::MAX)),
+            data_segs_out: 0,
             cc: None,
             cc_sample: AckSample {
                 acked: 0,
@@ -409,8 +413,16 @@ impl TcpSender {
         if let Some(rate) = self.rate.as_mut() {
             rate.on_sent(now, seqno, nothing_outstanding);
         }
+        let is_syn = seqno == 0 && self.cfg.syn && self.cfg.variant != TcpVariant::Vegas;
+        if !is_syn {
+            self.data_segs_out += 1;
+        }
         if let Some(pacer) = self.pacer.as_mut() {
-            pacer.on_sent(now, self.cfg.size_bytes);
+            if self.data_segs_out >= UNPACED_SEGMENTS {
+                pacer.on_sent(now, self.cfg.size_bytes);
+            } else {
+                pacer.on_sent_unpaced(now);
+            }
         }
         if seqno > self.maxseq {
             self.maxseq = seqno;
