@@ -990,18 +990,25 @@ mod tests {
     use crate::agent::tcp::test_driver::Driver;
     use crate::agent::tcp::{TcpConfig, TcpVariant};
 
-    #[test]
-    fn with_rack_a_resent_packet_is_not_counted_lost_again_by_dupthresh() {
-        // Linux with RACK marks losses by RACK alone (`tcp_identify_packet_loss`). The SYN's
-        // ACK opens the window (packets 1 to 10); SACKs for 2 to 4 let RACK find 1 lost, and
-        // recovery resends it on the same ACK. RFC 6675's three-SACK rule, applied after, must
-        // not count the resent 1 as lost a second time in BBR's rate samples.
+    /// A `linux` BBR sender whose SYN was acked after 50 ms and whose initial window (packets 1
+    /// to 10) has been out for 50 ms, nothing of it acked yet.
+    fn bbr_with_its_initial_window_out() -> Driver {
         let mut d = Driver::new(TcpConfig::linux(TcpVariant::Bbr));
         d.wait(Duration::from_millis(49));
         let mut sent = d.ack(0);
         sent.extend(d.wait(Duration::from_millis(20)));
         assert_eq!(sent, (1..=10).collect::<Vec<i64>>());
         d.wait(Duration::from_millis(30));
+        d
+    }
+
+    #[test]
+    fn with_rack_a_resent_packet_is_not_counted_lost_again_by_dupthresh() {
+        // Linux with RACK marks losses by RACK alone (`tcp_identify_packet_loss`). The SYN's
+        // ACK opens the window (packets 1 to 10); SACKs for 2 to 4 let RACK find 1 lost, and
+        // recovery resends it on the same ACK. RFC 6675's three-SACK rule, applied after, must
+        // not count the resent 1 as lost a second time in BBR's rate samples.
+        let mut d = bbr_with_its_initial_window_out();
         assert_eq!(d.sack(0, &[(2, 5)]).first(), Some(&1));
         let lost = d.sender.rate.as_ref().map(DeliveryRate::lost);
         assert_eq!(lost, Some(1));
@@ -1014,12 +1021,7 @@ mod tests {
         // flight + delivered = (10 - 3 SACKed - 1 lost) + 3 = 9, and the ACK that delivered
         // 3 packets releases 3: the retransmission of 1 and two new packets. Counting the
         // retransmission in flight first would release a fourth.
-        let mut d = Driver::new(TcpConfig::linux(TcpVariant::Bbr));
-        d.wait(Duration::from_millis(49));
-        let mut sent = d.ack(0);
-        sent.extend(d.wait(Duration::from_millis(20)));
-        assert_eq!(sent, (1..=10).collect::<Vec<i64>>());
-        d.wait(Duration::from_millis(30));
+        let mut d = bbr_with_its_initial_window_out();
         let mut released = d.sack(0, &[(2, 5)]);
         released.extend(d.wait(Duration::from_millis(10)));
         assert_eq!(released, vec![1, 11, 12]);
