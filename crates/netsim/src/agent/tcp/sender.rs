@@ -386,9 +386,15 @@ impl TcpSender {
         (self.cwnd + self.dupwnd).min(f64::from(self.cfg.window))
     }
 
+    /// Whether packet `seqno` is a header-only SYN (ns-2's Vegas agent sends packet 0 at full
+    /// size, so for Vegas it is data).
+    fn is_syn(&self, seqno: i64) -> bool {
+        seqno == 0 && self.cfg.syn && self.cfg.variant != TcpVariant::Vegas
+    }
+
     /// Size on the wire of packet `seqno`.
     fn packet_bytes(&self, seqno: i64) -> u32 {
-        if seqno == 0 && self.cfg.syn && self.cfg.variant != TcpVariant::Vegas {
+        if self.is_syn(seqno) {
             self.cfg.header_bytes
         } else {
             self.cfg.data_packet_bytes()
@@ -413,8 +419,7 @@ impl TcpSender {
         if let Some(rate) = self.rate.as_mut() {
             rate.on_sent(now, seqno, nothing_outstanding);
         }
-        let is_syn = seqno == 0 && self.cfg.syn && self.cfg.variant != TcpVariant::Vegas;
-        if !is_syn {
+        if !self.is_syn(seqno) {
             self.data_segs_out += 1;
         }
         if let Some(pacer) = self.pacer.as_mut() {
