@@ -36,14 +36,17 @@ def frozen_fraction(
     That is runs of at least ``min_span_s`` seconds in which the (positive) bandwidth estimate
     stays exactly the same and the pacing gain is 1 while the flow is not stalled: a stall in
     retransmission timeouts freezes the estimate too, so a sample whose retransmission timeout
-    is backed off (``rto`` above 1.5 times the flow's median over the samples) ends a run.
+    is backed off ends a run. Backed off is above twice the flow's least timeout over all its
+    samples (a timeout doubles at each backoff; Linux's, SRTT + max(4 RTTVAR, 200 ms), moves
+    far less with the RTT on these paths), so that a flow stalled through the whole window, as
+    one starved by its company can be, is not read as frozen.
     """
-    kept = [(t, b, g, r) for t, b, g, r in zip(times, bandwidth, gain, rto, strict=True)]
-    kept = [row for row in kept if row[0] >= from_s]
+    rows_all = list(zip(times, bandwidth, gain, rto, strict=True))
+    kept = [row for row in rows_all if row[0] >= from_s]
     if len(kept) < 2:
         return math.nan
-    usual = sorted(row[3] for row in kept)[len(kept) // 2]
-    rows = [(t, b if r <= 1.5 * usual else -1.0, g) for t, b, g, r in kept]
+    least = min((r for _, _, _, r in rows_all if r > 0), default=math.inf)
+    rows = [(t, b if r <= 2 * least else -1.0, g) for t, b, g, r in kept]
     if len(rows) < 2:
         return math.nan
     steps = sorted(b[0] - a[0] for a, b in itertools.pairwise(rows))

@@ -47,6 +47,17 @@ def test_a_frozen_estimate_at_gain_one_counts_and_gain_cycling_or_a_stall_does_n
     assert math.isnan(lt.frozen_fraction([1.0, 2.0], [1.0, 1.0], [1.0, 1.0], [0.2, 0.2]))
 
 
+def test_a_flow_stalled_through_the_whole_window_is_not_read_as_frozen(lt: ModuleType) -> None:
+    # Starved by its company: from 3 s on its timeout is backed off (4 s) and its estimate frozen
+    # at gain 1; before, a usual 0.25 s timeout. The window from 5 s holds only the stall, so a
+    # reference taken inside it would call the stall usual.
+    times = [0.1 * k for k in range(301)]
+    bandwidth = [1000.0 + k if t < 3.0 else 431.0 for k, t in enumerate(times)]
+    gain = [1.0] * 301
+    rto = [0.25 if t < 3.0 else 4.0 for t in times]
+    assert lt.frozen_fraction(times, bandwidth, gain, rto) == 0.0
+
+
 def test_the_kernels_kept_runs_read_back(lt: ModuleType) -> None:
     # The 4 BBR against 4 TFRC probe of docs/twin.md: 16 kernel flows, each with a fraction.
     probe = REPO_ROOT / "docs" / "testbed-results" / "twin-study" / "probes" / "kernel-bbr-lt"
