@@ -127,6 +127,11 @@ class TwinPlan:
         """The testbed's real time for ``seeds`` runs (each: the run, 10 s to start and stop)."""
         return seeds * (self.duration_s + 10.0)
 
+    @property
+    def episode_gap_s(self) -> float:
+        """The silence (s) that separates two loss episodes: :data:`EPISODE_GAP_RTTS` base RTTs."""
+        return EPISODE_GAP_RTTS * 2 * self.delay_s
+
 
 def decide(comparison: Any, tolerance: float) -> str:
     """The twin verdict of a :class:`~tfrclab.ns2.crosscheck.Comparison`, on its interval.
@@ -330,7 +335,8 @@ def _class_metrics(
 ) -> dict[str, float]:
     """The compared metrics from each flow's delivered bits in the window.
 
-    ``sawtooth_period_s`` is given (NaN allowed) when the scenario's one flow is TCP.
+    ``sawtooth_period_s`` is given (NaN allowed) when the scenario's one flow is a loss-based
+    TCP (:func:`lone_tcp_flow`).
     """
     rates = {name: float(v.sum()) / span_s for name, v in bits.items()}
     per_class: dict[str, list[float]] = {}
@@ -397,9 +403,8 @@ def netsim_metrics(
     span = (last - first) * bin_s
     period = None
     if lone is not None:
-        gap_s = EPISODE_GAP_RTTS * 2 * twin_plan.delay_s
         drops = result.drop_send_times(lone)
-        period = loss_episode_period(drops, first * bin_s, last * bin_s, gap_s)
+        period = loss_episode_period(drops, first * bin_s, last * bin_s, twin_plan.episode_gap_s)
     metrics = _class_metrics(
         bits,
         kinds,
@@ -559,8 +564,8 @@ def testbed_metrics(
     kinds = {f.name: f.kind for f in twin_plan.flows}
     period = None
     if lone_tcp_flow(twin_plan.flows) is not None:
-        gap_s = EPISODE_GAP_RTTS * 2 * twin_plan.delay_s
-        period = loss_episode_period(t[dropped & (data["proto"] == 6)], start_s, duration, gap_s)
+        tcp_drops = t[dropped & (data["proto"] == 6)]
+        period = loss_episode_period(tcp_drops, start_s, duration, twin_plan.episode_gap_s)
     return _class_metrics(
         bits,
         kinds,
