@@ -115,6 +115,13 @@ def main(argv: list[str] | None = None) -> int:
         "net.ipv4.tcp_comp_sack_nr=0 beside --tcp sack_compression=false",
     )
     parser.add_argument(
+        "--retries",
+        type=int,
+        default=1,
+        help="rerun a seed's testbed side up to this many times when its relay was disturbed "
+        "(tfrclab twin --retries; default 1)",
+    )
+    parser.add_argument(
         "--table",
         action="store_true",
         help="no runs: print docs/twin.md's table of DIR/study.json, and its verdict counts",
@@ -132,10 +139,14 @@ def main(argv: list[str] | None = None) -> int:
     per_cell = (parse_duration(args.duration) + 10) * len(args.seeds)
     print(f"{len(chosen)} cells, about {len(chosen) * per_cell / 60:.0f} min", file=sys.stderr)
     rows: dict[str, Any] = {}
+
+    def say(line: str) -> None:
+        print(f"  {line}", file=sys.stderr, flush=True)
+
     for label, scenario in chosen:
         print(f"{label} ...", file=sys.stderr, flush=True)
         report = twin(scenario, args.seeds, args.out / label.replace("/", "-"),
-                      sysctls=dict(args.sysctl))  # fmt: skip
+                      sysctls=dict(args.sysctl), retries=args.retries, progress=say)  # fmt: skip
         rows[label] = report.as_dict()
         (args.out / "study.json").write_text(json.dumps(rows, indent=2, default=float) + "\n")
     print("| cell | metric | netsim | testbed | verdict |")

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from tfrclab.scenario import Scenario, expand_flows
+from tfrclab.testbed.timing import RelayTiming, cpu_steal_s, relay_timing
 from tfrclab.units import parse_duration
 
 __all__ = [
@@ -70,6 +71,8 @@ KERNEL_CC: Mapping[str, str] = {
 MAX_RATE_BPS = 100e6
 #: The longest twin run, in seconds of real time per seed.
 MAX_DURATION_S = 600.0
+#: The most times a seed's testbed run is repeated when its relay was disturbed.
+MAX_RETRIES = 5
 #: tfrc-udp's presets.
 TFRC_PRESETS = ("floyd2000", "rfc5348")
 #: IP and UDP headers: a netsim TFRC packet of ``size`` bytes is a ``size - 28`` datagram.
@@ -166,6 +169,14 @@ class TwinReport:
     comparisons: list[Any] = field(default_factory=list)
     #: The testbed's kernel settings (``net.*`` sysctls), empty when it ran the defaults.
     sysctls: dict[str, str] = field(default_factory=dict)
+    #: Per seed, how late the relay delivered the kept testbed run's packets
+    #: (:meth:`RelayTiming.as_dict`, with ``seed`` and ``runs``: how many runs it took).
+    relay: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def disturbed_seeds(self) -> list[int]:
+        """The seeds whose kept testbed run had the relay disturbed (every retry too)."""
+        return [r["seed"] for r in self.relay if r["disturbed"]]
 
     @property
     def verdict(self) -> str:
@@ -186,18 +197,31 @@ class TwinReport:
             "comparisons": [c.as_dict() for c in self.comparisons],
             "verdict": self.verdict,
             "sysctls": self.sysctls,
+            "relay": self.relay,
         }
 
     def table(self) -> str:
         """A Markdown table of the comparisons.
 
         Per metric: the two means, the difference's 95% interval, the tolerance and the verdict;
-        above it, the testbed's kernel settings when it did not run the defaults.
+        above it, the testbed's kernel settings when it did not run the defaults, and each seed
+        whose testbed run kept a disturbed relay (its timing was not the emulated link's).
         """
         lines = []
         if self.sysctls:
             settings = ", ".join(f"`{k}={v}`" for k, v in self.sysctls.items())
             lines += [f"The testbed's kernels ran with {settings}.", ""]
+        for r in self.relay:
+            if r["disturbed"]:
+                timing = RelayTiming(
+                    r["deliveries"], r["late"], r["late_p99_s"], r["late_max_s"], r["steal_s"]
+                )
+                lines += [
+                    f"Seed {r['seed']}'s testbed run is not the emulated link's timing: "
+                    f"{timing.describe()}, in all {r['runs']} run(s). Its metrics are kept; "
+                    "rerun it on a quieter machine.",
+                    "",
+                ]
         lines += [
             "| metric | netsim | testbed | difference (95% CI) | tolerance | verdict |",
             "|---|---|---|---|---|---|",
@@ -478,12 +502,13 @@ def testbed_metrics(
     start_s: float,
     capture: bool,
     sysctls: Mapping[str, str] | None,
-) -> dict[str, float]:
+) -> tuple[dict[str, float], RelayTiming]:
     """One testbed run of the plan, each flow starting at ``starts`` (s), written to ``out``.
 
     With ``capture``, tcpdump records side a into ``out/capture.pcap``
     (:mod:`tfrclab.testbed.capture`). ``sysctls`` (checked ``net.*`` settings,
     :mod:`tfrclab.testbed.sysctl`) are set in both namespaces before any flow starts.
+    Returns the metrics and how late the relay delivered the run's packets.
     """
     from tfrclab.testbed import capture as pcap
     from tfrclab.testbed import emulator, read_log
@@ -492,6 +517,7 @@ def testbed_metrics(
 
     out.mkdir(parents=True, exist_ok=True)
     log_path = out / "relay.log"
+    steal_before = cpu_steal_s()
     duration = twin_plan.duration_s
     python = [sys.executable, "-m"]
     with emulator.Testbed(
@@ -566,7 +592,7 @@ def testbed_metrics(
     if lone_tcp_flow(twin_plan.flows) is not None:
         tcp_drops = t[dropped & (data["proto"] == 6)]
         period = loss_episode_period(tcp_drops, start_s, duration, twin_plan.episode_gap_s)
-    return _class_metrics(
+    metrics = _class_metrics(
         bits,
         kinds,
         duration - start_s,
@@ -576,6 +602,9 @@ def testbed_metrics(
         _time_average_queue(r, t0, start_s, duration),
         period,
     )
+    steal_after = cpu_steal_s()
+    steal = None if steal_before is None or steal_after is None else steal_after - steal_before
+    return metrics, dataclasses.replace(relay_timing(r), steal_s=steal)
 
 
 def twin(
@@ -586,8 +615,13 @@ def twin(
     progress: Callable[[str], None] | None = None,
     capture: bool = False,
     sysctls: Mapping[str, str] | None = None,
+    retries: int = 1,
 ) -> TwinReport:
     """Runs ``scenario`` with each seed in netsim and on the testbed, and compares them.
+
+    A testbed run whose relay was disturbed (:mod:`tfrclab.testbed.timing`: more than 1% of
+    its packets delivered over 1 ms late) is run again, up to ``retries`` times; the last run
+    is kept, and the report names a seed that stayed disturbed (:attr:`TwinReport.relay`).
 
     ``sysctls`` are kernel settings for the testbed's side (``net.*`` keys, set in both of its
     namespaces: :mod:`tfrclab.testbed.sysctl`), e.g. ``{"net.ipv4.tcp_comp_sack_nr": "0"}`` to
@@ -611,6 +645,8 @@ def twin(
 
     if not 0 <= start_s < scenario.duration_s - 1:
         raise TwinError(f"--from: expected 0 to {scenario.duration_s - 1:g} s, found {start_s:g}")
+    if not 0 <= retries <= MAX_RETRIES:
+        raise TwinError(f"--retries: expected 0 to {MAX_RETRIES}, found {retries}")
     plan(scenario)  # refuse what has no twin before any work
     settings = check_sysctls(sysctls)
     why = testbed_available() or (tcpdump_missing() if capture else None)
@@ -629,7 +665,17 @@ def twin(
     for seed, metrics, starts, result in runs:
         say(f"seed {seed}: testbed, {twin_plan.duration_s:g} s of real time")
         directory = out / f"seed-{seed}"
-        tb = testbed_metrics(twin_plan, starts, directory, seed, start_s, capture, settings)
+        for run in range(1, retries + 2):
+            tb, timing = testbed_metrics(
+                twin_plan, starts, directory, seed, start_s, capture, settings
+            )
+            if not timing.disturbed:
+                break
+            if run <= retries:
+                say(f"seed {seed}: {timing.describe()}: running it again ({run} of {retries})")
+            else:
+                say(f"seed {seed}: {timing.describe()} in every run: kept, and marked")
+        report.relay.append({"seed": seed, "runs": run, **timing.as_dict()})
         _write_netsim_traces(result, directory)
         report.netsim.append(metrics)
         report.testbed.append(tb)
@@ -641,6 +687,7 @@ def twin(
         comparison = compare(metric, ours, theirs, TOLERANCES[metric])
         verdict = decide(comparison, TOLERANCES[metric])
         report.comparisons.append(dataclasses.replace(comparison, verdict=verdict))
+    out.mkdir(parents=True, exist_ok=True)
     (out / "twin.json").write_text(json.dumps(report.as_dict(), indent=2, default=float) + "\n")
     (out / "twin.md").write_text(report.table() + "\n")
     return report

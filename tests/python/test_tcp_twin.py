@@ -29,6 +29,7 @@ from tfrclab import simulate
 from tfrclab.testbed import emulator, read_log
 from tfrclab.testbed import experiments as tbx
 from tfrclab.testbed.log import ARRIVE, DEPART, DROP_QUEUE, FORWARD
+from tfrclab.testbed.timing import relay_timing
 
 CAN_RUN = os.geteuid() == 0 and os.path.exists("/dev/net/tun") and shutil.which("ip") is not None
 pytestmark = pytest.mark.skipif(
@@ -68,17 +69,24 @@ class _Run:
 
 
 def _kernel(cc: str, tmp_path: Path, queue: str = QUEUE) -> _Run:
-    """One kernel ``cc`` connection through the relay, measured at the relay."""
+    """One kernel ``cc`` connection through the relay, measured at the relay.
+
+    A run whose relay the machine disturbed (:mod:`tfrclab.testbed.timing`) is run once more,
+    as ``tfrclab twin`` does: its kernel answered a link that was not the one emulated.
+    """
     log = tmp_path / "relay.log"
     module = [sys.executable, "-m", "tfrclab.testbed"]
-    with emulator.Testbed(rate="10Mb/s", delay="50ms", queue=queue, log=log) as tb:
-        rx = tb.popen("b", [*module, "tcp-recv", "--port", str(PORT), "--limit",
-                            str(SECONDS + 30)], stdout=subprocess.PIPE)  # fmt: skip
-        send = ["tcp-send", tb.address("b"), "--port", str(PORT), "--seconds", str(SECONDS)]
-        tx = tb.run("a", [*module, *send, "--cc", cc], timeout=SECONDS + 60)
-        assert tx.returncode == 0, tx.stderr
-        rx.communicate(timeout=30)
-    r = read_log(log).records
+    for _ in range(2):
+        with emulator.Testbed(rate="10Mb/s", delay="50ms", queue=queue, log=log) as tb:
+            rx = tb.popen("b", [*module, "tcp-recv", "--port", str(PORT), "--limit",
+                                str(SECONDS + 30)], stdout=subprocess.PIPE)  # fmt: skip
+            send = ["tcp-send", tb.address("b"), "--port", str(PORT), "--seconds", str(SECONDS)]
+            tx = tb.run("a", [*module, *send, "--cc", cc], timeout=SECONDS + 60)
+            assert tx.returncode == 0, tx.stderr
+            rx.communicate(timeout=30)
+        r = read_log(log).records
+        if not relay_timing(r).disturbed:
+            break
     tcp = (r["dir"] == FORWARD) & (r["proto"] == 6)
     t = r["t_ns"] / 1e9 - (r["t_ns"][tcp & (r["event"] == ARRIVE)].min() / 1e9)
     departed = tcp & (r["event"] == DEPART)

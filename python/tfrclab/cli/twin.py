@@ -33,9 +33,15 @@ def _cmd_twin(args: argparse.Namespace) -> int:
         return 1
     args.out.mkdir(parents=True, exist_ok=True)
     real = twin_plan.real_time_s(len(args.seeds))
+    again = (
+        f" (up to {twin_plan.real_time_s(1) * args.retries / 60:.1f} min more per seed whose "
+        "relay is disturbed and is run again)"
+        if args.retries
+        else ""
+    )
     print(
         f"twin: {len(args.seeds)} seed(s) x {twin_plan.duration_s:g} s on the testbed: about "
-        f"{real / 60:.1f} min of real time",
+        f"{real / 60:.1f} min of real time{again}",
         file=sys.stderr,
     )
     report = twin(
@@ -46,6 +52,7 @@ def _cmd_twin(args: argparse.Namespace) -> int:
         progress=lambda line: print(f"twin: {line}", file=sys.stderr),
         capture=args.capture,
         sysctls=dict(args.sysctl),
+        retries=args.retries,
     )
     if args.json:
         print(json.dumps(report.as_dict(), default=float))
@@ -60,6 +67,20 @@ def _duration(text: str) -> float:
         return parse_duration(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _retries(text: str) -> int:
+    from tfrclab.twin import MAX_RETRIES
+
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= MAX_RETRIES:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number 0 to {MAX_RETRIES}, found {text!r}"
+        )
+    return value
 
 
 def _sysctl(text: str) -> tuple[str, str]:
@@ -108,5 +129,14 @@ def register(commands: Any) -> None:
         "before the flows start; repeat for more), e.g. net.ipv4.tcp_comp_sack_nr=0 to switch "
         "the receiver's SACK compression off. netsim's side runs the scenario as written: "
         "change the same feature there in the scenario",
+    )
+    cmd.add_argument(
+        "--retries",
+        type=_retries,
+        default=1,
+        help="run a seed's testbed side again, up to this many times, when the relay was "
+        "disturbed (more than 1%% of its packets delivered over 1 ms late: the machine stalled "
+        "it, and the kernel answered a link that was not the one emulated); the report marks "
+        "a seed that stayed disturbed (default 1, at most 5)",
     )
     cmd.set_defaults(handler=_cmd_twin)
