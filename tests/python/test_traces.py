@@ -418,3 +418,60 @@ def test_an_unknown_link_names_the_field_and_lists_the_links(tmp_path: Path, cap
     assert "monitor.pcap[0]" in err
     assert "bottleneck_reverse" in err
     assert "botleneck" in err
+
+
+LINUX_TCP = """
+duration = "6s"
+[monitor]
+pcap = ["left0->router_left", "router_left->left0"]
+[topology]
+kind = "dumbbell"
+hosts = 1
+[topology.bottleneck]
+rate = "10Mbps"
+delay = "20ms"
+queue = { kind = "droptail", limit = 20 }
+[[flows]]
+kind = "tcp"
+variant = "cubic"
+preset = "linux"
+"""
+
+
+@needs_tshark
+def test_a_linux_tcp_capture_has_whole_segments_as_the_kernels_has(tmp_path: Path) -> None:
+    """The linux preset's 52-byte headers: 12 option bytes, so each payload is one mss."""
+    result = run(Scenario.from_toml(LINUX_TCP), pcap_dir=tmp_path / "pcap")
+    both = tmp_path / "tcp0.pcap"
+    pcaps = tmp_path / "pcap"
+    subprocess.run(
+        ["mergecap", "-w", both, pcaps / "left0-_router_left.pcap",
+         pcaps / "router_left-_left0.pcap"],
+        check=True,
+        timeout=60,
+    )  # fmt: skip
+    data = _fields(both, "tcp.len > 0", "tcp.len", "tcp.hdr_len", "ip.len", "tcp.seq")
+    assert {tuple(row[:3]) for row in data} == {("1448", "32", "1500")}
+    assert len(data) + 1 == int(result.flows.loc[0, "packets_sent"]), "data plus the SYN"
+    syn = _fields(both, "tcp.flags.syn == 1", "tcp.len", "tcp.hdr_len", "ip.len")
+    assert syn == [["0", "32", "52"]]
+    # Each segment ends where the next new one begins: a resend is a segment below the
+    # highest byte sent, as many as the sender counted.
+    highest, resent = 0, 0
+    for _, _, _, seq in data:
+        resent += int(seq) < highest
+        highest = max(highest, int(seq) + 1448)
+    counted = _state(result, 0, "retransmits")
+    assert counted > 0, "the run must lose and retransmit packets"
+    assert resent == counted
+    # tshark's analysis reads each of them as a retransmission (one sent within a few ms of
+    # new data as out of order, as it would on a real capture) and nothing else.
+    flagged = _fields(
+        both,
+        "tcp.len > 0 && (tcp.analysis.retransmission || tcp.analysis.out_of_order)",
+        "frame.number",
+    )
+    assert len(flagged) == counted
+    summary = _tshark("-r", both, "-q", "-z", "expert")
+    for complaint in ("Errors (", "Malformed", "NOP", "not captured", "overlap"):
+        assert complaint not in summary, summary

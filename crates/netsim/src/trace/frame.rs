@@ -10,7 +10,12 @@
 //!   `1 + (k - k0)·mss`, where `k0` is 1 for a TCP that opens with a SYN (packet 0, sent with
 //!   the SYN flag at sequence number 0) and 0 otherwise; an ACK of packet `a` (the highest
 //!   in-order one) acknowledges the byte after it; SACK blocks (RFC 2018) are the ACK's blocks
-//!   in the same units. Window 65535, no FIN (one-way TCP has no SYN-ACK or close).
+//!   in the same units. Window 65535, no FIN (one-way TCP has no SYN-ACK or close). A data
+//!   segment's TCP header is as long as the flow's header size leaves it (`header_size` - 20
+//!   bytes of IPv4, from 20 to 60 bytes): the `linux` preset's 52-byte headers give 12 bytes
+//!   of options, a timestamp as the kernel's (RFC 7323; TSval the send time in ms, TSecr 0:
+//!   netsim models no echo), and the payload is then exactly the segment size the sequence
+//!   numbers count; a SYN has the same header and no payload.
 //! - UDP (RFC 768) for everything else. TFRC data and feedback carry the `tfrc` crate's wire
 //!   format ([`tfrc::wire`]), the bytes a UDP transport sends; other protocols carry zeros.
 //!
@@ -29,6 +34,8 @@ use crate::packet::{Packet, Payload};
 pub const IPV4_HEADER_LEN: usize = 20;
 /// TCP header length without options.
 pub const TCP_HEADER_LEN: usize = 20;
+/// The most option bytes a TCP header holds (its data offset is 4 bits of 32-bit words).
+const MAX_TCP_OPTIONS: usize = 40;
 /// UDP header length.
 pub const UDP_HEADER_LEN: usize = 8;
 /// The longest frame written: IPv4's total length is 16 bits.
@@ -49,6 +56,17 @@ pub struct FlowAddressing {
     pub mss: u32,
     /// Whether the flow's TCP opens with a SYN (packet 0).
     pub syn: bool,
+    /// Bytes of TCP options in a data segment (a multiple of 4, at most 40): what the flow's
+    /// TCP/IP header size has beyond 40 bytes, so the payload is `mss` bytes.
+    pub data_options: u8,
+}
+
+impl FlowAddressing {
+    /// The option bytes a data segment carries for a TCP/IP header of `header_bytes`.
+    pub fn data_options_for(header_bytes: u32) -> u8 {
+        let over = header_bytes.saturating_sub((IPV4_HEADER_LEN + TCP_HEADER_LEN) as u32);
+        (over.min(MAX_TCP_OPTIONS as u32) / 4 * 4) as u8
+    }
 }
 
 /// Writes the IP frame for `packet` of `flow` into `buf` (cleared first) and returns the length
@@ -65,10 +83,11 @@ pub fn build(packet: &Packet, flow: &FlowAddressing, buf: &mut Vec<u8>) -> u32 {
     let (protocol, transport_len) = match &packet.payload {
         Payload::TcpData(data) => {
             let (sport, dport) = (tcp_source_port(data.conn.get()), sink_port(fid, false));
-            let len = size.max(IPV4_HEADER_LEN + TCP_HEADER_LEN) - IPV4_HEADER_LEN;
             push_ipv4_placeholder(buf);
-            tcp_data(buf, data, flow, sport, dport);
-            (6u8, len)
+            // Linux's timestamp clock ticks in milliseconds (RFC 7323 §5.4); it wraps.
+            let sent_ms = (packet.sent_at.as_nanos() / 1_000_000) as u32;
+            let header = tcp_data(buf, data, flow, (sport, dport), sent_ms);
+            (6u8, size.saturating_sub(IPV4_HEADER_LEN).max(header))
         }
         Payload::TcpAck(ack) => {
             let (sport, dport) = (sink_port(fid, false), tcp_source_port(ack.conn.get()));
@@ -195,15 +214,48 @@ fn tcp_header(
     buf.extend_from_slice(options);
 }
 
+/// `len` bytes of TCP options (a multiple of 4) in `room`: with 12 or more, two NOPs and a
+/// timestamp option (RFC 7323 §3: TSval the send time in ms, TSecr 0 as netsim models no
+/// echo), as Linux's segments carry; the rest an end-of-list and zeros (RFC 9293 §3.2).
+fn data_options(room: &mut [u8; MAX_TCP_OPTIONS], len: u8, sent_ms: u32) -> &[u8] {
+    let len = usize::from(len).min(MAX_TCP_OPTIONS) / 4 * 4;
+    room.fill(0);
+    if len >= 12 {
+        room[..4].copy_from_slice(&[1, 1, 8, 10]);
+        room[4..8].copy_from_slice(&sent_ms.to_be_bytes());
+    }
+    &room[..len]
+}
+
 /// A data segment: sequence number from the packet number, acknowledging the receiver's
-/// (empty) stream at 1; packet 0 of a TCP with a SYN is the SYN, at 0.
-fn tcp_data(buf: &mut Vec<u8>, data: &TcpData, flow: &FlowAddressing, sport: u16, dport: u16) {
+/// (empty) stream at 1, with the flow's option bytes ([`data_options`]); packet 0 of a TCP with a SYN is
+/// the SYN, at 0 (a header as long, so its `header_size` bytes carry no payload). Returns the
+/// TCP header length.
+fn tcp_data(
+    buf: &mut Vec<u8>,
+    data: &TcpData,
+    flow: &FlowAddressing,
+    ports: (u16, u16),
+    sent_ms: u32,
+) -> usize {
+    let (sport, dport) = ports;
+    let mut room = [0u8; MAX_TCP_OPTIONS];
+    let options = data_options(&mut room, flow.data_options, sent_ms);
     if flow.syn && data.seqno == 0 {
-        tcp_header(buf, sport, dport, 0, 0, SYN, &[]);
+        tcp_header(buf, sport, dport, 0, 0, SYN, options);
     } else {
         let flags = if data.cwr { ACK | CWR } else { ACK };
-        tcp_header(buf, sport, dport, byte_seq(data.seqno, flow), 1, flags, &[]);
+        tcp_header(
+            buf,
+            sport,
+            dport,
+            byte_seq(data.seqno, flow),
+            1,
+            flags,
+            options,
+        );
     }
+    TCP_HEADER_LEN + options.len()
 }
 
 /// An ACK with its SACK option (two NOPs, kind 5, 8 bytes per block); returns the TCP header
@@ -268,6 +320,7 @@ mod tests {
         to: 5,
         mss: 960,
         syn: false,
+        data_options: 0,
     };
 
     fn packet(size: u32, payload: Payload, reverse: bool) -> Packet {
@@ -378,6 +431,53 @@ mod tests {
     }
 
     #[test]
+    fn a_linux_segment_carries_its_option_bytes_so_its_payload_is_the_mss() {
+        // The linux preset: 1500 bytes on the wire, 52 of them TCP/IP headers, 1448 of data.
+        let flow = FlowAddressing {
+            mss: 1448,
+            data_options: FlowAddressing::data_options_for(52),
+            ..FLOW
+        };
+        assert_eq!(flow.data_options, 12);
+        let mut buf = Vec::new();
+        let p = packet(1500, Payload::TcpData(TcpData::plain(2)), false);
+        assert_eq!(build(&p, &flow, &mut buf), 1500);
+        assert_eq!(buf.len(), 1500);
+        let tcp_len = usize::from(buf[32] >> 4) * 4;
+        assert_eq!(tcp_len, 32);
+        assert_eq!(buf.len() - 20 - tcp_len, 1448, "the payload is one mss");
+        // The next segment starts where this one's payload ends.
+        assert_eq!(u32_at(&buf, 24), 1 + 2 * 1448);
+        assert_eq!(&buf[40..44], &[1, 1, 8, 10], "two NOPs and a timestamp");
+        assert_eq!(u32_at(&buf, 44), 0, "sent at 0 ms");
+        assert_eq!(u32_at(&buf, 48), 0, "no echo");
+        let mut later = packet(1500, Payload::TcpData(TcpData::plain(3)), false);
+        later.sent_at = Time::from_nanos(4_321_999_999);
+        build(&later, &flow, &mut buf);
+        assert_eq!(u32_at(&buf, 44), 4321);
+        // Fewer than 12 option bytes hold no timestamp: an end-of-list and padding.
+        let short = FlowAddressing {
+            data_options: 8,
+            ..flow
+        };
+        build(&later, &short, &mut buf);
+        assert_eq!((buf[32] >> 4, &buf[40..48]), (7, &[0u8; 8][..]));
+        // The linux flow's 52-byte SYN is all headers.
+        let syn = FlowAddressing { syn: true, ..flow };
+        build(
+            &packet(52, Payload::TcpData(TcpData::plain(0)), false),
+            &syn,
+            &mut buf,
+        );
+        assert_eq!((buf.len(), buf[32] >> 4, buf[33]), (52, 8, SYN));
+        // ns-2's 40-byte headers carry none; over-long ones stop at 40 option bytes.
+        assert_eq!(FlowAddressing::data_options_for(40), 0);
+        assert_eq!(FlowAddressing::data_options_for(28), 0);
+        assert_eq!(FlowAddressing::data_options_for(54), 12);
+        assert_eq!(FlowAddressing::data_options_for(500), 40);
+    }
+
+    #[test]
     fn with_a_syn_packet_zero_is_the_syn_and_data_starts_at_byte_one() {
         let flow = FlowAddressing { syn: true, ..FLOW };
         let mut buf = Vec::new();
@@ -447,15 +547,16 @@ mod tests {
             reverse in any::<bool>(),
             syn in any::<bool>(),
             mss in 1u32..70_000,
+            data_options in prop_oneof![Just(0u8), Just(12u8), Just(40u8)],
             payload in payload_strategy(),
         ) {
-            let flow = FlowAddressing { syn, mss, ..FLOW };
+            let flow = FlowAddressing { syn, mss, data_options, ..FLOW };
             let mut p = packet(size, payload, reverse);
             p.seq = seq;
             let mut buf = Vec::new();
             prop_assert_eq!(build(&p, &flow, &mut buf), size);
             let headers = IPV4_HEADER_LEN + match &p.payload {
-                Payload::TcpData(_) => TCP_HEADER_LEN,
+                Payload::TcpData(_) => TCP_HEADER_LEN + usize::from(data_options),
                 Payload::TcpAck(ack) if !ack.blocks().is_empty() => {
                     TCP_HEADER_LEN + 4 + 8 * ack.blocks().len()
                 }

@@ -212,6 +212,8 @@ impl Taps {
                         // ns-2's Vegas sends packet 0 as a full data packet even with a
                         // SYN (`sender.rs`, `packet_bytes`): number it as data.
                         syn: tcp.is_some_and(|c| c.syn && c.variant != TcpVariant::Vegas),
+                        data_options: tcp
+                            .map_or(0, |c| FlowAddressing::data_options_for(c.header_bytes)),
                     },
                     Ns2Flow {
                         flow,
