@@ -329,7 +329,12 @@ impl TcpSender {
                 self.newack(now, seq);
                 self.prr_end();
                 self.cc_recovered(now);
-                self.sack.scoreboard.clear();
+                if self.rack.is_none() {
+                    self.sack.scoreboard.clear();
+                }
+                // With RACK the marks stay, as Linux keeps each packet's SACKED, LOST and
+                // SACKED_RETRANS bits until it is acknowledged: a packet lost above the old
+                // recovery point and resent during it still counts as lost (below).
             } else if self.sack.in_recovery {
                 // A partial ACK: no growth in recovery (RFC 6675 §5 (C)); restart the timer.
                 self.newack(now, seq);
@@ -377,10 +382,14 @@ impl TcpSender {
             self.prr_on_ack(prr_ack);
         } else {
             // With RACK a packet is lost when RACK says so, and only then does recovery begin
-            // (Linux's `tcp_time_to_recover` with RACK on: DupThresh counting is off, and a
-            // retransmission still in flight is never presumed lost again).
+            // (Linux's `tcp_time_to_recover` with RACK on: DupThresh counting is off). Linux
+            // asks whether `lost_out` > 0, which counts a lost packet until it is delivered,
+            // resent or not: the ACK that ends a recovery while a packet lost above its point
+            // is still unacknowledged begins the next one at once, and cuts the window again
+            // (`tcp_fastretrans_alert`: `tcp_try_undo_recovery` opens the state, then
+            // `tcp_time_to_recover` and `tcp_enter_recovery` on the same ACK).
             let lost = if self.rack.is_some() {
-                self.sack.scoreboard.next_rack_lost().is_some()
+                self.sack.scoreboard.any_rack_lost()
             } else {
                 self.dupacks >= thresh
                     || self
@@ -438,6 +447,11 @@ impl TcpSender {
         self.reset_rtx_timer(now, true, false);
         self.sack.rescue_rxt = None;
         let first = self.highest_ack + 1;
+        if self.rack.is_some() && self.sack.scoreboard.is_retransmitted(first) {
+            // Resent in the recovery before and not found lost again: Linux's
+            // `tcp_xmit_retransmit_queue` skips a packet marked SACKED_RETRANS.
+            return;
+        }
         if self.cfg.variant == TcpVariant::Bbr {
             // Linux's `tcp_ack` runs the congestion control (BBR's packet conservation:
             // cwnd = packets in flight + packets delivered) before `tcp_xmit_recovery` sends
@@ -599,6 +613,36 @@ mod tests {
         let sent = d.sack(10, &[(12, 17)]);
         assert_eq!(sent.first(), Some(&11), "{sent:?}");
         assert!(d.sender.sack.in_recovery);
+        assert_eq!(d.sender.stats.fast_retransmits, fast_retransmits + 1);
+        assert_eq!(d.sender.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn a_loss_above_the_recovery_point_resent_within_it_starts_the_next_recovery_as_it_ends() {
+        // 11, sent during the recovery, is lost: the SACK of 12 to 16 shows it (RACK, no
+        // reordering window in recovery) and the recovery resends it. The ACK that ends the
+        // recovery (cumulative 10) finds 11 still unacknowledged: Linux's lost_out counts it,
+        // so it enters Recovery again on that ACK and cuts the window a second time, without
+        // resending 11 (SACKED_RETRANS). Before, netsim forgot 11 at the end of the recovery.
+        let mut d = in_recovery_to_10();
+        let sent = d.sack(0, &[(12, 17), (2, 11)]);
+        assert!(sent.contains(&11), "{sent:?}");
+        let fast_retransmits = d.sender.stats.fast_retransmits;
+        let ssthresh = d.sender.ssthresh;
+        let sent = d.sack(10, &[(12, 17)]);
+        assert!(!sent.contains(&11), "{sent:?}");
+        assert!(d.sender.sack.in_recovery);
+        assert_eq!(d.sender.stats.fast_retransmits, fast_retransmits + 1);
+        assert!(
+            d.sender.recover > 16,
+            "the new recovery point is above the data sent so far"
+        );
+        // CUBIC's cut of the window the first recovery left: 0.7 of 7, in whole packets.
+        assert_eq!((ssthresh, d.sender.ssthresh), (7.0, 4.0));
+        // 11's retransmission delivered: nothing is lost, and this recovery ends as usual.
+        d.sack(d.sender.recover, &[]);
+        assert!(!d.sender.sack.in_recovery);
+        assert!(!d.sender.sack.scoreboard.any_rack_lost());
         assert_eq!(d.sender.stats.fast_retransmits, fast_retransmits + 1);
         assert_eq!(d.sender.stats.timeouts, 0);
     }

@@ -1,6 +1,7 @@
 //! The SACK sender's scoreboard (ns-2 `tcp/scoreboard.cc`; RFC 6675 §3): for each packet above
 //! the cumulative ACK up to the highest one SACKed (or retransmitted), whether the receiver has
-//! SACKed it and whether it was retransmitted in the current recovery.
+//! SACKed it and whether it was retransmitted in the current recovery (with RACK, until it is
+//! delivered, as Linux keeps its SACKED_RETRANS bit across recoveries).
 //!
 //! The packets are a ring starting just above the cumulative ACK, so advancing the ACK and
 //! adding SACK blocks cost O(1) per packet and nothing is allocated in steady state.
@@ -33,7 +34,8 @@ impl Scoreboard {
         Scoreboard::default()
     }
 
-    /// Forgets everything (after a timeout, or when recovery ends; ns-2 `ClearScoreBoard`).
+    /// Forgets everything (after a timeout, or when recovery ends without RACK; ns-2
+    /// `ClearScoreBoard`).
     pub fn clear(&mut self) {
         self.slots.clear();
         self.high_sacked = None;
@@ -135,6 +137,12 @@ impl Scoreboard {
             .iter()
             .position(|s| s.rack_lost && !s.retransmitted && !s.sacked)
             .map(|i| self.first + i as i64)
+    }
+
+    /// Whether a packet RACK found lost is neither SACKed nor acknowledged yet, sent again or
+    /// not: Linux's `tp->lost_out > 0`, which counts a lost packet until it is delivered.
+    pub fn any_rack_lost(&self) -> bool {
+        self.slots.iter().any(|s| s.rack_lost && !s.sacked)
     }
 
     /// Marks `seq` (above the cumulative ACK) as retransmitted in this recovery.
@@ -303,6 +311,23 @@ mod tests {
         sb.mark_retransmitted(9);
         assert!(sb.is_retransmitted(9));
         assert_eq!(sb.pipe(0, 9, Some(3)), 5);
+    }
+
+    #[test]
+    fn a_lost_packet_stays_lost_until_delivered_as_linuxs_lost_out() {
+        let mut sb = Scoreboard::new();
+        sb.update(2, &[block(5, 8)]);
+        assert!(!sb.any_rack_lost());
+        sb.mark_rack_lost(3);
+        sb.mark_rack_lost(4);
+        assert!(sb.any_rack_lost());
+        // Sent again, neither is due any more, but both are lost until delivered.
+        sb.mark_retransmitted(3);
+        sb.mark_retransmitted(4);
+        assert_eq!(sb.next_rack_lost(), None);
+        assert!(sb.any_rack_lost());
+        sb.update(3, &[block(4, 8)]);
+        assert!(!sb.any_rack_lost(), "3 acknowledged, 4 SACKed");
     }
 
     #[test]
