@@ -1,6 +1,8 @@
 //! RACK (RFC 8985 §6.2) beside RFC 6675 recovery, the `linux` preset's default: under random
 //! loss a retransmission that is lost again is found at the next ACKs instead of by the
-//! retransmission timer, so a SACK or CUBIC flow times out far less often.
+//! retransmission timer, so a SACK or CUBIC flow times out far less often; and a lost packet
+//! counts as lost until it is delivered, so a recovery that ends with one resent but
+//! unacknowledged begins the next at once (Linux's `lost_out`).
 
 mod common;
 
@@ -90,4 +92,42 @@ fn rack_retransmits_only_what_was_lost() {
             "{variant}: {retransmits}, {dropped}"
         );
     }
+}
+
+#[test]
+fn a_loss_above_the_recovery_point_resent_within_it_cuts_again_as_the_recovery_ends() {
+    // One linux CUBIC flow (10 Mb/s, 20 ms each way, a buffer that never overflows) loses five
+    // packets of one window (arrivals 250 to 310) and one packet sent after its recovery began
+    // (arrival 324). RACK finds 324 lost and the recovery resends it; the ACK that ends the
+    // recovery comes while that resend is on its way, so Linux's lost_out is not zero and a
+    // second recovery begins on that ACK, cutting the window again with nothing to resend.
+    // netsim, which forgot the packet at the recovery's end, cut once.
+    let flow = "kind = \"tcp\"\nvariant = \"cubic\"\npreset = \"linux\"";
+    let losses =
+        "[[losses]]\nlink = \"ab\"\nkind = \"list\"\nindices = [250, 265, 280, 295, 310, 324]\n";
+    let text = two_nodes_over("10Mbps", "20ms", 1000, "2s", "10ms", flow, losses);
+    let results = common::simulate(&text, 1);
+    let f = results.flow("f").unwrap();
+    assert_eq!(last(f, "timeouts"), 0.0);
+    assert_eq!(last(f, "retransmits"), 6.0, "each lost packet resent once");
+    assert_eq!(last(f, "fast_retransmits"), 2.0);
+    let ssthresh = common::state(f, "ssthresh");
+    let retransmits = common::state(f, "retransmits");
+    let cuts: Vec<usize> = (1..ssthresh.len())
+        .filter(|&i| ssthresh[i] != ssthresh[i - 1])
+        .collect();
+    // HyStart's exit, then the two recoveries.
+    assert_eq!(cuts.len(), 3, "{cuts:?}");
+    let (first, second) = (cuts[1], cuts[2]);
+    assert_eq!(
+        (ssthresh[first], ssthresh[second]),
+        (48.0, 33.0),
+        "CUBIC's 0.7 of the window each time"
+    );
+    // All six resends leave during the first recovery; the second sends none.
+    assert_eq!(retransmits[second - 1], 6.0);
+    assert!(
+        second - first <= 15,
+        "within about a round trip: {first} {second}"
+    );
 }
