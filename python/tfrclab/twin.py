@@ -213,13 +213,10 @@ class TwinReport:
             lines += [f"The testbed's kernels ran with {settings}.", ""]
         for r in self.relay:
             if r["disturbed"]:
-                timing = RelayTiming(
-                    r["deliveries"], r["late"], r["late_p99_s"], r["late_max_s"], r["steal_s"]
-                )
                 lines += [
                     f"Seed {r['seed']}'s testbed run is not the emulated link's timing: "
-                    f"{timing.describe()}, in all {r['runs']} run(s). Its metrics are kept; "
-                    "rerun it on a quieter machine.",
+                    f"{RelayTiming.from_dict(r).describe()}, in all {r['runs']} run(s). Its "
+                    "metrics are kept; rerun it on a quieter machine.",
                     "",
                 ]
         lines += [

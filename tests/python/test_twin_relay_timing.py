@@ -47,6 +47,7 @@ def test_the_late_share_counts_deliveries_over_a_millisecond() -> None:
     stolen = RelayTiming(1000, 20, 0.0015, 0.014, steal_s=0.25)
     assert "worst 14.0 ms; the hypervisor took 250 ms of CPU during the run)" in stolen.describe()
     assert stolen.as_dict()["steal_s"] == 0.25
+    assert RelayTiming.from_dict({"seed": 3, **stolen.as_dict()}) == stolen
 
 
 def test_the_steal_is_read_from_proc_stat() -> None:

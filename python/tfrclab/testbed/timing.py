@@ -64,6 +64,13 @@ class RelayTiming:
             "steal_s": self.steal_s,
         }
 
+    @classmethod
+    def from_dict(cls, row: dict[str, Any]) -> RelayTiming:
+        """The timing :meth:`as_dict` wrote (other keys in ``row`` are ignored)."""
+        return cls(
+            row["deliveries"], row["late"], row["late_p99_s"], row["late_max_s"], row["steal_s"]
+        )
+
     def describe(self) -> str:
         """One phrase: the late share, the 99th percentile, the worst lateness, the steal."""
         steal = (
