@@ -106,6 +106,13 @@ def _fields(capture: Path, display_filter: str, *fields: str) -> list[list[str]]
     return [line.split("\t") for line in _tshark(*args).splitlines() if line]
 
 
+def _first_host_both_ways(pcaps: Path, merged: Path) -> Path:
+    """``merged``: the first left host's access link, both directions, in one capture."""
+    sides = [pcaps / "left0-_router_left.pcap", pcaps / "router_left-_left0.pcap"]
+    subprocess.run(["mergecap", "-w", merged, *sides], check=True, timeout=60)
+    return merged
+
+
 def test_every_traced_link_wrote_within_its_cap(traced: tuple[Result, Path]) -> None:
     result, out = traced
     assert {t["link"] for t in result.traces if t["kind"] == "pcap"} == {
@@ -144,19 +151,7 @@ def test_tshark_finds_the_retransmissions_the_sender_counted(
     traced: tuple[Result, Path], tmp_path: Path
 ) -> None:
     result, out = traced
-    both = tmp_path / "tcp0.pcap"
-    pcaps = out / "pcap"
-    subprocess.run(
-        [
-            "mergecap",
-            "-w",
-            both,
-            pcaps / "left0-_router_left.pcap",
-            pcaps / "router_left-_left0.pcap",
-        ],
-        check=True,
-        timeout=60,
-    )
+    both = _first_host_both_ways(out / "pcap", tmp_path / "tcp0.pcap")
     retransmitted = _fields(
         both, "tcp.analysis.retransmission || tcp.analysis.fast_retransmission", "frame.number"
     )
@@ -442,14 +437,7 @@ preset = "linux"
 def test_a_linux_tcp_capture_has_whole_segments_as_the_kernels_has(tmp_path: Path) -> None:
     """The linux preset's 52-byte headers: 12 option bytes, so each payload is one mss."""
     result = run(Scenario.from_toml(LINUX_TCP), pcap_dir=tmp_path / "pcap")
-    both = tmp_path / "tcp0.pcap"
-    pcaps = tmp_path / "pcap"
-    subprocess.run(
-        ["mergecap", "-w", both, pcaps / "left0-_router_left.pcap",
-         pcaps / "router_left-_left0.pcap"],
-        check=True,
-        timeout=60,
-    )  # fmt: skip
+    both = _first_host_both_ways(tmp_path / "pcap", tmp_path / "tcp0.pcap")
     data = _fields(both, "tcp.len > 0", "tcp.len", "tcp.hdr_len", "ip.len", "tcp.seq")
     assert {tuple(row[:3]) for row in data} == {("1448", "32", "1500")}
     assert len(data) + 1 == int(result.flows.loc[0, "packets_sent"]), "data plus the SYN"
