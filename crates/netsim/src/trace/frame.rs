@@ -228,9 +228,9 @@ fn data_options(room: &mut [u8; MAX_TCP_OPTIONS], len: u8, sent_ms: u32) -> &[u8
 }
 
 /// A data segment: sequence number from the packet number, acknowledging the receiver's
-/// (empty) stream at 1, with the flow's option bytes ([`data_options`]); packet 0 of a TCP with a SYN is
-/// the SYN, at 0 (a header as long, so its `header_size` bytes carry no payload). Returns the
-/// TCP header length.
+/// (empty) stream at 1, with the flow's option bytes ([`data_options`]); packet 0 of a TCP
+/// with a SYN is the SYN, at 0 (a header as long, so its `header_size` bytes carry no
+/// payload). Returns the TCP header length.
 fn tcp_data(
     buf: &mut Vec<u8>,
     data: &TcpData,
