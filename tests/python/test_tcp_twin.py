@@ -72,8 +72,9 @@ def _kernel(cc: str, tmp_path: Path, queue: str = QUEUE) -> _Run:
     """One kernel ``cc`` connection through the relay, measured at the relay.
 
     A run whose relay the machine disturbed (:mod:`tfrclab.testbed.timing`) is run once more,
-    as ``tfrclab twin`` does: its kernel answered a link that was not the one emulated. When
-    the second is disturbed too the test skips, saying so: it cannot decide on that machine.
+    as ``tfrclab twin`` does: its kernel answered a link that was not the one emulated. The
+    second run is measured whatever its timing: the bounds below hold through the lateness
+    the suite's own load causes (CI runs the tests in parallel beside the relay).
     """
     log = tmp_path / "relay.log"
     module = [sys.executable, "-m", "tfrclab.testbed"]
@@ -86,11 +87,8 @@ def _kernel(cc: str, tmp_path: Path, queue: str = QUEUE) -> _Run:
             assert tx.returncode == 0, tx.stderr
             rx.communicate(timeout=30)
         r = read_log(log).records
-        timing = relay_timing(r)
-        if not timing.disturbed:
+        if not relay_timing(r).disturbed:
             break
-    else:
-        pytest.skip(f"the machine disturbed the relay in both runs: {timing.describe()}")
     tcp = (r["dir"] == FORWARD) & (r["proto"] == 6)
     t = r["t_ns"] / 1e9 - (r["t_ns"][tcp & (r["event"] == ARRIVE)].min() / 1e9)
     departed = tcp & (r["event"] == DEPART)

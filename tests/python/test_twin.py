@@ -212,10 +212,9 @@ def test_one_cubic_and_one_tfrc_flow_have_a_twin(tmp_path: Path) -> None:
     import json
 
     report = json.loads(done.stdout)
-    disturbed = [r for r in report["relay"] if r["disturbed"]]
-    if disturbed:
-        # Each was run twice (--retries 1) and stayed disturbed: no verdict on this machine.
-        pytest.skip(f"the machine disturbed the relay in every run of seeds {disturbed}")
+    # Each seed's relay timing is reported; a disturbed run was run again (--retries 1).
+    assert [r["seed"] for r in report["relay"]] == [1, 2]
+    assert all(r["runs"] in (1, 2) for r in report["relay"]), report["relay"]
     verdicts = {c["metric"]: c["verdict"] for c in report["comparisons"]}
     # The link is full on both sides in every seed. With two seeds the difference's interval is
     # 12.7 standard errors wide, so one testbed seed at 0.99 (the relay sharing the CPU with the
