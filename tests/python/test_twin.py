@@ -219,15 +219,27 @@ def test_one_cubic_and_one_tfrc_flow_have_a_twin(tmp_path: Path) -> None:
     # The link is full on both sides in every seed. With two seeds the difference's interval is
     # 12.7 standard errors wide, so one testbed seed at 0.99 (the relay sharing the CPU with the
     # rest of the suite) makes the verdict inconclusive rather than agree: check the values.
+    # A testbed seed whose relay the machine disturbed in both runs (a virtual machine's host
+    # taking its CPU: 10 s of steal in a 40 s run, 14% of deliveries over 1 ms late, the link
+    # 0.93 full) is not the emulated link: its values and the verdicts they enter are not held
+    # to the bounds, only reported.
+    quiet = [not r["disturbed"] for r in report["relay"]]
     for side in ("netsim", "testbed"):
-        for seed in report[side]:
-            assert seed["utilization"] > 0.95, (side, report[side])
-    assert verdicts["utilization"] != "differ", report
-    assert "differ" not in verdicts.values(), report
+        for i, seed in enumerate(report[side]):
+            if side == "netsim" or quiet[i]:
+                assert seed["utilization"] > 0.95, (side, report[side], report["relay"])
+    if all(quiet):
+        assert verdicts["utilization"] != "differ", report
+        assert "differ" not in verdicts.values(), report
     assert (out / "seed-1" / "tcp_info-tcp0.jsonl").stat().st_size > 0
     assert (out / "seed-1" / "netsim_trace-tcp0.csv").exists()
     assert (out / "seed-1" / "tcp.png").stat().st_size > 10_000
-    assert (out / "twin.md").read_text().startswith("| metric |")
+    table = (out / "twin.md").read_text()
+    assert "\n| metric |" in f"\n{table}"
+    # A seed whose relay stayed disturbed is named above the table.
+    for r in report["relay"]:
+        named = f"Seed {r['seed']}'s testbed run is not the emulated link's timing" in table
+        assert named == r["disturbed"], (r, table[:300])
     if not capture:
         return
     # Both captures hold the CUBIC flow's data and its ACKs with SACK blocks, and agree on
