@@ -72,9 +72,10 @@ def _kernel(cc: str, tmp_path: Path, queue: str = QUEUE) -> _Run:
     """One kernel ``cc`` connection through the relay, measured at the relay.
 
     A run whose relay the machine disturbed (:mod:`tfrclab.testbed.timing`) is run once more,
-    as ``tfrclab twin`` does: its kernel answered a link that was not the one emulated. The
-    second run is measured whatever its timing: the bounds below hold through the lateness
-    the suite's own load causes (CI runs the tests in parallel beside the relay).
+    as ``tfrclab twin`` does: its kernel answered a link that was not the one emulated. When
+    the second is disturbed too, the test skips, saying so: a CI run on a host taking this
+    machine's CPU left the kernel's CUBIC with 78 drops where quiet runs have about 19, and its
+    BBR 4% slow, which no bound here should accept or blame on netsim.
     """
     log = tmp_path / "relay.log"
     module = [sys.executable, "-m", "tfrclab.testbed"]
@@ -87,8 +88,11 @@ def _kernel(cc: str, tmp_path: Path, queue: str = QUEUE) -> _Run:
             assert tx.returncode == 0, tx.stderr
             rx.communicate(timeout=30)
         r = read_log(log).records
-        if not relay_timing(r).disturbed:
+        timing = relay_timing(r)
+        if not timing.disturbed:
             break
+    else:
+        pytest.skip(f"the machine disturbed the relay in both runs: {timing.describe()}")
     tcp = (r["dir"] == FORWARD) & (r["proto"] == 6)
     t = r["t_ns"] / 1e9 - (r["t_ns"][tcp & (r["event"] == ARRIVE)].min() / 1e9)
     departed = tcp & (r["event"] == DEPART)
